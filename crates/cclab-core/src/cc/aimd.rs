@@ -1,0 +1,200 @@
+//! TCP(α, β), the general AIMD of Yang & Lam (ICNP 2000) studied by Zhang &
+//! Tsaoussidis (2002): the window grows by α segments per RTT without loss and is
+//! multiplied by β on a loss indication. `alpha = "friendly"` picks the TCP-friendly
+//! α = 4(1 − β²)/3 (Eq. 3 of Zhang & Tsaoussidis), e.g. β = 7/8 → α ≈ 0.31.
+use super::reno::{additive_increase, slow_start, MIN_SSTHRESH};
+use super::{AckSample, CongestionControl, CongestionEvent, CongestionSignal, Reduction, Window};
+use crate::scenario::{OpenUnit, Positive};
+use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+
+/// How α is given: a number > 0, or "friendly" (Eq. 3).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Alpha {
+    Value(f64),
+    Friendly,
+}
+
+impl Serialize for Alpha {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Alpha::Value(v) => s.serialize_f64(*v),
+            Alpha::Friendly => s.serialize_str("friendly"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Alpha {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Number(f64),
+            Text(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Number(v) => Positive::deserialize(de::value::F64Deserializer::<D::Error>::new(v))
+                .map(|p| Alpha::Value(p.0)),
+            Raw::Text(t) if t == "friendly" => Ok(Alpha::Friendly),
+            Raw::Text(t) => Err(de::Error::custom(format!("{t:?} is not a number > 0 or \"friendly\""))),
+        }
+    }
+}
+
+/// How the decrease treats cuts that ns-2.35's `TcpAgent::slowdown` makes with ½
+/// regardless of `decrease_num_`: the first cut of a connection, cuts in slow start, and
+/// timeouts (ssthresh = window / 2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DecreaseStyle {
+    /// Every cut multiplies by β (the GAIMD model).
+    #[default]
+    Gaimd,
+    /// As ns-2.35: ½ for the first cut, in slow start and on timeouts; β otherwise.
+    Ns2,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AimdConfig {
+    /// Additive increase per RTT, in segments (default: "friendly", Eq. 3).
+    #[serde(default = "friendly")]
+    pub alpha: Alpha,
+    /// Multiplicative decrease factor in (0, 1) (default 0.5).
+    #[serde(default = "half")]
+    pub beta: OpenUnit,
+    #[serde(default)]
+    pub decrease: DecreaseStyle,
+}
+
+fn friendly() -> Alpha {
+    Alpha::Friendly
+}
+fn half() -> OpenUnit {
+    OpenUnit(0.5)
+}
+
+impl AimdConfig {
+    pub fn alpha_value(&self) -> f64 {
+        match self.alpha {
+            Alpha::Value(v) => v,
+            Alpha::Friendly => friendly_alpha(self.beta.0),
+        }
+    }
+    pub fn build(&self) -> Aimd {
+        let mut aimd = Aimd::new(self.alpha_value(), self.beta.0);
+        aimd.decrease = self.decrease;
+        aimd
+    }
+}
+
+/// α = 4(1 − β²)/3 (Eq. 3).
+pub fn friendly_alpha(beta: f64) -> f64 {
+    4.0 * (1.0 - beta * beta) / 3.0
+}
+
+#[derive(Clone, Debug)]
+pub struct Aimd {
+    pub alpha: f64,
+    pub beta: f64,
+    pub decrease: DecreaseStyle,
+    label: String,
+}
+
+impl Aimd {
+    pub fn new(alpha: f64, beta: f64) -> Aimd {
+        Aimd::with_label(alpha, beta, format!("aimd({},{})", round3(alpha), round3(beta)))
+    }
+    pub fn with_label(alpha: f64, beta: f64, label: String) -> Aimd {
+        Aimd { alpha, beta, decrease: DecreaseStyle::Gaimd, label }
+    }
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+impl CongestionControl for Aimd {
+    fn label(&self) -> String {
+        self.label.clone()
+    }
+
+    #[inline]
+    fn on_ack(&mut self, window: &mut Window, _ack: &AckSample) {
+        if window.cwnd < window.ssthresh {
+            slow_start(window);
+        } else {
+            additive_increase(window, self.alpha);
+        }
+    }
+
+    fn on_congestion(&mut self, window: &Window, event: &CongestionEvent) -> Reduction {
+        let ns2_half = self.decrease == DecreaseStyle::Ns2
+            && (event.first_reduction || event.in_slow_start || event.signal == CongestionSignal::Timeout);
+        let factor = if ns2_half { 0.5 } else { self.beta };
+        let ssthresh = (window.cwnd * factor).max(MIN_SSTHRESH);
+        match event.signal {
+            // RFC 5681 §3.1: after a timeout the window restarts from one segment.
+            CongestionSignal::Timeout => Reduction { ssthresh, cwnd: 1.0 },
+            CongestionSignal::FastRetransmit | CongestionSignal::EcnEcho => Reduction { ssthresh, cwnd: ssthresh },
+        }
+    }
+
+    fn state(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("alpha", self.alpha));
+        out.push(("beta", self.beta));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(signal: CongestionSignal) -> CongestionEvent {
+        CongestionEvent { now: 0, signal, flight_size: 40, in_slow_start: false, first_reduction: false }
+    }
+
+    #[test]
+    fn friendly_alpha_matches_paper() {
+        assert!((friendly_alpha(0.875) - 0.3125).abs() < 1e-12); // the paper's 0.31
+        assert!((friendly_alpha(0.5) - 1.0).abs() < 1e-12);
+        assert!((friendly_alpha(0.75) - 0.5833).abs() < 1e-3);
+    }
+
+    #[test]
+    fn increase_is_alpha_per_window_of_acks() {
+        let mut aimd = Aimd::new(0.31, 0.875);
+        let mut w = Window { cwnd: 40.0, ssthresh: 10.0 };
+        // One RTT = cwnd ACKs; the growth is ~α (exactly α in the limit of large cwnd).
+        let acks = w.cwnd as usize;
+        for _ in 0..acks {
+            aimd.on_ack(&mut w, &AckSample::default());
+        }
+        assert!((w.cwnd - 40.31).abs() < 0.01, "{}", w.cwnd);
+    }
+
+    #[test]
+    fn decrease_returns_beta_times_window() {
+        let mut aimd = Aimd::new(1.25, 0.25);
+        let w = Window { cwnd: 40.0, ssthresh: 100.0 };
+        let r = aimd.on_congestion(&w, &event(CongestionSignal::FastRetransmit));
+        assert_eq!(r, Reduction { ssthresh: 10.0, cwnd: 10.0 });
+        let r = aimd.on_congestion(&w, &event(CongestionSignal::Timeout));
+        assert_eq!(r, Reduction { ssthresh: 10.0, cwnd: 1.0 });
+        // never below two segments
+        let r = aimd.on_congestion(&Window { cwnd: 3.0, ssthresh: 3.0 }, &event(CongestionSignal::FastRetransmit));
+        assert_eq!(r.ssthresh, 2.0);
+    }
+
+    #[test]
+    fn ns2_style_halves_first_cut_and_timeouts() {
+        let mut aimd = Aimd::new(0.31, 0.875);
+        aimd.decrease = DecreaseStyle::Ns2;
+        let w = Window { cwnd: 40.0, ssthresh: 100.0 };
+        let mut e = event(CongestionSignal::FastRetransmit);
+        e.first_reduction = true;
+        assert_eq!(aimd.on_congestion(&w, &e).ssthresh, 20.0);
+        e.first_reduction = false;
+        assert_eq!(aimd.on_congestion(&w, &e).ssthresh, 35.0);
+        assert_eq!(aimd.on_congestion(&w, &event(CongestionSignal::Timeout)).ssthresh, 20.0);
+    }
+}

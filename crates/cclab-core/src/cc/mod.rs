@@ -1,0 +1,207 @@
+//! Congestion control: one trait the TCP sender calls, one file per algorithm.
+//!
+//! Shape borrowed from Linux `tcp_congestion_ops` and quinn's `Controller`: the increase
+//! side (`on_ack`) changes the window in place, the decrease side (`on_congestion`)
+//! *returns* the new ssthresh/cwnd, and time is always passed in. Algorithms never touch
+//! the engine (no timers of their own); `on_round` is an optional once-per-RTT hook.
+pub mod aimd;
+pub mod reno;
+
+use crate::scenario::{deserialize_with_path, nested_error};
+use crate::sim::Time;
+use serde::{de, Deserialize, Deserializer, Serialize};
+use std::fmt;
+
+pub use aimd::{Aimd, AimdConfig};
+
+/// The part of the transmission control block an algorithm may change (in segments).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Window {
+    pub cwnd: f64,
+    pub ssthresh: f64,
+}
+
+/// What an ACK told the sender, as seen by congestion control.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AckSample {
+    pub now: Time,
+    /// Segments newly acknowledged cumulatively by this ACK.
+    pub segments_acked: u32,
+    /// Segments newly covered by SACK blocks of this ACK.
+    pub segments_sacked: u32,
+    /// RTT measured from this ACK (Karn's rule applied), if any.
+    pub rtt: Option<Time>,
+    /// The ACK carried ECN-Echo.
+    pub ece: bool,
+    /// Segments delivered to the receiver so far (cumulative + SACKed), for rate estimators.
+    pub delivered: u64,
+    /// Segments in flight after this ACK.
+    pub in_flight: u32,
+}
+
+/// Why the sender is reducing its window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CongestionSignal {
+    /// Loss detected by duplicate ACKs / SACK; fast retransmit follows.
+    FastRetransmit,
+    /// The retransmission timer expired.
+    Timeout,
+    /// An ACK carried ECN-Echo (no loss).
+    EcnEcho,
+}
+
+/// A decrease decision: the sender applies both values.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reduction {
+    pub ssthresh: f64,
+    pub cwnd: f64,
+}
+
+/// Context for a decrease decision.
+#[derive(Clone, Copy, Debug)]
+pub struct CongestionEvent {
+    pub now: Time,
+    pub signal: CongestionSignal,
+    /// Segments outstanding when the signal arrived.
+    pub flight_size: u32,
+    /// True when cwnd < ssthresh (slow start) at the time of the signal.
+    pub in_slow_start: bool,
+    /// True for the first reduction of the connection.
+    pub first_reduction: bool,
+}
+
+pub trait CongestionControl {
+    /// Short label for tables: "reno", "aimd(0.31,0.875)".
+    fn label(&self) -> String;
+    /// Increase side, called for each ACK that advances the cumulative ACK outside of loss
+    /// recovery.
+    fn on_ack(&mut self, window: &mut Window, ack: &AckSample);
+    /// Decrease side: the new ssthresh and cwnd.
+    fn on_congestion(&mut self, window: &Window, event: &CongestionEvent) -> Reduction;
+    /// Optional once-per-round-trip hook (rate estimators, per-RTT tracing).
+    fn on_round(&mut self, _window: &mut Window, _now: Time) {}
+    /// Internal state for tracing, as (name, value) pairs.
+    fn state(&self, _out: &mut Vec<(&'static str, f64)>) {}
+}
+
+/// The built-in algorithms, dispatched statically; `Custom` holds a user plug-in.
+pub enum Controller {
+    Aimd(Aimd),
+    Custom(Box<dyn CongestionControl + Send>),
+}
+
+impl CongestionControl for Controller {
+    fn label(&self) -> String {
+        match self {
+            Controller::Aimd(c) => c.label(),
+            Controller::Custom(c) => c.label(),
+        }
+    }
+    #[inline]
+    fn on_ack(&mut self, window: &mut Window, ack: &AckSample) {
+        match self {
+            Controller::Aimd(c) => c.on_ack(window, ack),
+            Controller::Custom(c) => c.on_ack(window, ack),
+        }
+    }
+    fn on_congestion(&mut self, window: &Window, event: &CongestionEvent) -> Reduction {
+        match self {
+            Controller::Aimd(c) => c.on_congestion(window, event),
+            Controller::Custom(c) => c.on_congestion(window, event),
+        }
+    }
+    fn on_round(&mut self, window: &mut Window, now: Time) {
+        match self {
+            Controller::Aimd(c) => c.on_round(window, now),
+            Controller::Custom(c) => c.on_round(window, now),
+        }
+    }
+    fn state(&self, out: &mut Vec<(&'static str, f64)>) {
+        match self {
+            Controller::Aimd(c) => c.state(out),
+            Controller::Custom(c) => c.state(out),
+        }
+    }
+}
+
+/// Scenario form of an algorithm: `cc = "reno"` or `cc = { algorithm = "aimd", ... }`.
+/// The config is the factory: [`CcConfig::build`].
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[serde(tag = "algorithm", rename_all = "lowercase")]
+pub enum CcConfig {
+    /// Standard TCP = TCP(1, 0.5).
+    Reno(reno::RenoConfig),
+    /// TCP(α, β) / GAIMD.
+    Aimd(AimdConfig),
+}
+
+impl Default for CcConfig {
+    fn default() -> Self {
+        CcConfig::Reno(reno::RenoConfig::default())
+    }
+}
+
+pub const ALGORITHMS: &[&str] = &["reno", "aimd"];
+
+impl CcConfig {
+    pub fn build(&self) -> Controller {
+        match self {
+            CcConfig::Reno(c) => Controller::Aimd(c.build()),
+            CcConfig::Aimd(c) => Controller::Aimd(c.build()),
+        }
+    }
+
+    pub fn label(&self) -> String {
+        self.build().label()
+    }
+
+    fn from_parts(algorithm: &str, params: serde_json::Value) -> Result<CcConfig, String> {
+        fn parse<T: de::DeserializeOwned>(v: serde_json::Value) -> Result<T, String> {
+            deserialize_with_path(v).map_err(|e| match e.split_once(": ") {
+                Some((path, msg)) if !path.contains(' ') => nested_error(path, msg),
+                _ => e,
+            })
+        }
+        match algorithm {
+            "reno" => parse(params).map(CcConfig::Reno),
+            "aimd" => parse(params).map(CcConfig::Aimd),
+            other => Err(nested_error(
+                "algorithm",
+                &format!("unknown algorithm {other:?}, expected one of: {}", ALGORITHMS.join(", ")),
+            )),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for CcConfig {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> de::Visitor<'de> for V {
+            type Value = CcConfig;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an algorithm name such as \"reno\", or { algorithm = \"aimd\", alpha = 0.31, beta = 0.875 }")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<CcConfig, E> {
+                CcConfig::from_parts(v, serde_json::Value::Object(Default::default())).map_err(|e| {
+                    E::custom(e.replace("\u{1}algorithm\u{1}", ""))
+                })
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<CcConfig, A::Error> {
+                let mut params = serde_json::Map::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    let value: serde_json::Value = map.next_value()?;
+                    params.insert(key, value);
+                }
+                let algorithm = match params.remove("algorithm") {
+                    Some(serde_json::Value::String(name)) => name,
+                    Some(other) => {
+                        return Err(de::Error::custom(nested_error("algorithm", &format!("{other} is not an algorithm name"))))
+                    }
+                    None => return Err(de::Error::custom(nested_error("algorithm", "missing (e.g. algorithm = \"aimd\")"))),
+                };
+                CcConfig::from_parts(&algorithm, serde_json::Value::Object(params)).map_err(de::Error::custom)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}

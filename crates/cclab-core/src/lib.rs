@@ -1,0 +1,16 @@
+//! cclab-core: a packet-level discrete-event simulator for TCP congestion-control
+//! research. Pure Rust: no Python, no I/O, no wall clock, no OS entropy — the same
+//! scenario and seed always give the same result, bit for bit.
+pub mod cc;
+pub mod metrics;
+pub mod net;
+pub mod scenario;
+pub mod sim;
+pub mod simulation;
+pub mod transport;
+
+pub use metrics::RunResult;
+pub use scenario::{Scenario, ScenarioError};
+pub use simulation::{run, Simulation};
+
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,123 @@
+//! Run results: per-flow counters, per-group and system aggregates, per-interval bins
+//! and opt-in traces. Everything here is plain data, serialisable as JSON.
+use serde::Serialize;
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SystemMetrics {
+    /// Sum of flow goodputs: bytes delivered in order to the receiving applications ÷ duration.
+    pub goodput_mbps: f64,
+    /// Every data byte sent, retransmissions included, ÷ duration.
+    pub throughput_mbps: f64,
+    /// Jain's fairness index of the flow goodputs, (Σx)² / (n Σx²) (Chiu & Jain 1989).
+    pub jain_index: f64,
+    /// Bytes transmitted on the bottleneck (data direction) ÷ (rate × duration).
+    pub bottleneck_utilization: f64,
+    /// Packets dropped by the bottleneck queue (data direction).
+    pub bottleneck_drops: u64,
+    /// Packets eaten by loss models, all links.
+    pub loss_model_drops: u64,
+    /// Mean time packets waited in the bottleneck queue before transmission.
+    pub mean_queue_delay_ms: f64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct GroupMetrics {
+    pub name: String,
+    pub cc: String,
+    pub flows: u32,
+    pub goodput_mbps: f64,
+    pub throughput_mbps: f64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowMetrics {
+    pub id: u32,
+    pub group: String,
+    pub cc: String,
+    pub goodput_mbps: f64,
+    pub throughput_mbps: f64,
+    pub retransmitted_packets: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    pub data_packets_sent: u64,
+    pub delivered_packets: u64,
+    pub start_s: f64,
+    pub stop_s: Option<f64>,
+    pub base_rtt_ms: f64,
+}
+
+/// Data-packet accounting: sent = received + dropped + in flight.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Conservation {
+    pub data_sent: u64,
+    pub data_received: u64,
+    pub data_dropped: u64,
+    pub data_in_flight: u64,
+    pub acks_sent: u64,
+    pub acks_received: u64,
+    pub acks_dropped: u64,
+    pub acks_in_flight: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Bins {
+    pub width_s: f64,
+    /// delivered_bytes[flow][bin]: bytes delivered in order to the flow's application.
+    pub delivered_bytes: Vec<Vec<u64>>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct FlowTrace {
+    pub id: u32,
+    pub t_s: Vec<f64>,
+    pub cwnd: Vec<f64>,
+    pub ssthresh: Vec<f64>,
+    pub srtt_ms: Vec<f64>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct QueueTrace {
+    pub t_s: Vec<f64>,
+    pub packets: Vec<u32>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Traces {
+    pub flows: Vec<FlowTrace>,
+    pub bottleneck_queue: Option<QueueTrace>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RunResult {
+    pub version: &'static str,
+    pub duration_s: f64,
+    /// Scheduler events executed.
+    pub events: u64,
+    pub data_packets_sent: u64,
+    pub system: SystemMetrics,
+    pub groups: Vec<GroupMetrics>,
+    pub flows: Vec<FlowMetrics>,
+    pub bins: Bins,
+    pub conservation: Conservation,
+    pub traces: Option<Traces>,
+}
+
+/// Jain's fairness index; 1 for an empty or all-zero set.
+pub fn jain_index(values: &[f64]) -> f64 {
+    let sum: f64 = values.iter().sum();
+    let sum_sq: f64 = values.iter().map(|x| x * x).sum();
+    if sum_sq == 0.0 {
+        1.0
+    } else {
+        sum * sum / (values.len() as f64 * sum_sq)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn jain() {
+        assert_eq!(super::jain_index(&[1.0, 1.0, 1.0]), 1.0);
+        assert!((super::jain_index(&[1.0, 0.0]) - 0.5).abs() < 1e-12);
+    }
+}

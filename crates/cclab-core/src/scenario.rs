@@ -1,0 +1,456 @@
+//! The one scenario schema (serde), validated before a run. Every field has a
+//! documented default; a typo, a value out of range or an unknown name is rejected with
+//! a one-line message naming the field path and the value, e.g.
+//! `flows[0].cc.beta: 1.5 is outside (0, 1)`.
+use crate::cc::CcConfig;
+use crate::sim::{Duration, Rate};
+use crate::transport::TcpConfig;
+use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+use std::num::NonZeroU32;
+
+/// A scenario that failed validation; the message is one line: `path: problem`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioError(pub String);
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for ScenarioError {}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default = "default_name")]
+    pub name: String,
+    /// Simulated time; metrics are computed over [0, duration].
+    pub duration: Duration,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Application payload bytes per data packet (ns-2 `packetSize_`).
+    #[serde(default = "default_packet_size")]
+    pub packet_size: NonZeroU32,
+    /// TCP/IP header bytes added to each data packet on the wire (ns-2 `useHeaders_ true`: 40).
+    #[serde(default = "default_header_size")]
+    pub header_size: u32,
+    /// Bytes of a pure ACK on the wire (ns-2: 40).
+    #[serde(default = "default_header_size")]
+    pub ack_size: NonZeroU32,
+    /// Width of the per-interval bins (allotted goodput, allotted fairness).
+    #[serde(default = "default_bin_width")]
+    pub bin_width: Duration,
+    pub topology: Topology,
+    pub flows: Vec<FlowGroup>,
+    #[serde(default)]
+    pub trace: TraceConfig,
+}
+
+fn default_name() -> String {
+    "unnamed".into()
+}
+fn default_seed() -> u64 {
+    1
+}
+fn default_packet_size() -> NonZeroU32 {
+    NonZeroU32::new(1000).unwrap()
+}
+fn default_header_size<T: From<NonZeroU32>>() -> T {
+    NonZeroU32::new(40).unwrap().into()
+}
+fn default_bin_width() -> Duration {
+    Duration::from_millis(1000)
+}
+fn one() -> NonZeroU32 {
+    NonZeroU32::new(1).unwrap()
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum TopologyKind {
+    Dumbbell,
+}
+
+/// A dumbbell: source i → R1 over its source access link, R1 → R2 over the
+/// bottleneck, R2 → sink i over its sink access link; ACKs return over the same links.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Topology {
+    pub kind: TopologyKind,
+    pub bottleneck: LinkSpec,
+    pub source_access: LinkSpec,
+    pub sink_access: LinkSpec,
+}
+
+/// One link, both directions; `loss` applies to the forward (data) direction,
+/// `reverse_loss` to the ACK direction.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub rate: Rate,
+    pub delay: Duration,
+    #[serde(default)]
+    pub queue: QueueKind,
+    /// Queue limit per direction: packets (integer) or a multiple of the bandwidth-delay
+    /// product ("1bdp" = this link's rate × the nominal two-way propagation delay,
+    /// in packets of `packet_size`). The limit counts the packet being transmitted, as
+    /// ns-2's DropTail does.
+    #[serde(default)]
+    pub buffer: BufferSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<LossSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_loss: Option<LossSpec>,
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum QueueKind {
+    #[default]
+    Droptail,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BufferSpec {
+    Packets(u32),
+    Bdp(f64),
+}
+
+impl Default for BufferSpec {
+    fn default() -> Self {
+        BufferSpec::Bdp(1.0)
+    }
+}
+
+impl Serialize for BufferSpec {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            BufferSpec::Packets(n) => s.serialize_u32(*n),
+            BufferSpec::Bdp(x) => s.collect_str(&format_args!("{x}bdp")),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for BufferSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl de::Visitor<'_> for V {
+            type Value = BufferSpec;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a packet count (e.g. 100) or a multiple of the BDP (e.g. \"1bdp\")")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<BufferSpec, E> {
+                match u32::try_from(v) {
+                    Ok(n) if n >= 1 => Ok(BufferSpec::Packets(n)),
+                    _ => Err(E::custom(format!("{v} is not a buffer size of at least 1 packet"))),
+                }
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<BufferSpec, E> {
+                if v < 1 {
+                    return Err(E::custom(format!("{v} is not a buffer size of at least 1 packet")));
+                }
+                self.visit_u64(v as u64)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<BufferSpec, E> {
+                if v.fract() == 0.0 && v >= 1.0 {
+                    self.visit_u64(v as u64)
+                } else {
+                    Err(E::custom(format!("{v} is not a whole number of packets")))
+                }
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<BufferSpec, E> {
+                let text = v.trim();
+                if let Some(multiple) = text.strip_suffix("bdp") {
+                    match multiple.trim().parse::<f64>() {
+                        Ok(x) if x.is_finite() && x > 0.0 => return Ok(BufferSpec::Bdp(x)),
+                        _ => {}
+                    }
+                } else if let Ok(n) = text.trim_end_matches("packets").trim().parse::<u64>() {
+                    return self.visit_u64(n);
+                }
+                Err(E::custom(format!(
+                    "{v:?} is not a buffer size (write a packet count like 100, or \"1bdp\")"
+                )))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum LossModelKind {
+    /// Each packet is lost independently with probability `rate` (ns-2 ErrorModel, unit pkt).
+    Bernoulli,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LossSpec {
+    pub model: LossModelKind,
+    pub rate: Probability,
+}
+
+/// A probability in [0, 1].
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct Probability(pub f64);
+
+impl<'de> Deserialize<'de> for Probability {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = f64::deserialize(d)?;
+        if (0.0..=1.0).contains(&v) {
+            Ok(Probability(v))
+        } else {
+            Err(de::Error::custom(format!("{v} is outside [0, 1]")))
+        }
+    }
+}
+
+/// A number strictly inside (0, 1), such as the multiplicative-decrease factor β.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct OpenUnit(pub f64);
+
+impl<'de> Deserialize<'de> for OpenUnit {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = f64::deserialize(d)?;
+        if v > 0.0 && v < 1.0 {
+            Ok(OpenUnit(v))
+        } else {
+            Err(de::Error::custom(format!("{v} is outside (0, 1)")))
+        }
+    }
+}
+
+/// A number strictly greater than zero.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct Positive(pub f64);
+
+impl<'de> Deserialize<'de> for Positive {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = f64::deserialize(d)?;
+        if v > 0.0 && v.is_finite() {
+            Ok(Positive(v))
+        } else {
+            Err(de::Error::custom(format!("{v} is not > 0")))
+        }
+    }
+}
+
+/// One `[[flows]]` table: `count` identical flows, each over its own source/sink pair.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowGroup {
+    /// Group name (default `group<i>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    #[serde(default = "one")]
+    pub count: NonZeroU32,
+    #[serde(default)]
+    pub cc: CcConfig,
+    #[serde(default)]
+    pub start: StartSpec,
+    /// When the application stops offering new data (outstanding losses are still repaired).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Duration>,
+    #[serde(default)]
+    pub tcp: TcpConfig,
+    /// Per-flow override of the source access link delay (so RTTs can differ).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_delay: Option<Duration>,
+    /// Per-flow override of the sink access link delay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sink_delay: Option<Duration>,
+}
+
+/// When the flows of a group start: all at `at`, or flow i at `at + i × stagger / count`,
+/// or at `at` + uniform [0, random).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct StartSpec {
+    #[serde(default)]
+    pub at: Duration,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stagger: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random: Option<Duration>,
+}
+
+// Hand-written so a plain time ("0s") is accepted as well as a table.
+impl<'de> Deserialize<'de> for StartSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> de::Visitor<'de> for V {
+            type Value = StartSpec;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a time such as \"0s\", or { stagger = \"1s\" }, or { random = \"1s\" }")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<StartSpec, E> {
+                Ok(StartSpec { at: v.parse().map_err(E::custom)?, ..Default::default() })
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<StartSpec, E> {
+                Duration::deserialize(de::value::F64Deserializer::new(v))
+                    .map(|at| StartSpec { at, ..Default::default() })
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<StartSpec, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<StartSpec, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<StartSpec, A::Error> {
+                #[derive(Deserialize)]
+                #[serde(deny_unknown_fields)]
+                struct Table {
+                    #[serde(default)]
+                    at: Duration,
+                    stagger: Option<Duration>,
+                    random: Option<Duration>,
+                }
+                let t = Table::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                if t.stagger.is_some() && t.random.is_some() {
+                    return Err(de::Error::custom("give either stagger or random, not both"));
+                }
+                Ok(StartSpec { at: t.at, stagger: t.stagger, random: t.random })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceConfig {
+    /// Record cwnd, ssthresh and smoothed RTT of every flow at every ACK and loss event.
+    #[serde(default)]
+    pub flows: bool,
+    /// Record the bottleneck queue length at every arrival.
+    #[serde(default)]
+    pub queue: bool,
+}
+
+/// Error text for a field inside a value that was re-parsed on its own (so that its
+/// inner path can still be named): `\u{1}path\u{1}message`, joined by [`format_error`].
+pub(crate) fn nested_error(inner_path: &str, message: &str) -> String {
+    format!("\u{1}{inner_path}\u{1}{message}")
+}
+
+fn format_error(path: &str, message: &str) -> String {
+    let mut path = path.to_string();
+    let mut message = message.to_string();
+    while let Some(rest) = message.strip_prefix('\u{1}') {
+        let (inner, msg) = rest.split_once('\u{1}').unwrap_or(("", rest));
+        if !inner.is_empty() && inner != "." {
+            path = if path.is_empty() || path == "." { inner.to_string() } else { format!("{path}.{inner}") };
+        }
+        message = msg.to_string();
+    }
+    // serde adds " at line L column C" for JSON input; the path already locates the error.
+    if let Some(idx) = message.find(" at line ") {
+        message.truncate(idx);
+    }
+    if path.is_empty() || path == "." {
+        message
+    } else {
+        format!("{path}: {message}")
+    }
+}
+
+/// Deserialize `T` from any serde deserializer, naming the failing field's path.
+pub(crate) fn deserialize_with_path<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
+    d: D,
+) -> Result<T, String>
+where
+    D::Error: fmt::Display,
+{
+    serde_path_to_error::deserialize(d).map_err(|e| {
+        let path = e.path().to_string();
+        format_error(&path, &e.inner().to_string())
+    })
+}
+
+impl Scenario {
+    pub fn from_json_str(text: &str) -> Result<Scenario, ScenarioError> {
+        let mut d = serde_json::Deserializer::from_str(text);
+        let scenario: Scenario = deserialize_with_path(&mut d).map_err(ScenarioError)?;
+        d.end().map_err(|e| ScenarioError(format!("trailing characters after the scenario: {e}")))?;
+        scenario.validate()?;
+        Ok(scenario)
+    }
+
+    pub fn from_toml_str(text: &str) -> Result<Scenario, ScenarioError> {
+        let d = toml::Deserializer::new(text);
+        let scenario: Scenario = deserialize_with_path(d).map_err(ScenarioError)?;
+        scenario.validate()?;
+        Ok(scenario)
+    }
+
+    /// The scenario with every default filled in, as JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("scenario serializes")
+    }
+
+    /// Checks that involve more than one field.
+    fn validate(&self) -> Result<(), ScenarioError> {
+        let err = |path: String, msg: String| Err(ScenarioError(format!("{path}: {msg}")));
+        if self.duration == Duration::ZERO {
+            return err("duration".into(), "must be > 0".into());
+        }
+        if self.bin_width == Duration::ZERO {
+            return err("bin_width".into(), "must be > 0".into());
+        }
+        if self.flows.is_empty() {
+            return err("flows".into(), "at least one [[flows]] table is required".into());
+        }
+        let total: u64 = self.flows.iter().map(|g| g.count.get() as u64).sum();
+        if total > 1_000_000 {
+            return err("flows".into(), format!("{total} flows in all; at most 1000000 are supported"));
+        }
+        for (name, link) in [
+            ("bottleneck", &self.topology.bottleneck),
+            ("source_access", &self.topology.source_access),
+            ("sink_access", &self.topology.sink_access),
+        ] {
+            if self.buffer_packets(link) < 1 {
+                return err(
+                    format!("topology.{name}.buffer"),
+                    format!("{:?} is less than one packet on this link", link.buffer),
+                );
+            }
+        }
+        let mut names = std::collections::HashSet::new();
+        for (i, g) in self.flows.iter().enumerate() {
+            let name = self.group_name(i);
+            if !names.insert(name.clone()) {
+                return err(format!("flows[{i}].group"), format!("{name:?} is used by two groups"));
+            }
+            if let Some(stop) = g.stop {
+                if stop <= g.start.at {
+                    return err(format!("flows[{i}].stop"), format!("{stop} is not after the start {}", g.start.at));
+                }
+            }
+            g.tcp.validate().map_err(|(field, msg)| ScenarioError(format!("flows[{i}].tcp.{field}: {msg}")))?;
+        }
+        Ok(())
+    }
+
+    pub fn group_name(&self, index: usize) -> String {
+        self.flows[index].group.clone().unwrap_or_else(|| format!("group{index}"))
+    }
+
+    /// Nominal two-way propagation delay of the dumbbell (no per-flow overrides).
+    pub fn nominal_rtt(&self) -> Duration {
+        let t = &self.topology;
+        Duration(2 * (t.source_access.delay.0 + t.bottleneck.delay.0 + t.sink_access.delay.0))
+    }
+
+    /// A link's queue limit in packets, resolving "Nbdp" against the nominal RTT.
+    pub fn buffer_packets(&self, link: &LinkSpec) -> u32 {
+        match link.buffer {
+            BufferSpec::Packets(n) => n,
+            BufferSpec::Bdp(multiple) => {
+                let bdp_bits = link.rate.bps() as f64 * self.nominal_rtt().secs_f64();
+                (multiple * bdp_bits / (8.0 * self.packet_size.get() as f64)).round() as u32
+            }
+        }
+    }
+}

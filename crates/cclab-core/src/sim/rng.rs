@@ -1,0 +1,17 @@
+//! Seeded random streams: every component that draws random numbers owns its own
+//! stream, derived from (scenario seed, stream id), so adding a random component to a
+//! scenario never perturbs the draws of the others.
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+pub type RngStream = ChaCha8Rng;
+
+/// Stream-id spaces, kept apart so ids never collide.
+pub const LINK_LOSS_STREAMS: u64 = 1 << 32;
+pub const FLOW_START_STREAMS: u64 = 2 << 32;
+
+pub fn stream(seed: u64, stream_id: u64) -> RngStream {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(stream_id);
+    rng
+}

@@ -1,0 +1,417 @@
+//! The engine loop: it owns the event queue, the packet arena, the links and the flows,
+//! and moves packets between them. Nothing here knows about Python or files.
+use crate::cc::CongestionControl;
+use crate::metrics::*;
+use crate::net::link::Admission;
+use crate::net::packet::ecn;
+use crate::net::topology::{AccessDelays, Network};
+use crate::net::{Link, LinkId, Packet, PacketArena, PacketId, PacketKind, RouteId};
+use crate::scenario::{Scenario, ScenarioError};
+use crate::sim::rng::{stream, FLOW_START_STREAMS};
+use crate::sim::{Event, EventQueue, Time, NS_PER_SEC};
+use crate::transport::sender::Transmission;
+use crate::transport::{AckInfo, Recovery, TcpReceiver, TcpSender};
+use rand::Rng;
+
+struct Flow {
+    group: usize,
+    sender: TcpSender,
+    receiver: TcpReceiver,
+    data_route: RouteId,
+    ack_route: RouteId,
+    base_rtt: Time,
+    start: Time,
+    stop: Option<Time>,
+    /// Earliest pending timer events we scheduled (lazy timers: one event per deadline
+    /// that moves earlier, none when it moves later).
+    rto_event_at: Option<Time>,
+    delack_event_at: Option<Time>,
+    delivered_bins: Vec<u64>,
+    trace: Option<FlowTrace>,
+}
+
+pub struct Simulation {
+    scenario: Scenario,
+    horizon: Time,
+    events: EventQueue,
+    packets: PacketArena,
+    links: Vec<Link>,
+    routes: Vec<Vec<LinkId>>,
+    bottleneck: LinkId,
+    flows: Vec<Flow>,
+    outbox: Vec<Transmission>,
+    payload_bytes: u32,
+    data_wire_bytes: u32,
+    ack_bytes: u32,
+    bin_width: Time,
+    counts: Counts,
+}
+
+#[derive(Default)]
+struct Counts {
+    data_sent: u64,
+    data_received: u64,
+    acks_sent: u64,
+    acks_received: u64,
+    data_dropped: u64,
+    acks_dropped: u64,
+}
+
+/// Extra ACK bytes per SACK block (ns-2 TCPSink/Sack1: 8).
+const SACK_BLOCK_BYTES: u32 = 8;
+
+impl Simulation {
+    pub fn new(scenario: Scenario) -> Result<Simulation, ScenarioError> {
+        let mut plans = Vec::new();
+        let mut delays = Vec::new();
+        for (g, group) in scenario.flows.iter().enumerate() {
+            let n = group.count.get();
+            let mut start_rng = stream(scenario.seed, FLOW_START_STREAMS + g as u64);
+            for i in 0..n {
+                let offset = match (group.start.stagger, group.start.random) {
+                    (Some(stagger), _) => (stagger.ns() as u128 * i as u128 / n as u128) as Time,
+                    (_, Some(random)) if random.ns() > 0 => start_rng.gen_range(0..random.ns()),
+                    _ => 0,
+                };
+                plans.push((g, group.start.at.ns() + offset));
+                delays.push(AccessDelays { source: group.source_delay, sink: group.sink_delay });
+            }
+        }
+        let network = Network::dumbbell(&scenario, &delays);
+        let bin_width = scenario.bin_width.ns();
+        let horizon = scenario.duration.ns();
+        let bins = horizon.div_ceil(bin_width) as usize;
+        let mut flows = Vec::with_capacity(plans.len());
+        for (id, ((g, start), path)) in plans.into_iter().zip(&network.paths).enumerate() {
+            let group = &scenario.flows[g];
+            let tcp = group.tcp.clone();
+            let first_data = if tcp.syn { 1 } else { 0 };
+            let receiver = TcpReceiver::new(
+                tcp.recovery == Recovery::Sack,
+                tcp.delayed_ack.then_some(tcp.delayed_ack_timeout.ns()),
+                first_data,
+            );
+            let trace = scenario.trace.flows.then(|| FlowTrace { id: id as u32, ..Default::default() });
+            flows.push(Flow {
+                group: g,
+                sender: TcpSender::new(tcp, group.cc.build()),
+                receiver,
+                data_route: path.data_route,
+                ack_route: path.ack_route,
+                base_rtt: path.base_rtt,
+                start,
+                stop: group.stop.map(|d| d.ns()),
+                rto_event_at: None,
+                delack_event_at: None,
+                delivered_bins: vec![0; bins],
+                trace,
+            });
+        }
+        let mut links = network.links;
+        if scenario.trace.queue {
+            links[network.bottleneck as usize].queue_trace = Some(Vec::new());
+        }
+        let mut events = EventQueue::default();
+        for (id, flow) in flows.iter().enumerate() {
+            events.schedule(flow.start, Event::FlowStart(id as u32));
+            if let Some(stop) = flow.stop {
+                events.schedule(stop, Event::FlowStop(id as u32));
+            }
+        }
+        Ok(Simulation {
+            payload_bytes: scenario.packet_size.get(),
+            data_wire_bytes: scenario.packet_size.get() + scenario.header_size,
+            ack_bytes: scenario.ack_size.get(),
+            bin_width,
+            horizon,
+            events,
+            packets: PacketArena::default(),
+            links,
+            routes: network.routes,
+            bottleneck: network.bottleneck,
+            flows,
+            outbox: Vec::new(),
+            counts: Counts::default(),
+            scenario,
+        })
+    }
+
+    /// Run to the end of the scenario and summarise.
+    pub fn run(mut self) -> RunResult {
+        while let Some((now, event)) = self.events.pop_until(self.horizon) {
+            match event {
+                Event::LinkArrival(link) => self.on_link_arrival(now, link),
+                Event::RetransmitTimer(flow) => self.on_retransmit_timer(now, flow),
+                Event::DelayedAckTimer(flow) => self.on_delayed_ack_timer(now, flow),
+                Event::FlowStart(flow) => {
+                    self.flows[flow as usize].sender.start(now, &mut self.outbox);
+                    self.after_sender(now, flow);
+                }
+                Event::FlowStop(flow) => self.flows[flow as usize].sender.stop_application(),
+            }
+        }
+        self.summarise()
+    }
+
+    fn on_link_arrival(&mut self, now: Time, link: LinkId) {
+        let packets = &self.packets;
+        let (id, next) = self.links[link as usize].take_arrival(|p| packets.get(p).size);
+        if let Some(at) = next {
+            self.events.schedule(at, Event::LinkArrival(link));
+        }
+        let packet = self.packets.get_mut(id);
+        packet.hop += 1;
+        let route = &self.routes[packet.route as usize];
+        if (packet.hop as usize) < route.len() {
+            let next_link = route[packet.hop as usize];
+            self.offer(now, next_link, id);
+        } else {
+            self.deliver(now, id);
+        }
+    }
+
+    fn offer(&mut self, now: Time, link: LinkId, id: PacketId) {
+        let size = self.packets.get(id).size;
+        match self.links[link as usize].offer(now, id, size) {
+            Admission::Admitted { schedule: Some(at) } => self.events.schedule(at, Event::LinkArrival(link)),
+            Admission::Admitted { schedule: None } => {}
+            Admission::Dropped | Admission::Lost => {
+                match self.packets.get(id).kind {
+                    PacketKind::Ack => self.counts.acks_dropped += 1,
+                    PacketKind::Data => self.counts.data_dropped += 1,
+                    PacketKind::Syn => {}
+                }
+                self.packets.free(id);
+            }
+        }
+    }
+
+    fn deliver(&mut self, now: Time, id: PacketId) {
+        let packet = *self.packets.get(id);
+        let f = packet.flow;
+        match packet.kind {
+            PacketKind::Data | PacketKind::Syn => {
+                self.counts.data_received += (packet.kind == PacketKind::Data) as u64;
+                let flow = &mut self.flows[f as usize];
+                let receipt = flow.receiver.on_segment(
+                    now,
+                    packet.seq,
+                    packet.ecn & ecn::CE != 0,
+                    packet.ecn & ecn::CWR != 0,
+                );
+                if receipt.delivered > 0 {
+                    let bin = (now / self.bin_width) as usize;
+                    if let Some(slot) = flow.delivered_bins.get_mut(bin) {
+                        *slot += receipt.delivered as u64 * self.payload_bytes as u64;
+                    }
+                }
+                match receipt.ack {
+                    // The data packet's slot becomes the ACK: no allocation.
+                    Some(ack) => self.send_ack(now, f, id, ack),
+                    None => self.packets.free(id),
+                }
+                self.ensure_delack_timer(f);
+            }
+            PacketKind::Ack => {
+                self.packets.free(id);
+                self.counts.acks_received += 1;
+                self.flows[f as usize].sender.on_ack(now, &packet.ack, &mut self.outbox);
+                self.after_sender(now, f);
+            }
+        }
+    }
+
+    fn send_ack(&mut self, now: Time, flow: u32, id: PacketId, ack: AckInfo) {
+        let route = self.flows[flow as usize].ack_route;
+        *self.packets.get_mut(id) = Packet {
+            flow,
+            kind: PacketKind::Ack,
+            seq: ack.cumulative,
+            size: self.ack_bytes + SACK_BLOCK_BYTES * ack.sack_count as u32,
+            route,
+            hop: 0,
+            ecn: if ack.ece { ecn::ECE } else { 0 },
+            ack,
+        };
+        self.counts.acks_sent += 1;
+        let first = self.routes[route as usize][0];
+        self.offer(now, first, id);
+    }
+
+    /// Put the sender's queued transmissions on the wire, then keep its timer armed.
+    fn after_sender(&mut self, now: Time, f: u32) {
+        let mut outbox = std::mem::take(&mut self.outbox);
+        let route = self.flows[f as usize].data_route;
+        let first = self.routes[route as usize][0];
+        for tx in outbox.drain(..) {
+            let size = if tx.syn { self.ack_bytes } else { self.data_wire_bytes };
+            self.counts.data_sent += !tx.syn as u64;
+            let mut bits = if tx.ect { ecn::ECT } else { 0 };
+            if tx.cwr {
+                bits |= ecn::CWR;
+            }
+            let id = self.packets.alloc(Packet {
+                flow: f,
+                kind: if tx.syn { PacketKind::Syn } else { PacketKind::Data },
+                seq: tx.seq,
+                size,
+                route,
+                hop: 0,
+                ecn: bits,
+                ack: AckInfo::default(),
+            });
+            self.offer(now, first, id);
+        }
+        self.outbox = outbox;
+        let flow = &mut self.flows[f as usize];
+        if let Some(deadline) = flow.sender.timer_deadline() {
+            if flow.rto_event_at.map_or(true, |at| at > deadline) {
+                flow.rto_event_at = Some(deadline);
+                self.events.schedule(deadline, Event::RetransmitTimer(f));
+            }
+        }
+        if let Some(trace) = flow.trace.as_mut() {
+            trace.t_s.push(now as f64 / NS_PER_SEC as f64);
+            trace.cwnd.push(flow.sender.window.cwnd);
+            trace.ssthresh.push(flow.sender.window.ssthresh.min(1e9));
+            trace.srtt_ms.push(flow.sender.srtt_ns().unwrap_or(f64::NAN) / 1e6);
+        }
+    }
+
+    fn on_retransmit_timer(&mut self, now: Time, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        if flow.rto_event_at == Some(now) {
+            flow.rto_event_at = None;
+        }
+        flow.sender.on_timer(now, &mut self.outbox);
+        self.after_sender(now, f);
+    }
+
+    fn ensure_delack_timer(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        if let Some(deadline) = flow.receiver.delayed_ack_deadline() {
+            if flow.delack_event_at.map_or(true, |at| at > deadline) {
+                flow.delack_event_at = Some(deadline);
+                self.events.schedule(deadline, Event::DelayedAckTimer(f));
+            }
+        }
+    }
+
+    fn on_delayed_ack_timer(&mut self, now: Time, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        if flow.delack_event_at == Some(now) {
+            flow.delack_event_at = None;
+        }
+        if let Some(ack) = flow.receiver.on_delayed_ack_timer(now) {
+            let id = self.packets.alloc(Packet::default());
+            self.send_ack(now, f, id, ack);
+        }
+        self.ensure_delack_timer(f);
+    }
+
+    fn summarise(self) -> RunResult {
+        let duration_s = self.horizon as f64 / NS_PER_SEC as f64;
+        let mbps = |bytes: u64| bytes as f64 * 8.0 / duration_s / 1e6;
+        let payload = self.payload_bytes as u64;
+        let mut flows = Vec::with_capacity(self.flows.len());
+        for (id, flow) in self.flows.iter().enumerate() {
+            let stats = flow.sender.stats;
+            let delivered = flow.receiver.delivered_segments();
+            flows.push(FlowMetrics {
+                id: id as u32,
+                group: self.scenario.group_name(flow.group),
+                cc: flow.sender.cc.label(),
+                goodput_mbps: mbps(delivered * payload),
+                throughput_mbps: mbps(stats.data_packets_sent * payload),
+                retransmitted_packets: stats.retransmitted_packets,
+                timeouts: stats.timeouts,
+                fast_recoveries: stats.fast_recoveries,
+                data_packets_sent: stats.data_packets_sent,
+                delivered_packets: delivered,
+                start_s: flow.start as f64 / NS_PER_SEC as f64,
+                stop_s: flow.stop.map(|t| t as f64 / NS_PER_SEC as f64),
+                base_rtt_ms: flow.base_rtt as f64 / 1e6,
+            });
+        }
+        let groups = (0..self.scenario.flows.len())
+            .map(|g| {
+                let members: Vec<&FlowMetrics> =
+                    flows.iter().zip(&self.flows).filter(|(_, f)| f.group == g).map(|(m, _)| m).collect();
+                GroupMetrics {
+                    name: self.scenario.group_name(g),
+                    cc: self.scenario.flows[g].cc.label(),
+                    flows: members.len() as u32,
+                    goodput_mbps: members.iter().map(|m| m.goodput_mbps).sum(),
+                    throughput_mbps: members.iter().map(|m| m.throughput_mbps).sum(),
+                }
+            })
+            .collect();
+        let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_mbps).collect();
+        let bottleneck = &self.links[self.bottleneck as usize];
+        let packets = &self.packets;
+        let bottleneck_bytes =
+            bottleneck.stats.bytes_sent + bottleneck.transmitted_bytes_held(self.horizon, |p| packets.get(p).size);
+        let system = SystemMetrics {
+            goodput_mbps: goodputs.iter().sum(),
+            throughput_mbps: flows.iter().map(|f| f.throughput_mbps).sum(),
+            jain_index: jain_index(&goodputs),
+            bottleneck_utilization: bottleneck_bytes as f64 * 8.0 / (bottleneck.rate.bps() as f64 * duration_s),
+            bottleneck_drops: bottleneck.stats.queue_drops,
+            loss_model_drops: self.links.iter().map(|l| l.stats.loss_drops).sum(),
+            mean_queue_delay_ms: if bottleneck.stats.admitted == 0 {
+                0.0
+            } else {
+                bottleneck.stats.queueing_delay_sum as f64 / bottleneck.stats.admitted as f64 / 1e6
+            },
+        };
+        let (mut data_in_flight, mut acks_in_flight) = (0, 0);
+        for link in &self.links {
+            for id in link.in_flight() {
+                match self.packets.get(id).kind {
+                    PacketKind::Ack => acks_in_flight += 1,
+                    PacketKind::Data => data_in_flight += 1,
+                    PacketKind::Syn => {}
+                }
+            }
+        }
+        let data_sent: u64 = flows.iter().map(|f| f.data_packets_sent).sum();
+        debug_assert_eq!(data_sent, self.counts.data_sent, "sender and network disagree on packets sent");
+        let conservation = Conservation {
+            data_sent: self.counts.data_sent,
+            data_received: self.counts.data_received,
+            data_dropped: self.counts.data_dropped,
+            data_in_flight,
+            acks_sent: self.counts.acks_sent,
+            acks_received: self.counts.acks_received,
+            acks_dropped: self.counts.acks_dropped,
+            acks_in_flight,
+        };
+        let traces = (self.scenario.trace.flows || self.scenario.trace.queue).then(|| Traces {
+            flows: self.flows.iter().filter_map(|f| f.trace.clone()).collect(),
+            bottleneck_queue: bottleneck.queue_trace.as_ref().map(|samples| QueueTrace {
+                t_s: samples.iter().map(|&(t, _)| t as f64 / NS_PER_SEC as f64).collect(),
+                packets: samples.iter().map(|&(_, q)| q).collect(),
+            }),
+        });
+        RunResult {
+            version: crate::VERSION,
+            duration_s,
+            events: self.events.executed(),
+            data_packets_sent: data_sent,
+            system,
+            groups,
+            bins: Bins {
+                width_s: self.bin_width as f64 / NS_PER_SEC as f64,
+                delivered_bytes: self.flows.iter().map(|f| f.delivered_bins.clone()).collect(),
+            },
+            flows,
+            conservation,
+            traces,
+        }
+    }
+}
+
+/// Validate and run a scenario.
+pub fn run(scenario: Scenario) -> Result<RunResult, ScenarioError> {
+    Ok(Simulation::new(scenario)?.run())
+}

@@ -1,0 +1,102 @@
+//! TCP parameters. Defaults follow ns-2.35's `Agent/TCP/Sack1` + `Agent/TCPSink/Sack1`
+//! (see docs/ns2-defaults.md); where cclab differs it says so here.
+use crate::sim::Duration;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Recovery {
+    /// SACK-based loss recovery, RFC 6675 (ns-2 `Sack1` is the closest agent).
+    #[default]
+    Sack,
+    /// NewReno, RFC 6582 (ns-2 `Newreno`); the receiver sends no SACK blocks.
+    Newreno,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpConfig {
+    pub recovery: Recovery,
+    /// Initial congestion window in segments (ns-2 `windowInit_ 2`).
+    pub initial_window: f64,
+    /// Receiver-advertised window cap in segments. ns-2's default `window_ 20` silently
+    /// caps throughput; cclab defaults to effectively unlimited.
+    pub max_window: u32,
+    /// Initial ssthresh in segments (ns-2 `ssthresh_ 0` = unlimited).
+    pub initial_ssthresh: f64,
+    /// RFC 6298 initial RTO (ns-2 `rtxcur_init_ 3.0`).
+    pub initial_rto: Duration,
+    /// Lower bound on the RTO (ns-2 `minrto_ 0.2`).
+    pub min_rto: Duration,
+    /// Upper bound on the RTO (ns-2 `maxrto_ 60`).
+    pub max_rto: Duration,
+    /// Clock granularity G of RFC 6298 (ns-2 `tcpTick_ 0.01`).
+    pub granularity: Duration,
+    /// Largest RTO back-off multiplier (ns-2 `maxbackoff_ 64`).
+    pub max_backoff: u32,
+    /// Duplicate ACKs that trigger fast retransmit (ns-2 `numdupacks_ 3`).
+    pub dupack_threshold: u32,
+    /// RFC 3042 limited transmit: a new segment for each of the first dupacks (ns-2 `singledup_ 1`).
+    pub limited_transmit: bool,
+    /// Send a 40-byte SYN-like packet first and start data only once it is ACKed
+    /// (ns-2 `syn_ true`, `delay_growth_ true`).
+    pub syn: bool,
+    /// Receiver ACKs every second segment or after `delayed_ack_timeout` (ns-2 DelAck sink).
+    pub delayed_ack: bool,
+    pub delayed_ack_timeout: Duration,
+    /// Mark data ECT and react to ECN-Echo once per window (RFC 3168).
+    pub ecn: bool,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            recovery: Recovery::Sack,
+            initial_window: 2.0,
+            max_window: 1_000_000,
+            initial_ssthresh: 1e9,
+            initial_rto: Duration::from_millis(3000),
+            min_rto: Duration::from_millis(200),
+            max_rto: Duration::from_millis(60_000),
+            granularity: Duration::from_millis(10),
+            max_backoff: 64,
+            dupack_threshold: 3,
+            limited_transmit: true,
+            syn: true,
+            delayed_ack: false,
+            delayed_ack_timeout: Duration::from_millis(100),
+            ecn: false,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// Cross-field checks; Err((field, message)).
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        if !(self.initial_window >= 1.0 && self.initial_window.is_finite()) {
+            return Err(("initial_window", format!("{} is below 1 segment", self.initial_window)));
+        }
+        if self.max_window < 1 {
+            return Err(("max_window", "0 is below 1 segment".into()));
+        }
+        if !(self.initial_ssthresh >= 2.0) {
+            return Err(("initial_ssthresh", format!("{} is below 2 segments", self.initial_ssthresh)));
+        }
+        if self.min_rto > self.max_rto {
+            return Err(("min_rto", format!("{} is above max_rto {}", self.min_rto, self.max_rto)));
+        }
+        if self.initial_rto == Duration::ZERO {
+            return Err(("initial_rto", "must be > 0".into()));
+        }
+        if self.max_backoff < 1 {
+            return Err(("max_backoff", "0 is below 1".into()));
+        }
+        if self.dupack_threshold < 1 {
+            return Err(("dupack_threshold", "0 is below 1".into()));
+        }
+        if self.delayed_ack && self.delayed_ack_timeout == Duration::ZERO {
+            return Err(("delayed_ack_timeout", "must be > 0".into()));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,215 @@
+//! The TCP data receiver (ns-2 `TCPSink/Sack1`, optionally `DelAck`): cumulative ACKs,
+//! up to three SACK blocks (RFC 2018: the block holding the newest segment first, then
+//! the most recently reported ones), delayed ACKs (RFC 5681 §4.2) and ECN echo (RFC 3168).
+use super::{AckInfo, SackBlock, Seq, MAX_SACK_BLOCKS};
+use crate::sim::Time;
+
+pub struct TcpReceiver {
+    rcv_nxt: Seq,
+    /// Out-of-order segments held, as sorted disjoint [start, end) ranges above rcv_nxt.
+    held: Vec<SackBlock>,
+    /// Blocks in the order they were last reported (most recent first).
+    reported: Vec<SackBlock>,
+    sack: bool,
+    delayed_ack: Option<Time>,
+    unacked_segments: u32,
+    delayed_ack_deadline: Option<Time>,
+    /// A CE mark arrived and no CWR since: set ECE on every ACK.
+    echo_ce: bool,
+    first_data: Seq,
+    /// Data packets that reached the receiver, duplicates included.
+    pub arrivals: u64,
+}
+
+/// What the receiver did with one arriving packet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Receipt {
+    /// Data segments newly delivered in order to the application.
+    pub delivered: u32,
+    pub ack: Option<AckInfo>,
+}
+
+impl TcpReceiver {
+    pub fn new(sack: bool, delayed_ack: Option<Time>, first_data: Seq) -> TcpReceiver {
+        TcpReceiver {
+            rcv_nxt: 0,
+            held: Vec::new(),
+            reported: Vec::new(),
+            sack,
+            delayed_ack,
+            unacked_segments: 0,
+            delayed_ack_deadline: None,
+            echo_ce: false,
+            first_data,
+            arrivals: 0,
+        }
+    }
+
+    pub fn next_expected(&self) -> Seq {
+        self.rcv_nxt
+    }
+
+    pub fn delayed_ack_deadline(&self) -> Option<Time> {
+        self.delayed_ack_deadline
+    }
+
+    /// Data segments delivered in order to the application so far.
+    pub fn delivered_segments(&self) -> u64 {
+        self.rcv_nxt.saturating_sub(self.first_data) as u64
+    }
+
+    pub fn on_segment(&mut self, now: Time, seq: Seq, ce: bool, cwr: bool) -> Receipt {
+        self.arrivals += 1;
+        if cwr {
+            self.echo_ce = false;
+        }
+        if ce {
+            self.echo_ce = true;
+        }
+        let before = self.rcv_nxt;
+        let mut immediate = seq != self.rcv_nxt || !self.held.is_empty() || seq < self.first_data;
+        if seq == self.rcv_nxt {
+            self.rcv_nxt += 1;
+            if let Some(&(start, end)) = self.held.first() {
+                if start == self.rcv_nxt {
+                    self.rcv_nxt = end;
+                    self.held.remove(0);
+                    immediate = true; // a hole was filled (RFC 5681 §4.2)
+                }
+            }
+        } else if seq > self.rcv_nxt {
+            self.hold(seq);
+        }
+        let delivered = self.rcv_nxt.max(self.first_data) - before.max(self.first_data);
+
+        if let (Some(timeout), false) = (self.delayed_ack, immediate) {
+            self.unacked_segments += 1;
+            if self.unacked_segments < 2 {
+                self.delayed_ack_deadline.get_or_insert(now + timeout);
+                return Receipt { delivered, ack: None };
+            }
+        }
+        Receipt { delivered, ack: Some(self.make_ack(if seq > self.rcv_nxt { Some(seq) } else { None })) }
+    }
+
+    /// The delayed-ACK timer fired at `now`.
+    pub fn on_delayed_ack_timer(&mut self, now: Time) -> Option<AckInfo> {
+        match self.delayed_ack_deadline {
+            Some(deadline) if deadline <= now && self.unacked_segments > 0 => Some(self.make_ack(None)),
+            Some(deadline) if deadline <= now => {
+                self.delayed_ack_deadline = None;
+                None
+            }
+            _ => None,
+        }
+    }
+
+    fn hold(&mut self, seq: Seq) {
+        // First range that ends at or after seq: it holds seq, touches it, or lies above.
+        let i = self.held.partition_point(|&(_, end)| end < seq);
+        match self.held.get(i).copied() {
+            Some((start, end)) if start <= seq && seq < end => return, // duplicate
+            Some((_, end)) if end == seq => self.held[i].1 = seq + 1,
+            _ => self.held.insert(i, (seq, seq + 1)),
+        }
+        if i + 1 < self.held.len() && self.held[i].1 == self.held[i + 1].0 {
+            self.held[i].1 = self.held[i + 1].1;
+            self.held.remove(i + 1);
+        }
+    }
+
+    fn containing(&self, seq: Seq) -> Option<SackBlock> {
+        self.held.iter().copied().find(|&(start, end)| start <= seq && seq < end)
+    }
+
+    fn make_ack(&mut self, newest: Option<Seq>) -> AckInfo {
+        self.unacked_segments = 0;
+        self.delayed_ack_deadline = None;
+        let mut ack = AckInfo { cumulative: self.rcv_nxt, ece: self.echo_ce, ..Default::default() };
+        if !self.sack || self.held.is_empty() {
+            self.reported.clear();
+            return ack;
+        }
+        let mut blocks: Vec<SackBlock> = Vec::with_capacity(MAX_SACK_BLOCKS + 1);
+        if let Some(block) = newest.and_then(|seq| self.containing(seq)) {
+            blocks.push(block);
+        }
+        for &(start, _) in &self.reported {
+            if let Some(block) = self.containing(start) {
+                if !blocks.contains(&block) && blocks.len() < MAX_SACK_BLOCKS {
+                    blocks.push(block);
+                }
+            }
+        }
+        // Fill remaining slots with the highest held ranges not yet listed.
+        for &block in self.held.iter().rev() {
+            if blocks.len() >= MAX_SACK_BLOCKS {
+                break;
+            }
+            if !blocks.contains(&block) {
+                blocks.push(block);
+            }
+        }
+        blocks.truncate(MAX_SACK_BLOCKS);
+        for (slot, block) in ack.sack.iter_mut().zip(&blocks) {
+            *slot = *block;
+        }
+        ack.sack_count = blocks.len() as u8;
+        self.reported = blocks;
+        ack
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cumulative_and_sack_blocks() {
+        let mut rx = TcpReceiver::new(true, None, 0);
+        assert_eq!(rx.on_segment(0, 0, false, false).ack.unwrap().cumulative, 1);
+        // 1 lost; 2, 3 arrive; then 5 (4 lost)
+        rx.on_segment(0, 2, false, false);
+        let ack = rx.on_segment(0, 3, false, false).ack.unwrap();
+        assert_eq!((ack.cumulative, ack.sack_blocks()), (1, &[(2, 4)][..]));
+        let ack = rx.on_segment(0, 5, false, false).ack.unwrap();
+        assert_eq!(ack.sack_blocks(), &[(5, 6), (2, 4)][..]);
+        // retransmitted 1 fills the first hole: cumulative jumps to 4
+        let r = rx.on_segment(0, 1, false, false);
+        assert_eq!(r.delivered, 3);
+        let ack = r.ack.unwrap();
+        assert_eq!((ack.cumulative, ack.sack_blocks()), (4, &[(5, 6)][..]));
+        let r = rx.on_segment(0, 4, false, false);
+        assert_eq!((r.delivered, r.ack.unwrap().cumulative, r.ack.unwrap().sack_count), (2, 6, 0));
+    }
+
+    #[test]
+    fn blocks_merge_from_both_sides() {
+        let mut rx = TcpReceiver::new(true, None, 0);
+        for seq in [2, 6, 4, 3, 5] {
+            rx.on_segment(0, seq, false, false);
+        }
+        assert_eq!(rx.held, vec![(2, 7)]);
+    }
+
+    #[test]
+    fn delayed_ack_every_second_segment_or_timeout() {
+        let mut rx = TcpReceiver::new(true, Some(100), 0);
+        assert!(rx.on_segment(0, 0, false, false).ack.is_none());
+        assert_eq!(rx.delayed_ack_deadline(), Some(100));
+        assert_eq!(rx.on_segment(10, 1, false, false).ack.unwrap().cumulative, 2);
+        assert!(rx.on_segment(20, 2, false, false).ack.is_none());
+        assert_eq!(rx.on_delayed_ack_timer(120).unwrap().cumulative, 3);
+        // out of order: immediate
+        assert!(rx.on_segment(130, 5, false, false).ack.is_some());
+    }
+
+    #[test]
+    fn ecn_echo_until_cwr() {
+        let mut rx = TcpReceiver::new(true, None, 0);
+        assert!(!rx.on_segment(0, 0, false, false).ack.unwrap().ece);
+        assert!(rx.on_segment(0, 1, true, false).ack.unwrap().ece);
+        assert!(rx.on_segment(0, 2, false, false).ack.unwrap().ece);
+        assert!(!rx.on_segment(0, 3, false, true).ack.unwrap().ece);
+    }
+}

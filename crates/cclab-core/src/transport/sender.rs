@@ -1,0 +1,517 @@
+//! The TCP data sender: windows in segments (fractional cwnd), slow start and congestion
+//! avoidance through the [`CongestionControl`] trait, fast retransmit, SACK-based loss
+//! recovery (RFC 6675) or NewReno (RFC 6582), and the RFC 6298 timer with Karn's rule.
+//!
+//! The sender is sans-IO: it is told the time, appends the segments it wants sent to an
+//! output vector, and exposes the deadline of its retransmission timer.
+use super::rto::RtoEstimator;
+use super::{AckInfo, Recovery, Seq, TcpConfig};
+use crate::cc::{AckSample, CongestionControl, CongestionEvent, CongestionSignal, Controller, Window};
+use crate::sim::Time;
+use std::collections::VecDeque;
+
+/// A segment the sender asks the network to carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transmission {
+    pub seq: Seq,
+    pub retransmission: bool,
+    /// The SYN-like first packet (header only, no payload).
+    pub syn: bool,
+    /// ECN-capable transport (RFC 3168 ECT).
+    pub ect: bool,
+    /// Congestion Window Reduced: tells the receiver to stop echoing ECE.
+    pub cwr: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SenderStats {
+    /// Data segments put on the wire, retransmissions included (SYN excluded).
+    pub data_packets_sent: u64,
+    pub retransmitted_packets: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    pub ecn_reductions: u64,
+}
+
+const SACKED: u8 = 1;
+/// RFC 6675 IsLost() holds (DupThresh segments SACKed above), or marked by fast retransmit.
+const LOST: u8 = 2;
+/// Sent more than once: its ACK gives no RTT sample (Karn).
+const RETRANSMITTED: u8 = 4;
+/// Retransmitted during this recovery and neither ACKed nor SACKed since: counts in pipe.
+const RETX_IN_FLIGHT: u8 = 8;
+
+#[derive(Clone, Copy, Debug, Default)]
+struct SegmentState {
+    sent_at: Time,
+    flags: u8,
+}
+
+pub struct TcpSender {
+    cfg: TcpConfig,
+    pub cc: Controller,
+    pub window: Window,
+    /// First data sequence number (1 when a SYN occupies 0).
+    first_data: Seq,
+    snd_una: Seq,
+    snd_nxt: Seq,
+    snd_max: Seq,
+    /// Per-segment state for [snd_una, snd_max).
+    board: VecDeque<SegmentState>,
+    sacked: u32,
+    lost: u32,
+    retx_in_flight: u32,
+    /// IsLost() has been evaluated for [snd_una, lost_scan); SACKed segments in that range.
+    lost_scan: Seq,
+    sacked_below_lost_scan: u32,
+    /// No lost segment below this one still needs retransmitting.
+    retx_scan: Seq,
+    in_recovery: bool,
+    /// RFC 6675 RecoveryPoint / RFC 6582 recover, as one past the highest segment sent.
+    recovery_point: Seq,
+    /// After a timeout, no fast retransmit until the cumulative ACK passes this.
+    timeout_recover: Option<Seq>,
+    dupacks: u32,
+    rto: RtoEstimator,
+    timer_deadline: Option<Time>,
+    /// The segment timed for the RTO estimator, one per RTT as ns-2 does (`rtt_seq_`).
+    rtt_probe: Option<(Seq, Time)>,
+    /// A stopped application: no new data at or beyond this sequence number.
+    app_limit: Option<Seq>,
+    reductions: u64,
+    ecn_recover: Seq,
+    pending_cwr: bool,
+    delivered: u64,
+    round_end: Seq,
+    started: bool,
+    last_rtt: Option<Time>,
+    pub stats: SenderStats,
+}
+
+impl TcpSender {
+    pub fn new(cfg: TcpConfig, cc: Controller) -> TcpSender {
+        let first_data = if cfg.syn { 1 } else { 0 };
+        TcpSender {
+            window: Window { cwnd: cfg.initial_window, ssthresh: cfg.initial_ssthresh },
+            rto: RtoEstimator::new(&cfg),
+            cfg,
+            cc,
+            first_data,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            board: VecDeque::new(),
+            sacked: 0,
+            lost: 0,
+            retx_in_flight: 0,
+            lost_scan: 0,
+            sacked_below_lost_scan: 0,
+            retx_scan: 0,
+            in_recovery: false,
+            recovery_point: 0,
+            timeout_recover: None,
+            dupacks: 0,
+            timer_deadline: None,
+            rtt_probe: None,
+            app_limit: None,
+            reductions: 0,
+            ecn_recover: 0,
+            pending_cwr: false,
+            delivered: 0,
+            round_end: 0,
+            started: false,
+            last_rtt: None,
+            stats: SenderStats::default(),
+        }
+    }
+
+    pub fn start(&mut self, now: Time, out: &mut Vec<Transmission>) {
+        self.started = true;
+        self.try_send(now, out);
+    }
+
+    /// The application stops offering data; outstanding losses are still repaired.
+    pub fn stop_application(&mut self) {
+        self.app_limit = Some(self.snd_max.max(self.first_data));
+    }
+
+    pub fn timer_deadline(&self) -> Option<Time> {
+        self.timer_deadline
+    }
+    pub fn srtt_ns(&self) -> Option<f64> {
+        self.rto.srtt()
+    }
+    pub fn last_rtt(&self) -> Option<Time> {
+        self.last_rtt
+    }
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+    /// Data segments acknowledged cumulatively (the SYN excluded).
+    pub fn acked_segments(&self) -> u64 {
+        self.snd_una.saturating_sub(self.first_data) as u64
+    }
+    pub fn outstanding(&self) -> u32 {
+        self.snd_max - self.snd_una
+    }
+
+    /// RFC 6675 pipe: segments believed to be in the network.
+    pub fn pipe(&self) -> u32 {
+        self.outstanding() - self.sacked - self.lost + self.retx_in_flight
+    }
+
+    fn seg(&self, seq: Seq) -> &SegmentState {
+        &self.board[(seq - self.snd_una) as usize]
+    }
+    fn seg_mut(&mut self, seq: Seq) -> &mut SegmentState {
+        &mut self.board[(seq - self.snd_una) as usize]
+    }
+
+    fn syn_pending(&self) -> bool {
+        self.snd_una < self.first_data
+    }
+
+    fn may_send_new(&self) -> bool {
+        if self.syn_pending() && self.snd_max >= self.first_data {
+            return false;
+        }
+        self.snd_max - self.snd_una < self.cfg.max_window && self.app_limit.map_or(true, |limit| self.snd_max < limit)
+    }
+
+    fn arm_timer_if_idle(&mut self, now: Time) {
+        if self.timer_deadline.is_none() {
+            self.timer_deadline = Some(now + self.rto.current());
+        }
+    }
+
+    fn emit(&mut self, now: Time, seq: Seq, retransmission: bool, out: &mut Vec<Transmission>) {
+        let syn = seq < self.first_data;
+        if !syn {
+            self.stats.data_packets_sent += 1;
+            if retransmission {
+                self.stats.retransmitted_packets += 1;
+            }
+        }
+        let cwr = self.pending_cwr && !syn;
+        self.pending_cwr &= !cwr;
+        out.push(Transmission { seq, retransmission, syn, ect: self.cfg.ecn && !syn, cwr });
+        self.arm_timer_if_idle(now);
+    }
+
+    fn send_new(&mut self, now: Time, out: &mut Vec<Transmission>) {
+        let seq = self.snd_max;
+        self.board.push_back(SegmentState { sent_at: now, flags: 0 });
+        self.snd_max += 1;
+        self.snd_nxt = self.snd_max;
+        if self.rtt_probe.is_none() {
+            self.rtt_probe = Some((seq, now));
+        }
+        self.emit(now, seq, false, out);
+    }
+
+    fn retransmit(&mut self, now: Time, seq: Seq, count_in_pipe: bool, out: &mut Vec<Transmission>) {
+        let seg = self.seg_mut(seq);
+        seg.sent_at = now;
+        let newly_in_flight = count_in_pipe && seg.flags & RETX_IN_FLIGHT == 0;
+        seg.flags |= RETRANSMITTED | if count_in_pipe { RETX_IN_FLIGHT } else { 0 };
+        if newly_in_flight {
+            self.retx_in_flight += 1;
+        }
+        if matches!(self.rtt_probe, Some((probe, _)) if probe == seq) {
+            self.rtt_probe = None; // Karn: an ambiguous ACK gives no sample
+        }
+        self.emit(now, seq, true, out);
+    }
+
+    /// Send whatever the window allows.
+    fn try_send(&mut self, now: Time, out: &mut Vec<Transmission>) {
+        if !self.started {
+            return;
+        }
+        if self.in_recovery && self.cfg.recovery == Recovery::Sack {
+            // RFC 6675 §5 step (C): while cwnd − pipe ≥ 1 segment, send NextSeg().
+            while self.pipe() as f64 + 1.0 <= self.window.cwnd {
+                if let Some(seq) = self.next_lost() {
+                    self.retransmit(now, seq, true, out);
+                } else if self.may_send_new() {
+                    self.send_new(now, out);
+                } else {
+                    break;
+                }
+            }
+            return;
+        }
+        // Window-based sending (ns-2 `send_much`): segments [snd_una, snd_una + win).
+        let mut win = self.window.cwnd.min(self.cfg.max_window as f64) as u32;
+        if self.cfg.limited_transmit && !self.in_recovery && self.dupacks < self.cfg.dupack_threshold {
+            win += self.dupacks.min(2); // RFC 3042
+        }
+        if self.syn_pending() {
+            win = win.min(1);
+        }
+        let limit = self.snd_una.saturating_add(win.max(1));
+        while self.snd_nxt < limit {
+            if self.snd_nxt < self.snd_max {
+                // Go-back-N after a timeout; skip what the receiver reports holding.
+                let seq = self.snd_nxt;
+                self.snd_nxt += 1;
+                if self.seg(seq).flags & SACKED == 0 {
+                    self.retransmit(now, seq, false, out);
+                }
+            } else if self.may_send_new() {
+                self.send_new(now, out);
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// RFC 6675 NextSeg() rule 1: the lowest lost segment not yet retransmitted.
+    fn next_lost(&mut self) -> Option<Seq> {
+        self.retx_scan = self.retx_scan.max(self.snd_una);
+        while self.retx_scan < self.lost_scan {
+            let flags = self.seg(self.retx_scan).flags;
+            if flags & LOST != 0 && flags & (SACKED | RETX_IN_FLIGHT) == 0 {
+                return Some(self.retx_scan);
+            }
+            self.retx_scan += 1;
+        }
+        None
+    }
+
+    /// RFC 6675 IsLost(): a segment is lost once DupThresh segments above it are SACKed.
+    /// SACKed-above counts only fall as the scan moves up, so the lost holes form a
+    /// prefix and one forward scan per recovery suffices.
+    fn update_lost_marks(&mut self) {
+        let threshold = self.cfg.dupack_threshold;
+        while self.lost_scan < self.snd_max {
+            let flags = self.seg(self.lost_scan).flags;
+            let is_sacked = flags & SACKED != 0;
+            let sacked_above = self.sacked - self.sacked_below_lost_scan - is_sacked as u32;
+            if sacked_above < threshold {
+                break;
+            }
+            if !is_sacked && flags & LOST == 0 {
+                self.seg_mut(self.lost_scan).flags |= LOST;
+                self.lost += 1;
+            }
+            self.sacked_below_lost_scan += is_sacked as u32;
+            self.lost_scan += 1;
+        }
+    }
+
+    fn mark_sacked(&mut self, blocks: &[(Seq, Seq)]) -> u32 {
+        let mut newly = 0;
+        for &(start, end) in blocks {
+            let from = start.max(self.snd_una);
+            let to = end.min(self.snd_max);
+            for seq in from..to {
+                let lost_scan = self.lost_scan;
+                let seg = self.seg_mut(seq);
+                if seg.flags & SACKED != 0 {
+                    continue;
+                }
+                let flags = seg.flags;
+                seg.flags = (flags | SACKED) & !(LOST | RETX_IN_FLIGHT);
+                newly += 1;
+                self.sacked += 1;
+                if flags & LOST != 0 {
+                    self.lost -= 1;
+                }
+                if flags & RETX_IN_FLIGHT != 0 {
+                    self.retx_in_flight -= 1;
+                }
+                if seq < lost_scan {
+                    self.sacked_below_lost_scan += 1;
+                }
+            }
+        }
+        newly
+    }
+
+    /// Drop state for segments below `cumulative`; returns (segments, previously SACKed).
+    fn advance_una(&mut self, cumulative: Seq) -> (u32, u32) {
+        let mut previously_sacked = 0;
+        let count = cumulative - self.snd_una;
+        for _ in 0..count {
+            let seq = self.snd_una;
+            let seg = self.board.pop_front().expect("acked segment is on the board");
+            if seg.flags & SACKED != 0 {
+                self.sacked -= 1;
+                previously_sacked += 1;
+                if seq < self.lost_scan {
+                    self.sacked_below_lost_scan -= 1;
+                }
+            }
+            if seg.flags & LOST != 0 {
+                self.lost -= 1;
+            }
+            if seg.flags & RETX_IN_FLIGHT != 0 {
+                self.retx_in_flight -= 1;
+            }
+            self.snd_una += 1;
+        }
+        self.snd_nxt = self.snd_nxt.max(self.snd_una);
+        if self.lost_scan < self.snd_una {
+            self.lost_scan = self.snd_una;
+            self.sacked_below_lost_scan = 0;
+        }
+        (count, previously_sacked)
+    }
+
+    fn congestion_event(&self, now: Time, signal: CongestionSignal) -> CongestionEvent {
+        CongestionEvent {
+            now,
+            signal,
+            flight_size: self.outstanding(),
+            in_slow_start: self.window.cwnd < self.window.ssthresh,
+            first_reduction: self.reductions == 0,
+        }
+    }
+
+    pub fn on_ack(&mut self, now: Time, ack: &AckInfo, out: &mut Vec<Transmission>) {
+        if ack.cumulative < self.snd_una || ack.cumulative > self.snd_max {
+            return; // stale or corrupt
+        }
+        let newly_sacked = if self.cfg.recovery == Recovery::Sack { self.mark_sacked(ack.sack_blocks()) } else { 0 };
+        let mut sample = AckSample { now, ece: ack.ece, segments_sacked: newly_sacked, ..Default::default() };
+
+        if ack.cumulative > self.snd_una {
+            let syn_acked = self.syn_pending();
+            let newest = ack.cumulative - 1;
+            let newest_seg = *self.seg(newest);
+            if newest_seg.flags & RETRANSMITTED == 0 {
+                sample.rtt = Some(now - newest_seg.sent_at);
+                self.last_rtt = sample.rtt;
+            }
+            if let Some((probe, sent_at)) = self.rtt_probe {
+                if ack.cumulative > probe {
+                    self.rto.on_sample(now - sent_at);
+                    self.rtt_probe = None;
+                }
+            }
+            let (acked, previously_sacked) = self.advance_una(ack.cumulative);
+            self.delivered += (acked - previously_sacked) as u64;
+            sample.segments_acked = acked;
+            self.dupacks = 0;
+            if self.in_recovery {
+                if ack.cumulative >= self.recovery_point {
+                    self.in_recovery = false;
+                    self.window.cwnd = self.window.ssthresh; // RFC 6582 §3.2 step 3 (full ACK)
+                } else if self.cfg.recovery == Recovery::Newreno {
+                    // RFC 6582 §3.2 step 3 (partial ACK): retransmit, deflate, add back one.
+                    let seq = self.snd_una;
+                    self.retransmit(now, seq, false, out);
+                    self.window.cwnd = (self.window.cwnd - acked as f64 + 1.0).max(1.0);
+                }
+            } else if !syn_acked {
+                self.delivered += newly_sacked as u64;
+                sample.delivered = self.delivered;
+                sample.in_flight = self.pipe();
+                self.cc.on_ack(&mut self.window, &sample);
+                if self.snd_una >= self.round_end {
+                    self.cc.on_round(&mut self.window, now);
+                    self.round_end = self.snd_max;
+                }
+            }
+            // RFC 6298 §5.2–5.3
+            self.timer_deadline = if self.snd_una < self.snd_max { Some(now + self.rto.current()) } else { None };
+        } else if self.snd_una < self.snd_max {
+            self.delivered += newly_sacked as u64;
+            self.dupacks += 1;
+            if self.in_recovery {
+                if self.cfg.recovery == Recovery::Newreno {
+                    self.window.cwnd += 1.0; // RFC 6582 step 4: inflate per duplicate
+                }
+            } else if self.dupacks == self.cfg.dupack_threshold
+                && self.timeout_recover.map_or(true, |recover| ack.cumulative > recover)
+            {
+                self.enter_recovery(now, out);
+            }
+        }
+
+        if self.cfg.ecn && ack.ece && !self.in_recovery && self.snd_una > self.ecn_recover {
+            // RFC 3168 §6.1.2: react to ECE at most once per window of data.
+            let event = self.congestion_event(now, CongestionSignal::EcnEcho);
+            let r = self.cc.on_congestion(&self.window, &event);
+            self.window = crate::cc::Window { cwnd: r.cwnd.max(1.0), ssthresh: r.ssthresh };
+            self.reductions += 1;
+            self.ecn_recover = self.snd_max;
+            self.pending_cwr = true;
+            self.stats.ecn_reductions += 1;
+        }
+        if self.in_recovery && newly_sacked > 0 {
+            self.update_lost_marks();
+        }
+        self.try_send(now, out);
+    }
+
+    fn enter_recovery(&mut self, now: Time, out: &mut Vec<Transmission>) {
+        let event = self.congestion_event(now, CongestionSignal::FastRetransmit);
+        let r = self.cc.on_congestion(&self.window, &event);
+        self.reductions += 1;
+        self.stats.fast_recoveries += 1;
+        self.window.ssthresh = r.ssthresh;
+        self.in_recovery = true;
+        self.recovery_point = self.snd_max;
+        // Restart the timer so the retransmission gets a full RTO (as ns-2 and Linux do);
+        // otherwise a queue near the RTO floor makes every recovery end in a timeout.
+        self.timer_deadline = Some(now + self.rto.current());
+        let seq = self.snd_una;
+        match self.cfg.recovery {
+            Recovery::Sack => {
+                self.window.cwnd = r.cwnd;
+                if self.seg(seq).flags & (SACKED | LOST) == 0 {
+                    self.seg_mut(seq).flags |= LOST;
+                    self.lost += 1;
+                }
+                self.lost_scan = self.snd_una;
+                self.sacked_below_lost_scan = 0;
+                self.retx_scan = self.snd_una;
+                self.update_lost_marks();
+                self.lost_scan = self.lost_scan.max(seq + 1);
+                self.retransmit(now, seq, true, out);
+            }
+            Recovery::Newreno => {
+                self.window.cwnd = r.cwnd + self.cfg.dupack_threshold as f64;
+                self.retransmit(now, seq, false, out);
+            }
+        }
+    }
+
+    /// The retransmission timer fired at `now` (it may be stale: check the deadline).
+    pub fn on_timer(&mut self, now: Time, out: &mut Vec<Transmission>) {
+        match self.timer_deadline {
+            Some(deadline) if deadline <= now => {}
+            _ => return,
+        }
+        self.stats.timeouts += 1;
+        if std::env::var("CCLAB_DEBUG").is_ok() {
+            eprintln!("TIMEOUT t={:.3} rec={} una={} nxt={} max={} cwnd={:.1} ssth={:.1} pipe={} sacked={} lost={} rif={} rto={} dup={} lost_scan={} retx_scan={} rp={}",
+                now as f64/1e9, self.in_recovery, self.snd_una, self.snd_nxt, self.snd_max, self.window.cwnd, self.window.ssthresh,
+                self.pipe(), self.sacked, self.lost, self.retx_in_flight, self.rto.current(), self.dupacks, self.lost_scan, self.retx_scan, self.recovery_point);
+        }
+        let event = self.congestion_event(now, CongestionSignal::Timeout);
+        let r = self.cc.on_congestion(&self.window, &event);
+        self.reductions += 1;
+        self.window = Window { cwnd: r.cwnd, ssthresh: r.ssthresh };
+        self.rto.back_off();
+        // RFC 6675 §5.1: forget SACK information; resend from the first unacknowledged.
+        for seg in self.board.iter_mut() {
+            seg.flags &= RETRANSMITTED;
+        }
+        self.sacked = 0;
+        self.lost = 0;
+        self.retx_in_flight = 0;
+        self.lost_scan = self.snd_una;
+        self.sacked_below_lost_scan = 0;
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.timeout_recover = Some(self.snd_max);
+        self.snd_nxt = self.snd_una;
+        self.rtt_probe = None;
+        self.timer_deadline = None;
+        self.try_send(now, out);
+        self.timer_deadline = Some(now + self.rto.current());
+    }
+}
