@@ -27,6 +27,8 @@ struct Flow {
     rto_event_at: Option<Time>,
     delack_event_at: Option<Time>,
     delivered_bins: Vec<u64>,
+    /// Data segments delivered in order to the application by the end of the run.
+    delivered_by_horizon: u64,
     trace: Option<FlowTrace>,
 }
 
@@ -51,6 +53,8 @@ pub struct Simulation {
 struct Counts {
     data_sent: u64,
     data_received: u64,
+    /// Data packets a receiver took ahead of time whose arrival is after the horizon.
+    data_received_late: u64,
     acks_sent: u64,
     acks_received: u64,
     data_dropped: u64,
@@ -104,10 +108,21 @@ impl Simulation {
                 rto_event_at: None,
                 delack_event_at: None,
                 delivered_bins: vec![0; bins],
+                delivered_by_horizon: 0,
                 trace,
             });
         }
+        // A receiver without delayed ACKs has no timer: it is a function of its arrivals
+        // alone, so it can process each segment as soon as its arrival time is known.
+        let mut eager_route = vec![false; network.routes.len()];
+        for flow in flows.iter().filter(|f| !f.receiver.has_timer()) {
+            eager_route[flow.data_route as usize] = true;
+        }
+        let pass_through = network.pass_through_links(|route| eager_route[route as usize]);
         let mut links = network.links;
+        for link in pass_through {
+            links[link as usize].pass_through = true;
+        }
         if scenario.trace.queue {
             links[network.bottleneck as usize].queue_trace = Some(Vec::new());
         }
@@ -154,8 +169,7 @@ impl Simulation {
     }
 
     fn on_link_arrival(&mut self, now: Time, link: LinkId) {
-        let packets = &self.packets;
-        let (id, next) = self.links[link as usize].take_arrival(|p| packets.get(p).size);
+        let (id, next) = self.links[link as usize].take_arrival();
         if let Some(at) = next {
             self.events.schedule(at, Event::LinkArrival(link));
         }
@@ -170,28 +184,55 @@ impl Simulation {
         }
     }
 
-    fn offer(&mut self, now: Time, link: LinkId, id: PacketId) {
-        let size = self.packets.get(id).size;
-        match self.links[link as usize].offer(now, id, size) {
-            Admission::Admitted { schedule: Some(at) } => self.events.schedule(at, Event::LinkArrival(link)),
-            Admission::Admitted { schedule: None } => {}
-            Admission::Dropped | Admission::Lost => {
-                match self.packets.get(id).kind {
-                    PacketKind::Ack => self.counts.acks_dropped += 1,
-                    PacketKind::Data => self.counts.data_dropped += 1,
-                    PacketKind::Syn => {}
+    /// Offer a packet to a link at `now`; through pass-through links it goes on at once
+    /// to the next link, at the (future) time it will reach it.
+    fn offer(&mut self, mut now: Time, mut link: LinkId, id: PacketId) {
+        loop {
+            let size = self.packets.get(id).size;
+            match self.links[link as usize].offer(now, id, size) {
+                Admission::Admitted { arrives, schedule } => {
+                    if let Some(at) = schedule {
+                        self.events.schedule(at, Event::LinkArrival(link));
+                    }
+                    if !self.links[link as usize].pass_through {
+                        return;
+                    }
+                    let packet = self.packets.get_mut(id);
+                    packet.hop += 1;
+                    match self.routes[packet.route as usize].get(packet.hop as usize) {
+                        Some(&next) => link = next,
+                        None => return self.deliver(arrives, id),
+                    }
+                    now = arrives;
                 }
-                self.packets.free(id);
+                Admission::Dropped | Admission::Lost => {
+                    match self.packets.get(id).kind {
+                        PacketKind::Ack => self.counts.acks_dropped += 1,
+                        PacketKind::Data => self.counts.data_dropped += 1,
+                        PacketKind::Syn => {}
+                    }
+                    self.packets.free(id);
+                    return;
+                }
             }
         }
     }
 
+    /// A packet reaches its destination host at `now` (for an eager receiver, a time
+    /// that may lie ahead of the engine's clock, and even past the horizon).
     fn deliver(&mut self, now: Time, id: PacketId) {
         let packet = *self.packets.get(id);
         let f = packet.flow;
+        let in_run = now <= self.horizon;
         match packet.kind {
             PacketKind::Data | PacketKind::Syn => {
-                self.counts.data_received += (packet.kind == PacketKind::Data) as u64;
+                if packet.kind == PacketKind::Data {
+                    if in_run {
+                        self.counts.data_received += 1;
+                    } else {
+                        self.counts.data_received_late += 1;
+                    }
+                }
                 let flow = &mut self.flows[f as usize];
                 let receipt = flow.receiver.on_segment(
                     now,
@@ -199,11 +240,11 @@ impl Simulation {
                     packet.ecn & ecn::CE != 0,
                     packet.ecn & ecn::CWR != 0,
                 );
-                if receipt.delivered > 0 {
-                    let bin = (now / self.bin_width) as usize;
-                    if let Some(slot) = flow.delivered_bins.get_mut(bin) {
-                        *slot += receipt.delivered as u64 * self.payload_bytes as u64;
-                    }
+                if receipt.delivered > 0 && in_run {
+                    // The last bin also takes deliveries at exactly the horizon.
+                    let bin = ((now / self.bin_width) as usize).min(flow.delivered_bins.len() - 1);
+                    flow.delivered_bins[bin] += receipt.delivered as u64 * self.payload_bytes as u64;
+                    flow.delivered_by_horizon += receipt.delivered as u64;
                 }
                 match receipt.ack {
                     // The data packet's slot becomes the ACK: no allocation.
@@ -316,7 +357,7 @@ impl Simulation {
         let mut flows = Vec::with_capacity(self.flows.len());
         for (id, flow) in self.flows.iter().enumerate() {
             let stats = flow.sender.stats;
-            let delivered = flow.receiver.delivered_segments();
+            let delivered = flow.delivered_by_horizon;
             flows.push(FlowMetrics {
                 id: id as u32,
                 group: self.scenario.group_name(flow.group),
@@ -348,9 +389,7 @@ impl Simulation {
             .collect();
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_mbps).collect();
         let bottleneck = &self.links[self.bottleneck as usize];
-        let packets = &self.packets;
-        let bottleneck_bytes =
-            bottleneck.stats.bytes_sent + bottleneck.transmitted_bytes_held(self.horizon, |p| packets.get(p).size);
+        let bottleneck_bytes = bottleneck.stats.bytes_sent + bottleneck.transmitted_bytes_held(self.horizon);
         let system = SystemMetrics {
             goodput_mbps: goodputs.iter().sum(),
             throughput_mbps: flows.iter().map(|f| f.throughput_mbps).sum(),
@@ -380,7 +419,7 @@ impl Simulation {
             data_sent: self.counts.data_sent,
             data_received: self.counts.data_received,
             data_dropped: self.counts.data_dropped,
-            data_in_flight,
+            data_in_flight: data_in_flight + self.counts.data_received_late,
             acks_sent: self.counts.acks_sent,
             acks_received: self.counts.acks_received,
             acks_dropped: self.counts.acks_dropped,

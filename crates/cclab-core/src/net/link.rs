@@ -8,6 +8,12 @@
 //! and the engine keeps a single pending event per link: the head's arrival (as htsim's
 //! pipes do). The queue length an arriving packet sees is the number of held packets
 //! whose transmission has not started yet.
+//!
+//! A *pass-through* link feeds only links that have no other input (the dumbbell's
+//! bottleneck feeds each flow's own access link). Its packets' arrival times are
+//! final at admission, so the engine hands each packet on at once, stamped with its
+//! future arrival time, and the link keeps only the timing it needs for its own queue
+//! (no events, no packet ids).
 use super::loss::LossModel;
 use super::PacketId;
 use crate::sim::{Rate, Time};
@@ -16,6 +22,7 @@ use std::collections::VecDeque;
 #[derive(Clone, Copy, Debug)]
 struct Held {
     packet: PacketId,
+    bytes: u32,
     tx_start: Time,
     arrives: Time,
 }
@@ -39,6 +46,8 @@ pub struct Link {
     /// Queue limit in packets, counting the packet being transmitted (as ns-2 DropTail).
     pub limit: u32,
     pub loss: Option<LossModel>,
+    /// Hands packets on at admission (see the module docs); never has events.
+    pub pass_through: bool,
     held: VecDeque<Held>,
     /// Index (counted from the first packet ever admitted) of the first held packet whose
     /// transmission has not started at the latest arrival time seen.
@@ -54,9 +63,9 @@ pub struct Link {
 /// What happened to a packet offered to a link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Admission {
-    /// Admitted; if `schedule` is set the link had nothing in flight and the engine must
-    /// schedule its arrival event at that time.
-    Admitted { schedule: Option<Time> },
+    /// Admitted; the packet reaches the far end at `arrives`. If `schedule` is set the
+    /// link had nothing in flight and the engine must schedule its arrival event then.
+    Admitted { arrives: Time, schedule: Option<Time> },
     /// The queue was full.
     Dropped,
     /// The loss model ate it.
@@ -70,6 +79,7 @@ impl Link {
             delay,
             limit,
             loss,
+            pass_through: false,
             held: VecDeque::new(),
             waiting_from: 0,
             admitted_total: 0,
@@ -96,6 +106,11 @@ impl Link {
     /// Offer a packet of `bytes` at time `now`.
     #[inline]
     pub fn offer(&mut self, now: Time, packet: PacketId, bytes: u32) -> Admission {
+        if self.pass_through {
+            while self.held.front().is_some_and(|h| h.arrives <= now) {
+                self.remove_head();
+            }
+        }
         self.stats.arrivals += 1;
         if self.loss.as_mut().is_some_and(|m| m.drops()) {
             self.stats.loss_drops += 1;
@@ -118,38 +133,40 @@ impl Link {
         self.stats.admitted += 1;
         self.stats.queueing_delay_sum += (tx_start - now) as u128;
         let arrives = tx_end + self.delay;
-        self.held.push_back(Held { packet, tx_start, arrives });
+        self.held.push_back(Held { packet, bytes, tx_start, arrives });
         self.admitted_total += 1;
-        let schedule = if self.held.len() == 1 { Some(arrives) } else { None };
-        Admission::Admitted { schedule }
+        let schedule = if self.held.len() == 1 && !self.pass_through { Some(arrives) } else { None };
+        Admission::Admitted { arrives, schedule }
     }
 
-    /// The head packet reaches the far end now. Returns it and the time of the next
-    /// arrival to schedule, if any.
-    #[inline]
-    pub fn take_arrival(&mut self, bytes_of: impl Fn(PacketId) -> u32) -> (PacketId, Option<Time>) {
-        let head = self.held.pop_front().expect("link event with a packet in flight");
+    fn remove_head(&mut self) -> Held {
+        let head = self.held.pop_front().expect("a held packet");
         self.removed_total += 1;
         if self.waiting_from < self.removed_total {
             self.waiting_from = self.removed_total;
         }
         self.stats.departures += 1;
-        self.stats.bytes_sent += bytes_of(head.packet) as u64;
+        self.stats.bytes_sent += head.bytes as u64;
+        head
+    }
+
+    /// The head packet reaches the far end now. Returns it and the time of the next
+    /// arrival to schedule, if any.
+    #[inline]
+    pub fn take_arrival(&mut self) -> (PacketId, Option<Time>) {
+        let head = self.remove_head();
         (head.packet, self.held.front().map(|h| h.arrives))
     }
 
-    /// Packets held (queued, in transmission or propagating) and their ids.
+    /// Packets this link holds (queued, in transmission or propagating); none for a
+    /// pass-through link, whose packets are already held downstream.
     pub fn in_flight(&self) -> impl Iterator<Item = PacketId> + '_ {
-        self.held.iter().map(|h| h.packet)
+        self.held.iter().filter(|_| !self.pass_through).map(|h| h.packet)
     }
 
     /// Bytes of held packets whose transmission had ended by `horizon` (still propagating).
-    pub fn transmitted_bytes_held(&self, horizon: Time, bytes_of: impl Fn(PacketId) -> u32) -> u64 {
-        self.held
-            .iter()
-            .filter(|h| h.arrives - self.delay <= horizon)
-            .map(|h| bytes_of(h.packet) as u64)
-            .sum()
+    pub fn transmitted_bytes_held(&self, horizon: Time) -> u64 {
+        self.held.iter().filter(|h| h.arrives - self.delay <= horizon).map(|h| h.bytes as u64).sum()
     }
 }
 
@@ -171,16 +188,16 @@ mod tests {
         assert_eq!(admitted, 3);
         assert_eq!(link.stats.queue_drops, 7);
         // at t = 1 ms the first has left the transmitter: one more fits
-        assert!(matches!(link.offer(1_000_000, 10, 1000), Admission::Admitted { schedule: None }));
+        assert!(matches!(link.offer(1_000_000, 10, 1000), Admission::Admitted { schedule: None, .. }));
         assert_eq!(link.offer(1_000_000, 11, 1000), Admission::Dropped);
     }
 
     #[test]
     fn arrivals_are_serialisation_plus_delay() {
         let mut link = Link::new(Rate(8_000_000), 5_000_000, 100, None);
-        assert_eq!(link.offer(0, 0, 1000), Admission::Admitted { schedule: Some(6_000_000) });
-        assert_eq!(link.offer(0, 1, 1000), Admission::Admitted { schedule: None });
-        let (p, next) = link.take_arrival(|_| 1000);
+        assert_eq!(link.offer(0, 0, 1000), Admission::Admitted { arrives: 6_000_000, schedule: Some(6_000_000) });
+        assert_eq!(link.offer(0, 1, 1000), Admission::Admitted { arrives: 7_000_000, schedule: None });
+        let (p, next) = link.take_arrival();
         assert_eq!((p, next), (0, Some(7_000_000)));
         assert_eq!(link.stats.queueing_delay_sum, 1_000_000);
     }

@@ -32,6 +32,37 @@ pub struct AccessDelays {
 }
 
 impl Network {
+    /// Links whose every packet goes on to a link fed by nothing else, or to a host
+    /// that `eager_end(route)` says can take packets ahead of time: such links hand
+    /// packets on at admission (see `net::link`).
+    pub fn pass_through_links(&self, eager_end: impl Fn(RouteId) -> bool) -> Vec<LinkId> {
+        const HOST: LinkId = LinkId::MAX;
+        // The one upstream of each link (HOST if a route starts there); None if several.
+        let mut upstream: Vec<Option<Option<LinkId>>> = vec![None; self.links.len()];
+        for route in &self.routes {
+            for (hop, &link) in route.iter().enumerate() {
+                let from = if hop == 0 { HOST } else { route[hop - 1] };
+                let slot = &mut upstream[link as usize];
+                *slot = match *slot {
+                    None => Some(Some(from)),
+                    Some(Some(prev)) if prev == from => Some(Some(prev)),
+                    _ => Some(None),
+                };
+            }
+        }
+        let mut pass_through = vec![true; self.links.len()];
+        for (id, route) in self.routes.iter().enumerate() {
+            for (hop, &link) in route.iter().enumerate() {
+                let ok = match route.get(hop + 1) {
+                    Some(&next) => upstream[next as usize] == Some(Some(link)),
+                    None => eager_end(id as RouteId),
+                };
+                pass_through[link as usize] &= ok;
+            }
+        }
+        (0..self.links.len() as LinkId).filter(|&link| pass_through[link as usize]).collect()
+    }
+
     fn add_link(&mut self, scenario: &Scenario, spec: &LinkSpec, delay: Duration, forward: bool) -> LinkId {
         let id = self.links.len() as LinkId;
         let loss_spec = if forward { spec.loss.as_ref() } else { spec.reverse_loss.as_ref() };

@@ -85,8 +85,9 @@ impl Rate {
     }
     /// Time to serialise `bytes` onto a link of this rate, rounded up to whole ns.
     pub fn transmission_time(self, bytes: u32) -> u64 {
-        let bits_ns = bytes as u128 * 8 * NS_PER_SEC as u128;
-        bits_ns.div_ceil(self.0 as u128) as u64
+        // u64 suffices: 2^32 bytes × 8e9 would overflow, but packets are < 2^24 bytes.
+        let bits_ns = bytes as u64 * 8 * NS_PER_SEC;
+        bits_ns.div_ceil(self.0)
     }
 }
 

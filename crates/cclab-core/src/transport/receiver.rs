@@ -49,6 +49,11 @@ impl TcpReceiver {
         self.rcv_nxt
     }
 
+    /// Whether this receiver ever needs a timer (delayed ACKs).
+    pub fn has_timer(&self) -> bool {
+        self.delayed_ack.is_some()
+    }
+
     pub fn delayed_ack_deadline(&self) -> Option<Time> {
         self.delayed_ack_deadline
     }
