@@ -377,9 +377,18 @@ impl Scenario {
         Ok(scenario)
     }
 
+    /// Parse TOML, then validate exactly as JSON input is (one schema, one error format).
     pub fn from_toml_str(text: &str) -> Result<Scenario, ScenarioError> {
-        let d = toml::Deserializer::new(text);
-        let scenario: Scenario = deserialize_with_path(d).map_err(ScenarioError)?;
+        let table: toml::Table = toml::from_str(text).map_err(|e| {
+            let position = e.span().map(|span| {
+                let line = text[..span.start].matches('\n').count() + 1;
+                let column = span.start - text[..span.start].rfind('\n').map_or(0, |i| i + 1) + 1;
+                format!("line {line}, column {column}: ")
+            });
+            ScenarioError(format!("{}{}", position.unwrap_or_default(), e.message().trim()))
+        })?;
+        let value = serde_json::to_value(table).map_err(|e| ScenarioError(e.to_string()))?;
+        let scenario: Scenario = deserialize_with_path(value).map_err(ScenarioError)?;
         scenario.validate()?;
         Ok(scenario)
     }

@@ -59,6 +59,7 @@ struct Counts {
     acks_received: u64,
     data_dropped: u64,
     acks_dropped: u64,
+    syn_dropped: u64,
 }
 
 /// Extra ACK bytes per SACK block (ns-2 TCPSink/Sack1: 8).
@@ -209,7 +210,7 @@ impl Simulation {
                     match self.packets.get(id).kind {
                         PacketKind::Ack => self.counts.acks_dropped += 1,
                         PacketKind::Data => self.counts.data_dropped += 1,
-                        PacketKind::Syn => {}
+                        PacketKind::Syn => self.counts.syn_dropped += 1,
                     }
                     self.packets.free(id);
                     return;
@@ -372,6 +373,8 @@ impl Simulation {
                 start_s: flow.start as f64 / NS_PER_SEC as f64,
                 stop_s: flow.stop.map(|t| t as f64 / NS_PER_SEC as f64),
                 base_rtt_ms: flow.base_rtt as f64 / 1e6,
+                mean_rtt_ms: (stats.rtt.samples > 0).then(|| stats.rtt.rtt_ns / stats.rtt.samples as f64 / 1e6),
+                mean_rto_ms: (stats.rtt.samples > 0).then(|| stats.rtt.rto_ns / stats.rtt.samples as f64 / 1e6),
             });
         }
         let groups = (0..self.scenario.flows.len())
@@ -424,6 +427,8 @@ impl Simulation {
             acks_received: self.counts.acks_received,
             acks_dropped: self.counts.acks_dropped,
             acks_in_flight,
+            syn_dropped: self.counts.syn_dropped,
+            all_drops: self.links.iter().map(|l| l.stats.queue_drops + l.stats.loss_drops).sum(),
         };
         let traces = (self.scenario.trace.flows || self.scenario.trace.queue).then(|| Traces {
             flows: self.flows.iter().filter_map(|f| f.trace.clone()).collect(),

@@ -44,6 +44,10 @@ pub struct FlowMetrics {
     pub start_s: f64,
     pub stop_s: Option<f64>,
     pub base_rtt_ms: f64,
+    /// Mean of the RTT samples the RTO estimator took (one per RTT, Karn's rule).
+    pub mean_rtt_ms: Option<f64>,
+    /// Mean RTO (before back-off) after each of those samples: the T0 of Eq. 1.
+    pub mean_rto_ms: Option<f64>,
 }
 
 /// Data-packet accounting: sent = received + dropped + in flight.
@@ -57,6 +61,10 @@ pub struct Conservation {
     pub acks_received: u64,
     pub acks_dropped: u64,
     pub acks_in_flight: u64,
+    /// SYN-like first packets dropped (neither data nor ACK).
+    pub syn_dropped: u64,
+    /// Drops by every queue and loss model of every link, all packet kinds.
+    pub all_drops: u64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]

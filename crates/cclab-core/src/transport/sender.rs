@@ -23,7 +23,7 @@ pub struct Transmission {
     pub cwr: bool,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SenderStats {
     /// Data segments put on the wire, retransmissions included (SYN excluded).
     pub data_packets_sent: u64,
@@ -31,6 +31,7 @@ pub struct SenderStats {
     pub timeouts: u64,
     pub fast_recoveries: u64,
     pub ecn_reductions: u64,
+    pub rtt: RttSums,
 }
 
 const SACKED: u8 = 1;
@@ -86,6 +87,14 @@ pub struct TcpSender {
     started: bool,
     last_rtt: Option<Time>,
     pub stats: SenderStats,
+}
+
+/// Sums for mean RTT and RTO, sampled at each RTO-estimator update.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RttSums {
+    pub samples: u64,
+    pub rtt_ns: f64,
+    pub rto_ns: f64,
 }
 
 impl TcpSender {
@@ -387,6 +396,9 @@ impl TcpSender {
             if let Some((probe, sent_at)) = self.rtt_probe {
                 if ack.cumulative > probe {
                     self.rto.on_sample(now - sent_at);
+                    self.stats.rtt.samples += 1;
+                    self.stats.rtt.rtt_ns += (now - sent_at) as f64;
+                    self.stats.rtt.rto_ns += self.rto.current() as f64;
                     self.rtt_probe = None;
                 }
             }

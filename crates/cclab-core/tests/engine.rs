@@ -1,0 +1,120 @@
+//! Whole-engine checks: packet conservation, determinism, and scenario errors.
+use cclab_core::{run, Scenario};
+
+fn scenario(extra_flows: &str, topology_extra: &str, duration: &str) -> Scenario {
+    let text = format!(
+        r#"
+name = "t"
+duration = "{duration}"
+seed = 3
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "10Mbps", delay = "25ms", buffer = 30 {topology_extra} }}
+source_access = {{ rate = "100Mbps", delay = "5ms" }}
+sink_access = {{ rate = "10Mbps", delay = "5ms", loss = {{ model = "bernoulli", rate = 0.01 }}, reverse_loss = {{ model = "bernoulli", rate = 0.005 }} }}
+{extra_flows}
+"#
+    );
+    Scenario::from_toml_str(&text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+const MIXED_FLOWS: &str = r#"
+[[flows]]
+group = "smooth"
+count = 5
+cc = { algorithm = "aimd", alpha = "friendly", beta = 0.875 }
+start = { random = "2s" }
+[[flows]]
+group = "newreno-delack"
+count = 4
+cc = "reno"
+tcp = { recovery = "newreno", delayed_ack = true }
+start = { stagger = "1s" }
+stop = "7s"
+[[flows]]
+group = "responsive"
+count = 3
+cc = { algorithm = "aimd", alpha = 1.25, beta = 0.25, decrease = "ns2" }
+source_delay = "40ms"
+"#;
+
+#[test]
+fn packets_are_conserved() {
+    for duration in ["0.5s", "3s", "10s"] {
+        let result = run(scenario(MIXED_FLOWS, "", duration)).unwrap();
+        let c = &result.conservation;
+        assert!(c.data_sent > 100, "{c:?}");
+        assert_eq!(c.data_sent, c.data_received + c.data_dropped + c.data_in_flight, "{duration}: {c:?}");
+        assert_eq!(c.acks_sent, c.acks_received + c.acks_dropped + c.acks_in_flight, "{duration}: {c:?}");
+        assert_eq!(c.data_dropped + c.acks_dropped + c.syn_dropped, c.all_drops, "every drop is counted once");
+        assert!(result.system.bottleneck_drops + result.system.loss_model_drops <= c.all_drops);
+        // goodput never exceeds what was delivered, nor delivery what was sent
+        for f in &result.flows {
+            assert!(f.delivered_packets <= f.data_packets_sent, "{f:?}");
+        }
+    }
+}
+
+#[test]
+fn same_seed_same_result_bit_for_bit() {
+    let a = serde_json::to_string(&run(scenario(MIXED_FLOWS, "", "5s")).unwrap()).unwrap();
+    let b = serde_json::to_string(&run(scenario(MIXED_FLOWS, "", "5s")).unwrap()).unwrap();
+    assert_eq!(a, b);
+    let mut other = scenario(MIXED_FLOWS, "", "5s");
+    other.seed = 4;
+    let c = serde_json::to_string(&run(other).unwrap()).unwrap();
+    assert_ne!(a, c, "the seed must matter with random loss and random starts");
+}
+
+#[test]
+fn bins_add_up_to_goodput() {
+    let result = run(scenario(MIXED_FLOWS, "", "10s")).unwrap();
+    for (flow, bins) in result.flows.iter().zip(&result.bins.delivered_bytes) {
+        assert_eq!(bins.len(), 10);
+        let bytes: u64 = bins.iter().sum();
+        let mbps = bytes as f64 * 8.0 / 10.0 / 1e6;
+        assert!((mbps - flow.goodput_mbps).abs() < 1e-9, "{mbps} vs {}", flow.goodput_mbps);
+    }
+}
+
+#[test]
+fn stopped_flows_send_nothing_new() {
+    let result = run(scenario(MIXED_FLOWS, "", "10s")).unwrap();
+    for (flow, bins) in result.flows.iter().zip(&result.bins.delivered_bytes) {
+        if flow.group == "newreno-delack" {
+            // stop at 7 s: after the last repairs (a few RTTs) nothing more arrives
+            assert_eq!(bins[9], 0, "{flow:?}");
+            assert!(bins[..6].iter().sum::<u64>() > 0);
+        }
+    }
+}
+
+#[test]
+fn scenario_errors_name_the_field() {
+    let cases = [
+        ("bottleneck = { rate = \"-5Mbps\"", "topology.bottleneck.rate"),
+        ("cc = { algorithm = \"aimd\", beta = 1.5 }", "flows[0].cc.beta: 1.5 is outside (0, 1)"),
+        ("cc = \"cubicx\"", "flows[0].cc: unknown algorithm \"cubicx\""),
+        ("count = 0", "flows[0].count"),
+        ("tcp = { recovry = \"sack\" }", "flows[0].tcp.recovry: unknown field"),
+    ];
+    for (fragment, expected) in cases {
+        let text = r#"
+duration = "1s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "10Mbps", delay = "25ms" }
+source_access = { rate = "10Mbps", delay = "5ms" }
+sink_access = { rate = "10Mbps", delay = "5ms" }
+[[flows]]
+"#;
+        let text = if fragment.starts_with("bottleneck") {
+            text.replace("bottleneck = { rate = \"10Mbps\"", fragment)
+        } else {
+            format!("{text}{fragment}\n")
+        };
+        let err = Scenario::from_toml_str(&text).unwrap_err().0;
+        assert!(err.contains(expected), "{err:?} should contain {expected:?}");
+        assert!(!err.contains('\n'), "one line: {err:?}");
+    }
+}
