@@ -5,7 +5,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-create_exception!(_core, ScenarioError, PyValueError, "A scenario failed validation.");
+create_exception!(cclab._core, ScenarioError, PyValueError, "A scenario failed validation.");
 
 fn to_py(err: CoreError) -> PyErr {
     ScenarioError::new_err(err.0)

@@ -46,10 +46,13 @@ impl<'de> Deserialize<'de> for Alpha {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DecreaseStyle {
-    /// Every cut multiplies by β (the GAIMD model).
-    #[default]
+    /// Every cut multiplies by β (the GAIMD model). Beware: after the first slow start
+    /// overshoots (cwnd ≈ 2× what the path holds), a β near 1 barely cuts and the flow
+    /// often ends in a timeout.
     Gaimd,
-    /// As ns-2.35: ½ for the first cut, in slow start and on timeouts; β otherwise.
+    /// As ns-2.35 (the simulator of all four papers), the default: ½ for the first cut,
+    /// for cuts in slow start and on timeouts; β otherwise.
+    #[default]
     Ns2,
 }
 
@@ -105,7 +108,7 @@ impl Aimd {
         Aimd::with_label(alpha, beta, format!("aimd({},{})", round3(alpha), round3(beta)))
     }
     pub fn with_label(alpha: f64, beta: f64, label: String) -> Aimd {
-        Aimd { alpha, beta, decrease: DecreaseStyle::Gaimd, label }
+        Aimd { alpha, beta, decrease: DecreaseStyle::default(), label }
     }
 }
 
@@ -175,11 +178,16 @@ mod tests {
     #[test]
     fn decrease_returns_beta_times_window() {
         let mut aimd = Aimd::new(1.25, 0.25);
+        aimd.decrease = DecreaseStyle::Gaimd;
         let w = Window { cwnd: 40.0, ssthresh: 100.0 };
         let r = aimd.on_congestion(&w, &event(CongestionSignal::FastRetransmit));
         assert_eq!(r, Reduction { ssthresh: 10.0, cwnd: 10.0 });
         let r = aimd.on_congestion(&w, &event(CongestionSignal::Timeout));
         assert_eq!(r, Reduction { ssthresh: 10.0, cwnd: 1.0 });
+        aimd.decrease = DecreaseStyle::Ns2;
+        let r = aimd.on_congestion(&w, &event(CongestionSignal::Timeout));
+        assert_eq!(r, Reduction { ssthresh: 20.0, cwnd: 1.0 });
+        aimd.decrease = DecreaseStyle::Gaimd;
         // never below two segments
         let r = aimd.on_congestion(&Window { cwnd: 3.0, ssthresh: 3.0 }, &event(CongestionSignal::FastRetransmit));
         assert_eq!(r.ssthresh, 2.0);

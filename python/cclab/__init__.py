@@ -1,0 +1,28 @@
+"""cclab: a fast packet-level TCP congestion-control simulator.
+
+    import cclab
+    result = cclab.run("experiments/static-wired.toml", duration="10s")
+    result.flows, result.groups, result.bins, result.system_bins
+
+The pandas-based parts (``run``, ``Result``, ``sweep``) are imported on first use, so
+``import cclab`` stays light for tools that only need scenarios.
+"""
+from cclab._core import ScenarioError
+from cclab._core import version as _core_version
+from cclab.scenario import load_scenario, validate
+
+__version__ = _core_version()
+
+__all__ = ["run", "sweep", "load_scenario", "validate", "Result", "ScenarioError", "__version__"]
+
+_LAZY = {"run": "cclab.api", "sweep": "cclab.api", "Result": "cclab.results"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'cclab' has no attribute {name!r}")

@@ -1,0 +1,88 @@
+"""Performance metrics of Zhang & Tsaoussidis (2002), §4.2.
+
+* System goodput: the sum of the goodput of all flows.
+* Goodput fairness index: Jain's index over the flows' goodput (Chiu & Jain [2]).
+* Allotted system goodput / allotted fairness: the same two, per time bin (1 s).
+* x% Application Success Percentage: the share of bins in which a flow received more
+  than x% of its targeted receiving rate.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+
+def jain_index(values: Sequence[float]) -> float:
+    """Jain's fairness index (Σx)² / (n·Σx²), in [1/n, 1].
+
+    NaN when there are no values or all are zero (no allocation to judge).
+    """
+    x = np.asarray(values, dtype=float)
+    sum_of_squares = float(np.sum(x * x))
+    if x.size == 0 or sum_of_squares == 0.0:
+        return float("nan")
+    return float(np.sum(x)) ** 2 / (x.size * sum_of_squares)
+
+
+def bin_goodput(delivered_bytes: Sequence[Sequence[int]], width_s: float, duration_s: float) -> pd.DataFrame:
+    """Per-flow, per-bin goodput as a long table.
+
+    ``delivered_bytes[f][b]`` is what flow ``f`` delivered in order to its application
+    during bin ``b``. Columns: bin_start_s, flow_id, delivered_bytes, goodput_mbps. The
+    last bin may be shorter than ``width_s`` (when the duration is not a multiple of it);
+    its goodput is taken over its real length.
+    """
+    delivered = np.asarray(delivered_bytes, dtype=float)
+    flow_count, bin_count = delivered.shape
+    starts = np.arange(bin_count) * width_s
+    lengths = np.minimum(width_s, duration_s - starts)
+    return pd.DataFrame(
+        {
+            "bin_start_s": np.tile(starts, flow_count),
+            "flow_id": np.repeat(np.arange(flow_count), bin_count),
+            "delivered_bytes": delivered.ravel().astype(np.int64),
+            "goodput_mbps": (delivered * 8 / lengths / 1e6).ravel(),
+        }
+    )
+
+
+def allotted(bins: pd.DataFrame, flows: pd.DataFrame, width_s: float) -> pd.DataFrame:
+    """Allotted system goodput and allotted fairness per bin (paper §4.2).
+
+    ``bins`` has bin_start_s, flow_id, goodput_mbps; ``flows`` has id, start_s, stop_s
+    (NaN or None: runs to the end). Fairness is Jain's index over the flows active in
+    the bin: started before the bin ends and not stopped by the time it starts.
+    """
+    activity = flows[["id", "start_s", "stop_s"]].rename(columns={"id": "flow_id"})
+    table = bins.merge(activity, on="flow_id", how="left")
+    stop = table["stop_s"].astype(float).fillna(np.inf)
+    table["active"] = (table["start_s"] < table["bin_start_s"] + width_s) & (stop > table["bin_start_s"])
+    rows = []
+    for bin_start, in_bin in table.groupby("bin_start_s", sort=True):
+        rows.append(
+            {
+                "bin_start_s": bin_start,
+                "goodput_mbps": float(in_bin["goodput_mbps"].sum()),
+                "active_flows": int(in_bin["active"].sum()),
+                "jain_index": jain_index(in_bin.loc[in_bin["active"], "goodput_mbps"]),
+            }
+        )
+    return pd.DataFrame(rows, columns=["bin_start_s", "goodput_mbps", "active_flows", "jain_index"])
+
+
+def success_percentage(bin_goodput: Sequence[float], target_rate: float, x: float) -> float:
+    """x% Application Success Percentage = 100 · Success / Attempts (paper §4.2).
+
+    An attempt (one bin) succeeds when allotted goodput / target_rate > x %. ``x`` is in
+    percent (70 for the paper's Figure 8); ``bin_goodput`` and ``target_rate`` share a
+    unit (e.g. Mbps, target 1 Mbps).
+    """
+    if target_rate <= 0:
+        raise ValueError(f"target_rate must be positive, got {target_rate}")
+    goodput = np.asarray(bin_goodput, dtype=float)
+    if goodput.size == 0:
+        return float("nan")
+    successes = np.count_nonzero(goodput / target_rate > x / 100.0)
+    return 100.0 * successes / goodput.size

@@ -1,0 +1,201 @@
+"""``cclab bench``: the standard benchmark, optionally side by side with ns-2.
+
+The scenario (experiments/standard-benchmark.toml: 100 Reno flows, 100 Mb/s links,
+5/25/5 ms, one-BDP buffer, 100 s) runs in a fresh ``python -m cclab.bench --worker``
+process, and ns-2 (``ns bench/ns2/dumbbell.tcl flows=N duration=D seed=S``) in another;
+each one's wall time and peak RSS are measured on that process alone (``os.wait4``).
+
+This module imports only the standard library at the top: it is also the worker.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+import cclab
+from cclab.errors import BenchError
+from cclab.scenario import ScenarioError, load_scenario, scenario_json, validate
+
+REPO_ROOT = Path(cclab.__file__).resolve().parents[2]
+DEFAULT_SCENARIO = REPO_ROOT / "experiments" / "standard-benchmark.toml"
+DEFAULT_NS2_SCRIPT = REPO_ROOT / "bench" / "ns2" / "dumbbell.tcl"
+
+
+@dataclass
+class Measured:
+    """A finished child process and what it cost."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    wall_s: float
+    peak_rss_bytes: int
+
+    def last_error_line(self) -> str:
+        lines = [line for line in self.stderr.splitlines() if line.strip()]
+        return lines[-1] if lines else f"exit code {self.returncode}"
+
+
+# Runs COMMAND from a fresh, small Python process and records its wall time and rusage.
+# On Linux a child's ru_maxrss starts at its parent's RSS at fork time (exec keeps the
+# old high-water mark), so forking the measured program from this (possibly large)
+# process would report our memory, not its own; the launcher's ~10 MB is the floor.
+_LAUNCHER = """
+import json, os, sys, time
+report, command = sys.argv[1], sys.argv[2:]
+started = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(command[0], command)
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+with open(report, "w") as out:
+    json.dump({"wall_s": time.perf_counter() - started, "exit": os.waitstatus_to_exitcode(status),
+               "maxrss": usage.ru_maxrss}, out)
+"""
+
+
+def measure(command: list[str], stdin: Optional[str] = None, cwd: Optional[Path] = None) -> Measured:
+    """Run ``command`` to completion and measure its own wall time and peak RSS."""
+    with tempfile.TemporaryDirectory(prefix="cclab-measure-") as scratch:
+        report = Path(scratch) / "rusage.json"
+        process = subprocess.run([sys.executable, "-S", "-c", _LAUNCHER, str(report), *command],
+                                 input=stdin, capture_output=True, text=True, cwd=cwd)
+        if not report.exists():
+            raise BenchError(f"could not measure {command[0]}: {process.stderr.strip() or 'launcher failed'}")
+        usage = json.loads(report.read_text())
+    # ru_maxrss is in KiB on Linux, in bytes on macOS.
+    peak_rss = usage["maxrss"] if sys.platform == "darwin" else usage["maxrss"] * 1024
+    return Measured(usage["exit"], process.stdout, process.stderr, usage["wall_s"], peak_rss)
+
+
+def bench(duration: float = 100, flows: int = 100, seed: int = 1, ns2: bool = True,
+          scenario_path: Optional[Path] = None, ns2_script: Optional[Path] = None) -> dict[str, Any]:
+    """Run the benchmark (and ns-2 when asked, available and given a script); return the
+    report that ``cclab bench --json`` prints."""
+    scenario_path = Path(scenario_path or DEFAULT_SCENARIO)
+    scenario = load_scenario(scenario_path, {"duration": f"{duration:g}s", "flows.0.count": flows, "seed": seed})
+    validate(scenario)
+
+    worker = measure([sys.executable, "-m", "cclab.bench", "--worker"], stdin=scenario_json(scenario))
+    if worker.returncode != 0:
+        raise BenchError(f"cclab worker failed: {worker.last_error_line()}")
+    raw = json.loads(worker.stdout)
+    report: dict[str, Any] = {
+        "scenario": str(scenario_path), "flows": flows, "duration_s": raw["duration_s"], "seed": seed,
+        "cclab": {
+            "wall_time_s": worker.wall_s,
+            "simulation_time_s": raw["wall_time_s"],
+            "events": raw["events"],
+            "events_per_s": raw["events"] / raw["wall_time_s"],
+            "data_packets_per_s": raw["data_packets_sent"] / raw["wall_time_s"],
+            "peak_rss_mb": worker.peak_rss_bytes / 2**20,
+            "system_goodput_mbps": raw["system"]["goodput_mbps"],
+            "jain_index": raw["system"]["jain_index"],
+        },
+        "ns2": None, "ns2_skipped": None, "comparison": None,
+    }
+    if not ns2:
+        report["ns2_skipped"] = "--no-ns2"
+        return report
+    script = Path(ns2_script) if ns2_script else DEFAULT_NS2_SCRIPT
+    if ns2_script and not script.is_file():
+        raise ScenarioError(f"--ns2-script {script}: no such file")
+    if shutil.which("ns") is None or not script.is_file():
+        report["ns2_skipped"] = "ns not on PATH" if shutil.which("ns") is None else f"{script} not found"
+        return report
+    report["ns2"] = _run_ns2(script, flows, duration, seed)
+    report["comparison"] = {
+        "speed_ratio": report["ns2"]["wall_time_s"] / report["cclab"]["wall_time_s"],
+        "goodput_rel_diff": _relative_difference(report["cclab"], report["ns2"], "system_goodput_mbps"),
+        "jain_rel_diff": _relative_difference(report["cclab"], report["ns2"], "jain_index"),
+    }
+    return report
+
+
+def _run_ns2(script: Path, flows: int, duration: float, seed: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="cclab-ns2-") as scratch:  # ns-2 may drop trace files in its cwd
+        run = measure(["ns", str(script.resolve()), f"flows={flows}", f"duration={duration:g}", f"seed={seed}"],
+                      cwd=Path(scratch))
+    if run.returncode != 0:
+        raise BenchError(f"ns-2 failed: {run.last_error_line()}")
+    summary = _last_json_line(run.stdout)
+    if summary is None:
+        raise BenchError(f"ns-2 printed no JSON summary line (script {script})")
+    return {
+        "wall_time_s": run.wall_s,
+        "peak_rss_mb": run.peak_rss_bytes / 2**20,
+        "system_goodput_mbps": summary["system_goodput_mbps"],
+        "jain_index": summary["jain_index"],
+    }
+
+
+def _last_json_line(text: str) -> Optional[dict]:
+    for line in reversed(text.splitlines()):
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def _relative_difference(ours: dict, reference: dict, key: str) -> Optional[float]:
+    return (ours[key] - reference[key]) / reference[key] if reference[key] else None
+
+
+def print_report(report: dict[str, Any]) -> None:
+    """The report as a rich table on stdout."""
+    from rich.console import Console
+    from rich.table import Table
+
+    cclab_run, ns2_run, comparison = report["cclab"], report["ns2"], report["comparison"]
+    table = Table(title=f"cclab bench: {report['flows']} flows, {report['duration_s']:g} s, seed {report['seed']}")
+    table.add_column("metric")
+    table.add_column("cclab", justify="right")
+    if ns2_run:
+        table.add_column("ns-2", justify="right")
+        table.add_column("cclab vs ns-2", justify="right")
+
+    def row(label: str, ours: str, theirs: str = "", versus: str = "") -> None:
+        table.add_row(label, ours, *((theirs, versus) if ns2_run else ()))
+
+    ratio = f"{comparison['speed_ratio']:.1f}× faster" if comparison else ""
+    row("wall time (process)", f"{cclab_run['wall_time_s']:.2f} s",
+        f"{ns2_run['wall_time_s']:.2f} s" if ns2_run else "", ratio)
+    row("wall time (simulation)", f"{cclab_run['simulation_time_s']:.2f} s")
+    row("events", f"{cclab_run['events']:,}")
+    row("events/s", f"{cclab_run['events_per_s']:,.0f}")
+    row("data packets/s", f"{cclab_run['data_packets_per_s']:,.0f}")
+    row("peak memory", f"{cclab_run['peak_rss_mb']:.0f} MiB", f"{ns2_run['peak_rss_mb']:.0f} MiB" if ns2_run else "")
+    for label, key, diff in (("system goodput", "system_goodput_mbps", "goodput_rel_diff"),
+                             ("Jain index", "jain_index", "jain_rel_diff")):
+        unit = " Mb/s" if key == "system_goodput_mbps" else ""
+        row(label, f"{cclab_run[key]:.4f}{unit}", f"{ns2_run[key]:.4f}{unit}" if ns2_run else "",
+            f"{comparison[diff]:+.2%}" if comparison and comparison[diff] is not None else "")
+    console = Console()
+    console.print(table)
+    if report["ns2_skipped"]:
+        console.print(f"ns-2 comparison skipped: {report['ns2_skipped']}")
+
+
+def _worker() -> None:
+    """``python -m cclab.bench --worker``: scenario JSON on stdin, result JSON on stdout."""
+    from cclab._core import run_json
+
+    sys.stdout.write(run_json(sys.stdin.read()))
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--worker"]:
+        sys.exit("usage: python -m cclab.bench --worker  (use `cclab bench` instead)")
+    _worker()

@@ -1,0 +1,197 @@
+"""The ``cclab`` command line.
+
+User errors (a bad scenario, a bad ``--set``, a missing file, an unusable ``--out``)
+print one line ``error: <message>`` on stderr and exit with code 2, before anything is
+written. ``--json`` prints exactly one JSON document on stdout.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Iterator, List, Optional
+
+import typer
+
+from cclab._core import ScenarioError, version
+from cclab.errors import BenchError, StoreError
+from cclab.scenario import load_scenario, scenario_toml, validate
+
+USAGE_ERROR = 2
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="cclab: a fast packet-level TCP congestion-control simulator.",
+)
+reproduce_app = typer.Typer(no_args_is_help=True, help="Reproduce the experiments of the papers cclab validates against.")
+app.add_typer(reproduce_app, name="reproduce")
+
+ScenarioFile = Annotated[Path, typer.Argument(help="Scenario TOML file.", show_default=False)]
+SetOption = Annotated[
+    Optional[List[str]],
+    typer.Option("--set", "-s", metavar="KEY=VALUE",
+                 help="Override a scenario value: dotted path, list indices as numbers, "
+                      "TOML value (e.g. --set flows.0.count=10 --set topology.bottleneck.rate=10Mbps)."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document instead of tables.")]
+
+
+@contextlib.contextmanager
+def _user_errors() -> Iterator[None]:
+    """Turn the errors a user can cause into ``error: ...`` and exit code 2 (1 for a
+    benchmark process that failed)."""
+    try:
+        yield
+    except (ScenarioError, StoreError) as error:
+        _fail(error, USAGE_ERROR)
+    except BenchError as error:
+        _fail(error, 1)
+
+
+def _fail(error: Exception, code: int) -> None:
+    message = "; ".join(line.strip() for line in str(error).splitlines() if line.strip())
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _print_json(document: object) -> None:
+    sys.stdout.write((document if isinstance(document, str) else json.dumps(document)) + "\n")
+
+
+def _show_version(show: bool) -> None:
+    if show:
+        typer.echo(f"cclab {version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    show_version: Annotated[bool, typer.Option("--version", callback=_show_version, is_eager=True,
+                                               help="Print the version and exit.")] = False,
+) -> None:
+    pass
+
+
+@app.command()
+def run(
+    file: ScenarioFile,
+    overrides: SetOption = None,
+    as_json: JsonOption = False,
+    out: Annotated[Optional[Path], typer.Option(help="Save the result tables to this directory.")] = None,
+    trace: Annotated[bool, typer.Option(help="Trace every flow's cwnd/ssthresh/srtt and the bottleneck queue.")] = False,
+) -> None:
+    """Run a scenario and print a summary (or the full result with --json)."""
+    with _user_errors():
+        scenario = load_scenario(file, list(overrides or []) + (["trace.flows=true", "trace.queue=true"] if trace else []))
+        validate(scenario)  # fail fast, before the pandas-based modules load
+        from cclab.api import run as run_scenario
+        from cclab.store import save
+
+        result = run_scenario(scenario)
+        if out is not None:
+            save(result, out)
+    if as_json:
+        _print_json(result.to_json())
+        return
+    _print_summary(result)
+    if out is not None:
+        typer.echo(f"saved to {out}")
+
+
+@app.command("validate")
+def validate_command(file: ScenarioFile, overrides: SetOption = None, as_json: JsonOption = False) -> None:
+    """Check a scenario and print it normalized (every default filled in) as TOML."""
+    with _user_errors():
+        normalized = validate(file, list(overrides or []))
+    if as_json:
+        _print_json(normalized)
+    else:
+        sys.stdout.write(scenario_toml(normalized))
+
+
+@reproduce_app.command("static-wired")
+def reproduce_static_wired(
+    quick: Annotated[bool, typer.Option("--quick", help="N ∈ {10, 20, 40}, 20 s: a check in well under a minute.")] = False,
+    out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("results/static-wired"),
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Parallel runs (default: one per core).")] = None,
+    bottleneck: Annotated[Optional[List[str]], typer.Option("--bottleneck", help="Bottleneck rate; repeat for several "
+                                                             "(10Mbps: Figure 2, 100Mbps: Figure 3).")] = None,
+) -> None:
+    """Zhang & Tsaoussidis 2002 §5.1: system goodput vs number of flows (Figures 2, 3)."""
+    from cclab.reproduce import static_wired
+
+    with _user_errors():
+        table = static_wired(out, quick=quick, jobs=jobs, bottleneck=bottleneck or ["10Mbps"])
+    goodput = table.pivot_table(index=["bottleneck", "flows"], columns="protocol", values="system_goodput_mbps",
+                                aggfunc="first", sort=False)
+    _print_frame(goodput.reset_index(), "static-wired: system goodput (Mb/s)")
+    typer.echo(f"wrote {out}/static_wired.parquet, .csv, .png")
+
+
+@app.command("bench")
+def bench_command(
+    duration: Annotated[float, typer.Option(help="Simulated seconds.")] = 100,
+    flows: Annotated[int, typer.Option(help="Number of flows.", min=1)] = 100,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 1,
+    ns2: Annotated[bool, typer.Option("--ns2/--no-ns2", help="Also run ns-2 when `ns` is on PATH.")] = True,
+    ns2_script: Annotated[Optional[Path], typer.Option(help="ns-2 script (default: bench/ns2/dumbbell.tcl).")] = None,
+    scenario: Annotated[Optional[Path], typer.Option(help="Scenario (default: experiments/standard-benchmark.toml).")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Time the standard benchmark (100 Reno flows, 100 Mb/s dumbbell, 100 s), side by side with ns-2."""
+    from cclab.bench import bench, print_report
+
+    with _user_errors():
+        report = bench(duration=duration, flows=flows, seed=seed, ns2=ns2, scenario_path=scenario, ns2_script=ns2_script)
+    if as_json:
+        _print_json(report)
+    else:
+        print_report(report)
+
+
+def _print_summary(result) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    system = result.system
+    overview = Table(title=f"{result.scenario.get('name', 'scenario')}: {len(result.raw['flows'])} flows, "
+                           f"{result.duration_s:g} s simulated in {system['wall_time_s']:.2f} s")
+    overview.add_column("system")
+    overview.add_column("value", justify="right")
+    for label, value in (
+        ("goodput", f"{system['goodput_mbps']:.3f} Mb/s"),
+        ("throughput", f"{system['throughput_mbps']:.3f} Mb/s"),
+        ("Jain index", f"{system['jain_index']:.4f}"),
+        ("bottleneck utilization", f"{system['bottleneck_utilization']:.1%}"),
+        ("bottleneck drops", f"{system['bottleneck_drops']:,}"),
+        ("loss-model drops", f"{system['loss_model_drops']:,}"),
+        ("mean queue delay", f"{system['mean_queue_delay_ms']:.2f} ms"),
+        ("events", f"{system['events']:,}"),
+    ):
+        overview.add_row(label, value)
+    console = Console()
+    console.print(overview)
+    _print_frame(result.groups[["name", "cc", "flows", "goodput_mbps", "throughput_mbps"]], "groups", console)
+
+
+def _print_frame(frame, title: str, console=None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title)
+    for column in frame.columns:
+        table.add_column(str(column), justify="right" if frame[column].dtype.kind in "iuf" else "left")
+    for values in frame.itertuples(index=False):
+        table.add_row(*(f"{value:.4g}" if isinstance(value, float) else str(value) for value in values))
+    (console or Console()).print(table)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

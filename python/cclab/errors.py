@@ -1,0 +1,13 @@
+"""Errors a user can cause besides a bad scenario (``cclab._core.ScenarioError``).
+
+They live here, apart from the modules that raise them, so that the CLI can catch them
+without importing pandas.
+"""
+
+
+class StoreError(Exception):
+    """A result directory cannot be written or read (the message says which and why)."""
+
+
+class BenchError(Exception):
+    """A benchmark process failed (the message says which and how)."""

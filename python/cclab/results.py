@@ -1,0 +1,111 @@
+"""The outcome of one simulation run, as dicts and pandas DataFrames."""
+from __future__ import annotations
+
+import json
+from functools import cached_property
+from os import PathLike
+from pathlib import Path
+from typing import Any, Optional
+
+import pandas as pd
+
+from cclab import analysis
+
+
+class Result:
+    """One run: ``raw`` is the engine's JSON document, the other attributes are views of it.
+
+    * ``scenario``: the normalized scenario that ran (every default filled in).
+    * ``system``: system metrics, plus duration_s, events, data_packets_sent, wall_time_s.
+    * ``flows`` / ``groups``: one row per flow / per group.
+    * ``bins``: per-flow goodput per time bin (bin_start_s, flow_id, group, delivered_bytes,
+      goodput_mbps).
+    * ``system_bins``: allotted system goodput and allotted fairness per bin (paper §4.2).
+    * ``traces``: ``{"flows": ..., "bottleneck_queue": ...}`` DataFrames, or None when the
+      scenario asked for no tracing.
+    """
+
+    def __init__(self, raw: dict[str, Any]):
+        self.raw = raw
+
+    @classmethod
+    def from_json(cls, text: str) -> "Result":
+        return cls(json.loads(text))
+
+    def to_json(self, indent: Optional[int] = None) -> str:
+        return json.dumps(self.raw, indent=indent)
+
+    def save(self, directory: str | PathLike) -> Path:
+        """Write this result to ``directory`` (see :func:`cclab.store.save`)."""
+        from cclab import store
+
+        return store.save(self, directory)
+
+    @property
+    def scenario(self) -> dict[str, Any]:
+        return self.raw["scenario"]
+
+    @property
+    def duration_s(self) -> float:
+        return float(self.raw["duration_s"])
+
+    @cached_property
+    def system(self) -> dict[str, Any]:
+        run_totals = {key: self.raw[key] for key in ("duration_s", "events", "data_packets_sent", "wall_time_s")}
+        return {**self.raw["system"], **run_totals}
+
+    @cached_property
+    def flows(self) -> pd.DataFrame:
+        flows = pd.DataFrame(self.raw["flows"])
+        if "stop_s" in flows:  # null (runs to the end) becomes NaN in a float column
+            flows["stop_s"] = flows["stop_s"].astype(float)
+        return flows
+
+    @cached_property
+    def groups(self) -> pd.DataFrame:
+        return pd.DataFrame(self.raw["groups"])
+
+    @cached_property
+    def bins(self) -> pd.DataFrame:
+        bins = self.raw["bins"]
+        table = analysis.bin_goodput(bins["delivered_bytes"], bins["width_s"], self.duration_s)
+        group_of_flow = dict(zip(self.flows["id"], self.flows["group"]))
+        table.insert(2, "group", table["flow_id"].map(group_of_flow))
+        return table
+
+    @cached_property
+    def system_bins(self) -> pd.DataFrame:
+        return analysis.allotted(self.bins, self.flows, self.raw["bins"]["width_s"])
+
+    @cached_property
+    def traces(self) -> Optional[dict[str, pd.DataFrame]]:
+        traces = self.raw.get("traces")
+        if not traces:
+            return None
+        tables = {}
+        if traces.get("flows"):
+            tables["flows"] = pd.concat(
+                [
+                    pd.DataFrame({key: values for key, values in flow.items() if key != "id"}).assign(flow_id=flow["id"])
+                    for flow in traces["flows"]
+                ],
+                ignore_index=True,
+            )[["flow_id", "t_s", "cwnd", "ssthresh", "srtt_ms"]]
+        if traces.get("bottleneck_queue"):
+            tables["bottleneck_queue"] = pd.DataFrame(traces["bottleneck_queue"])[["t_s", "packets"]]
+        return tables or None
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """Every table of this result by file stem: flows, groups, bins, system_bins and,
+        when traced, trace_flows and trace_bottleneck_queue."""
+        tables = {"flows": self.flows, "groups": self.groups, "bins": self.bins, "system_bins": self.system_bins}
+        for name, table in (self.traces or {}).items():
+            tables[f"trace_{name}"] = table
+        return tables
+
+    def __repr__(self) -> str:
+        system = self.raw["system"]
+        return (
+            f"<cclab.Result {self.scenario.get('name', '')!r}: {len(self.raw['flows'])} flows, "
+            f"{self.duration_s:g} s, goodput {system['goodput_mbps']:.3f} Mb/s, Jain {system['jain_index']:.3f}>"
+        )

@@ -1,0 +1,165 @@
+"""Scenario files: load TOML, apply ``--set`` overrides, hand them to the engine.
+
+The schema lives in one place, the Rust engine (``cclab._core.validate_json``): this
+module only reads files, edits the resulting dicts and converts errors to
+:class:`ScenarioError`, whose message is one line naming the field and the value.
+"""
+from __future__ import annotations
+
+import copy
+import datetime
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping
+from os import PathLike
+from pathlib import Path
+from typing import Any, Union
+
+import tomli_w
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11 (tomli is the same parser)
+    import tomli as tomllib
+
+from cclab._core import ScenarioError, validate_json
+
+ScenarioSource = Union[str, PathLike, Mapping[str, Any]]
+Overrides = Union[Mapping[str, Any], Iterable[str], None]
+
+# Before Python 3.14, tomllib gives the position only in the text: "... (at line 3, column 7)".
+_TOML_POSITION = re.compile(r"^(?P<message>.*?)\s*\(at line (?P<line>\d+), column (?P<column>\d+)\)$")
+
+
+def load_scenario(source: ScenarioSource, overrides: Overrides = None) -> dict:
+    """Return the scenario in ``source`` (a TOML path or a dict) with ``overrides`` applied.
+
+    ``overrides`` is either a list of ``"dotted.path=value"`` strings (the CLI's
+    ``--set``), whose values are parsed as TOML values, or a mapping from dotted path to
+    a Python value. A dict ``source`` is deep-copied, never modified.
+    """
+    if isinstance(source, Mapping):
+        scenario = copy.deepcopy(dict(source))
+    else:
+        scenario = _read_toml(Path(source))
+    return apply_overrides(scenario, overrides)
+
+
+def validate(source: ScenarioSource, overrides: Overrides = None) -> dict:
+    """Return the engine's normalized scenario (every default filled in).
+
+    Raises :class:`ScenarioError` naming the first invalid field and its value.
+    """
+    return json.loads(validate_json(scenario_json(load_scenario(source, overrides))))
+
+
+def scenario_json(scenario: Mapping[str, Any]) -> str:
+    """Serialize a scenario dict for the engine (TOML dates become strings)."""
+    return json.dumps(scenario, default=str)
+
+
+def scenario_toml(scenario: Mapping[str, Any]) -> str:
+    """Render a (normalized) scenario as TOML; keys whose value is null are left out,
+    which is how TOML says "not set"."""
+    return tomli_w.dumps(_without_nulls(scenario))
+
+
+def apply_overrides(scenario: dict, overrides: Overrides) -> dict:
+    """Apply ``overrides`` to ``scenario`` in place and return it (see load_scenario)."""
+    if overrides is None:
+        return scenario
+    if isinstance(overrides, Mapping):
+        pairs = [(str(path), value) for path, value in overrides.items()]
+    elif isinstance(overrides, str):
+        raise TypeError("overrides must be a list of 'key=value' strings or a mapping, not a str")
+    else:
+        pairs = [_split_assignment(text) for text in overrides]
+    for path, value in pairs:
+        _set_path(scenario, path, value)
+    return scenario
+
+
+def parse_override_value(text: str) -> Any:
+    """Parse ``text`` as a TOML value (``10``, ``0.5``, ``true``, ``"x"``, ``{ a = 1 }``);
+    anything else (``10Mbps``, ``1s``), dates and non-finite floats stay plain strings."""
+    try:
+        value = tomllib.loads(f"value = {text}")["value"]
+    except tomllib.TOMLDecodeError:
+        return text
+    if isinstance(value, (datetime.date, datetime.time)):
+        return text
+    if isinstance(value, float) and not math.isfinite(value):
+        return text
+    return value
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ScenarioError(f"{path}: is a directory, expected a scenario .toml file") from None
+    except UnicodeDecodeError as error:
+        raise ScenarioError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    except OSError as error:
+        raise ScenarioError(f"{path}: {error.strerror}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ScenarioError(f"{path}: {_describe_toml_error(error)}") from None
+
+
+def _describe_toml_error(error: tomllib.TOMLDecodeError) -> str:
+    if hasattr(error, "lineno"):  # Python >= 3.14 exposes the position
+        return f"line {error.lineno}, column {error.colno}: {error.msg}"
+    match = _TOML_POSITION.match(str(error))
+    if match is None:
+        return str(error)
+    return f"line {match['line']}, column {match['column']}: {match['message']}"
+
+
+def _split_assignment(text: str) -> tuple[str, Any]:
+    path, sep, value = str(text).partition("=")
+    path = path.strip()
+    if not sep or not path:
+        raise ScenarioError(f"--set {text}: expected KEY=VALUE, e.g. --set flows.0.count=10")
+    return path, parse_override_value(value.strip())
+
+
+def _set_path(scenario: dict, path: str, value: Any) -> None:
+    """Set ``scenario[a][b][0][c] = value`` for path ``a.b.0.c``; integer components
+    index lists, missing tables are created."""
+    keys = path.split(".")
+    if any(key == "" for key in keys):
+        raise ScenarioError(f"--set {path}: empty component in the dotted path")
+    node: Any = scenario
+    for depth, key in enumerate(keys):
+        is_last = depth == len(keys) - 1
+        where = ".".join(keys[:depth]) or "the scenario"
+        if isinstance(node, list):
+            if not key.isdigit():
+                raise ScenarioError(f"--set {path}: {where} is a list, '{key}' is not an index")
+            index = int(key)
+            if index >= len(node):
+                raise ScenarioError(f"--set {path}: {where} has {len(node)} entries")
+            if is_last:
+                node[index] = value
+            else:
+                node = node[index]
+        elif isinstance(node, dict):
+            if is_last:
+                node[key] = value
+            else:
+                node = node.setdefault(key, {})
+        else:
+            raise ScenarioError(f"--set {path}: {where} is {json.dumps(node, default=str)}, not a table")
+
+
+def _without_nulls(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _without_nulls(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [_without_nulls(item) for item in value if item is not None]
+    return value
