@@ -53,8 +53,9 @@ pub struct Simulation {
 struct Counts {
     data_sent: u64,
     data_received: u64,
-    /// Data packets a receiver took ahead of time whose arrival is after the horizon.
-    data_received_late: u64,
+    /// Packets whose arrival at their host falls after the end of the run.
+    data_late: u64,
+    acks_late: u64,
     acks_sent: u64,
     acks_received: u64,
     data_dropped: u64,
@@ -97,9 +98,13 @@ impl Simulation {
                 first_data,
             );
             let trace = scenario.trace.flows.then(|| FlowTrace { id: id as u32, ..Default::default() });
+            let mut sender = TcpSender::new(tcp, group.cc.build());
+            if let Some(stop) = group.stop {
+                sender.stop_application_at(stop.ns());
+            }
             flows.push(Flow {
                 group: g,
-                sender: TcpSender::new(tcp, group.cc.build()),
+                sender,
                 receiver,
                 data_route: path.data_route,
                 ack_route: path.ack_route,
@@ -113,13 +118,7 @@ impl Simulation {
                 trace,
             });
         }
-        // A receiver without delayed ACKs has no timer: it is a function of its arrivals
-        // alone, so it can process each segment as soon as its arrival time is known.
-        let mut eager_route = vec![false; network.routes.len()];
-        for flow in flows.iter().filter(|f| !f.receiver.has_timer()) {
-            eager_route[flow.data_route as usize] = true;
-        }
-        let pass_through = network.pass_through_links(|route| eager_route[route as usize]);
+        let pass_through = network.pass_through_links();
         let mut links = network.links;
         for link in pass_through {
             links[link as usize].pass_through = true;
@@ -130,9 +129,6 @@ impl Simulation {
         let mut events = EventQueue::default();
         for (id, flow) in flows.iter().enumerate() {
             events.schedule(flow.start, Event::FlowStart(id as u32));
-            if let Some(stop) = flow.stop {
-                events.schedule(stop, Event::FlowStop(id as u32));
-            }
         }
         Ok(Simulation {
             payload_bytes: scenario.packet_size.get(),
@@ -163,7 +159,6 @@ impl Simulation {
                     self.flows[flow as usize].sender.start(now, &mut self.outbox);
                     self.after_sender(now, flow);
                 }
-                Event::FlowStop(flow) => self.flows[flow as usize].sender.stop_application(),
             }
         }
         self.summarise()
@@ -181,7 +176,7 @@ impl Simulation {
             let next_link = route[packet.hop as usize];
             self.offer(now, next_link, id);
         } else {
-            self.deliver(now, id);
+            self.arrive_at_host(now, id);
         }
     }
 
@@ -202,7 +197,7 @@ impl Simulation {
                     packet.hop += 1;
                     match self.routes[packet.route as usize].get(packet.hop as usize) {
                         Some(&next) => link = next,
-                        None => return self.deliver(arrives, id),
+                        None => return self.arrive_at_host(arrives, id),
                     }
                     now = arrives;
                 }
@@ -219,21 +214,34 @@ impl Simulation {
         }
     }
 
-    /// A packet reaches its destination host at `now` (for an eager receiver, a time
-    /// that may lie ahead of the engine's clock, and even past the horizon).
+    /// A packet reaches its destination host at `at`.
+    ///
+    /// Hosts are eager: the last link of a route is pass-through, so a packet is handed
+    /// to its host as soon as its arrival time is known, possibly ahead of the engine's
+    /// clock. That is exact because a host is a function of its own inputs only: its
+    /// arrivals, which come over one FIFO path and so in time order, and its own timers,
+    /// which are fired first whenever they fall due before the arrival. Arrivals after
+    /// the end of the run are left undelivered (counted as in flight).
+    fn arrive_at_host(&mut self, at: Time, id: PacketId) {
+        if at > self.horizon {
+            match self.packets.get(id).kind {
+                PacketKind::Data => self.counts.data_late += 1,
+                PacketKind::Ack => self.counts.acks_late += 1,
+                PacketKind::Syn => {}
+            }
+            self.packets.free(id);
+            return;
+        }
+        self.deliver(at, id);
+    }
+
     fn deliver(&mut self, now: Time, id: PacketId) {
         let packet = *self.packets.get(id);
         let f = packet.flow;
-        let in_run = now <= self.horizon;
         match packet.kind {
             PacketKind::Data | PacketKind::Syn => {
-                if packet.kind == PacketKind::Data {
-                    if in_run {
-                        self.counts.data_received += 1;
-                    } else {
-                        self.counts.data_received_late += 1;
-                    }
-                }
+                self.counts.data_received += (packet.kind == PacketKind::Data) as u64;
+                self.fire_due_delayed_ack(f, now);
                 let flow = &mut self.flows[f as usize];
                 let receipt = flow.receiver.on_segment(
                     now,
@@ -241,7 +249,7 @@ impl Simulation {
                     packet.ecn & ecn::CE != 0,
                     packet.ecn & ecn::CWR != 0,
                 );
-                if receipt.delivered > 0 && in_run {
+                if receipt.delivered > 0 {
                     // The last bin also takes deliveries at exactly the horizon.
                     let bin = ((now / self.bin_width) as usize).min(flow.delivered_bins.len() - 1);
                     flow.delivered_bins[bin] += receipt.delivered as u64 * self.payload_bytes as u64;
@@ -257,6 +265,7 @@ impl Simulation {
             PacketKind::Ack => {
                 self.packets.free(id);
                 self.counts.acks_received += 1;
+                self.fire_due_retransmit_timer(f, now);
                 self.flows[f as usize].sender.on_ack(now, &packet.ack, &mut self.outbox);
                 self.after_sender(now, f);
             }
@@ -280,7 +289,7 @@ impl Simulation {
         self.offer(now, first, id);
     }
 
-    /// Put the sender's queued transmissions on the wire, then keep its timer armed.
+    /// Put the sender's queued transmissions on the wire, keep its timer armed, trace.
     fn after_sender(&mut self, now: Time, f: u32) {
         let mut outbox = std::mem::take(&mut self.outbox);
         let route = self.flows[f as usize].data_route;
@@ -305,13 +314,8 @@ impl Simulation {
             self.offer(now, first, id);
         }
         self.outbox = outbox;
+        self.arm_retransmit_timer(f);
         let flow = &mut self.flows[f as usize];
-        if let Some(deadline) = flow.sender.timer_deadline() {
-            if flow.rto_event_at.map_or(true, |at| at > deadline) {
-                flow.rto_event_at = Some(deadline);
-                self.events.schedule(deadline, Event::RetransmitTimer(f));
-            }
-        }
         if let Some(trace) = flow.trace.as_mut() {
             trace.t_s.push(now as f64 / NS_PER_SEC as f64);
             trace.cwnd.push(flow.sender.window.cwnd);
@@ -320,13 +324,43 @@ impl Simulation {
         }
     }
 
+    /// Lazy timers: an event only when the deadline moves earlier than the one pending;
+    /// a stale event finds the deadline later and re-arms.
+    fn arm_retransmit_timer(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        if let Some(deadline) = flow.sender.timer_deadline() {
+            if flow.rto_event_at.map_or(true, |at| at > deadline) {
+                flow.rto_event_at = Some(deadline);
+                self.events.schedule(deadline, Event::RetransmitTimer(f));
+            }
+        }
+    }
+
     fn on_retransmit_timer(&mut self, now: Time, f: u32) {
         let flow = &mut self.flows[f as usize];
         if flow.rto_event_at == Some(now) {
             flow.rto_event_at = None;
         }
-        flow.sender.on_timer(now, &mut self.outbox);
-        self.after_sender(now, f);
+        if flow.sender.on_timer(now, &mut self.outbox) {
+            self.after_sender(now, f);
+        } else {
+            self.arm_retransmit_timer(f);
+        }
+    }
+
+    /// Before an early-delivered ACK at `before`: expire the timer if it falls due first.
+    fn fire_due_retransmit_timer(&mut self, f: u32, before: Time) {
+        while let Some(deadline) = self.flows[f as usize].sender.timer_deadline().filter(|&d| d < before) {
+            self.flows[f as usize].sender.on_timer(deadline, &mut self.outbox);
+            self.after_sender(deadline, f);
+        }
+    }
+
+    /// Before an early-delivered segment at `before`: send a delayed ACK falling due first.
+    fn fire_due_delayed_ack(&mut self, f: u32, before: Time) {
+        if let Some(deadline) = self.flows[f as usize].receiver.delayed_ack_deadline().filter(|&d| d < before) {
+            self.send_delayed_ack(deadline, f);
+        }
     }
 
     fn ensure_delack_timer(&mut self, f: u32) {
@@ -344,11 +378,15 @@ impl Simulation {
         if flow.delack_event_at == Some(now) {
             flow.delack_event_at = None;
         }
-        if let Some(ack) = flow.receiver.on_delayed_ack_timer(now) {
+        self.send_delayed_ack(now, f);
+        self.ensure_delack_timer(f);
+    }
+
+    fn send_delayed_ack(&mut self, now: Time, f: u32) {
+        if let Some(ack) = self.flows[f as usize].receiver.on_delayed_ack_timer(now) {
             let id = self.packets.alloc(Packet::default());
             self.send_ack(now, f, id, ack);
         }
-        self.ensure_delack_timer(f);
     }
 
     fn summarise(self) -> RunResult {
@@ -422,11 +460,11 @@ impl Simulation {
             data_sent: self.counts.data_sent,
             data_received: self.counts.data_received,
             data_dropped: self.counts.data_dropped,
-            data_in_flight: data_in_flight + self.counts.data_received_late,
+            data_in_flight: data_in_flight + self.counts.data_late,
             acks_sent: self.counts.acks_sent,
             acks_received: self.counts.acks_received,
             acks_dropped: self.counts.acks_dropped,
-            acks_in_flight,
+            acks_in_flight: acks_in_flight + self.counts.acks_late,
             syn_dropped: self.counts.syn_dropped,
             all_drops: self.links.iter().map(|l| l.stats.queue_drops + l.stats.loss_drops).sum(),
         };

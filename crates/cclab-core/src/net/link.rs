@@ -10,10 +10,10 @@
 //! whose transmission has not started yet.
 //!
 //! A *pass-through* link feeds only links that have no other input (the dumbbell's
-//! bottleneck feeds each flow's own access link). Its packets' arrival times are
-//! final at admission, so the engine hands each packet on at once, stamped with its
-//! future arrival time, and the link keeps only the timing it needs for its own queue
-//! (no events, no packet ids).
+//! bottleneck feeds each flow's own access link) or ends at a host. Its packets'
+//! arrival times are final at admission, so the engine hands each packet on at once,
+//! stamped with its future arrival time, and the link keeps only the timing it needs
+//! for its own queue (no events).
 use super::loss::LossModel;
 use super::PacketId;
 use crate::sim::{Rate, Time};
@@ -45,7 +45,7 @@ pub struct Link {
     pub delay: Time,
     /// Queue limit in packets, counting the packet being transmitted (as ns-2 DropTail).
     pub limit: u32,
-    pub loss: Option<LossModel>,
+    pub loss: Option<Box<LossModel>>,
     /// Hands packets on at admission (see the module docs); never has events.
     pub pass_through: bool,
     held: VecDeque<Held>,
@@ -78,7 +78,7 @@ impl Link {
             rate,
             delay,
             limit,
-            loss,
+            loss: loss.map(Box::new),
             pass_through: false,
             held: VecDeque::new(),
             waiting_from: 0,

@@ -32,10 +32,9 @@ pub struct AccessDelays {
 }
 
 impl Network {
-    /// Links whose every packet goes on to a link fed by nothing else, or to a host
-    /// that `eager_end(route)` says can take packets ahead of time: such links hand
-    /// packets on at admission (see `net::link`).
-    pub fn pass_through_links(&self, eager_end: impl Fn(RouteId) -> bool) -> Vec<LinkId> {
+    /// Links whose every packet goes on to a link fed by nothing else, or to its
+    /// destination host: such links hand packets on at admission (see `net::link`).
+    pub fn pass_through_links(&self) -> Vec<LinkId> {
         const HOST: LinkId = LinkId::MAX;
         // The one upstream of each link (HOST if a route starts there); None if several.
         let mut upstream: Vec<Option<Option<LinkId>>> = vec![None; self.links.len()];
@@ -51,11 +50,11 @@ impl Network {
             }
         }
         let mut pass_through = vec![true; self.links.len()];
-        for (id, route) in self.routes.iter().enumerate() {
+        for route in &self.routes {
             for (hop, &link) in route.iter().enumerate() {
                 let ok = match route.get(hop + 1) {
                     Some(&next) => upstream[next as usize] == Some(Some(link)),
-                    None => eager_end(id as RouteId),
+                    None => true,
                 };
                 pass_through[link as usize] &= ok;
             }

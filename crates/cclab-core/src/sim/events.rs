@@ -14,7 +14,6 @@ pub enum Event {
     /// A flow's receiver may owe a delayed ACK.
     DelayedAckTimer(u32),
     FlowStart(u32),
-    FlowStop(u32),
 }
 
 const ID_BITS: u32 = 21;
@@ -30,7 +29,6 @@ impl Event {
             Event::RetransmitTimer(id) => (1, id),
             Event::DelayedAckTimer(id) => (2, id),
             Event::FlowStart(id) => (3, id),
-            Event::FlowStop(id) => (4, id),
         };
         debug_assert!(id <= MAX_EVENT_ID);
         (kind << ID_BITS | id as u64) & ((1 << EVENT_BITS) - 1)
@@ -41,8 +39,7 @@ impl Event {
             0 => Event::LinkArrival(id),
             1 => Event::RetransmitTimer(id),
             2 => Event::DelayedAckTimer(id),
-            3 => Event::FlowStart(id),
-            _ => Event::FlowStop(id),
+            _ => Event::FlowStart(id),
         }
     }
 }
@@ -157,7 +154,7 @@ mod tests {
         q.schedule(3, Event::FlowStart(9));
         q.schedule(5, Event::FlowStart(1));
         q.schedule(5, Event::LinkArrival(7));
-        q.schedule(5, Event::FlowStop(MAX_EVENT_ID));
+        q.schedule(5, Event::RetransmitTimer(MAX_EVENT_ID));
         let order: Vec<_> = std::iter::from_fn(|| q.pop_until(10)).collect();
         assert_eq!(q.pending(), 0);
         assert_eq!(
@@ -167,7 +164,7 @@ mod tests {
                 (5, Event::FlowStart(2)),
                 (5, Event::FlowStart(1)),
                 (5, Event::LinkArrival(7)),
-                (5, Event::FlowStop(MAX_EVENT_ID)),
+                (5, Event::RetransmitTimer(MAX_EVENT_ID)),
             ]
         );
     }

@@ -8,8 +8,8 @@ pub struct TcpReceiver {
     rcv_nxt: Seq,
     /// Out-of-order segments held, as sorted disjoint [start, end) ranges above rcv_nxt.
     held: Vec<SackBlock>,
-    /// Blocks in the order they were last reported (most recent first).
-    reported: Vec<SackBlock>,
+    /// The last ACK sent: its blocks, most recent first, lead the next ACK's.
+    reported: AckInfo,
     sack: bool,
     delayed_ack: Option<Time>,
     unacked_segments: u32,
@@ -34,7 +34,7 @@ impl TcpReceiver {
         TcpReceiver {
             rcv_nxt: 0,
             held: Vec::new(),
-            reported: Vec::new(),
+            reported: AckInfo::default(),
             sack,
             delayed_ack,
             unacked_segments: 0,
@@ -131,36 +131,27 @@ impl TcpReceiver {
         self.unacked_segments = 0;
         self.delayed_ack_deadline = None;
         let mut ack = AckInfo { cumulative: self.rcv_nxt, ece: self.echo_ce, ..Default::default() };
-        if !self.sack || self.held.is_empty() {
-            self.reported.clear();
-            return ack;
-        }
-        let mut blocks: Vec<SackBlock> = Vec::with_capacity(MAX_SACK_BLOCKS + 1);
-        if let Some(block) = newest.and_then(|seq| self.containing(seq)) {
-            blocks.push(block);
-        }
-        for &(start, _) in &self.reported {
-            if let Some(block) = self.containing(start) {
-                if !blocks.contains(&block) && blocks.len() < MAX_SACK_BLOCKS {
-                    blocks.push(block);
+        if self.sack && !self.held.is_empty() {
+            fn add(ack: &mut AckInfo, block: SackBlock) {
+                if (ack.sack_count as usize) < MAX_SACK_BLOCKS && !ack.sack_blocks().contains(&block) {
+                    ack.sack[ack.sack_count as usize] = block;
+                    ack.sack_count += 1;
                 }
             }
-        }
-        // Fill remaining slots with the highest held ranges not yet listed.
-        for &block in self.held.iter().rev() {
-            if blocks.len() >= MAX_SACK_BLOCKS {
-                break;
+            if let Some(block) = newest.and_then(|seq| self.containing(seq)) {
+                add(&mut ack, block);
             }
-            if !blocks.contains(&block) {
-                blocks.push(block);
+            for &(start, _) in self.reported.sack_blocks() {
+                if let Some(block) = self.containing(start) {
+                    add(&mut ack, block);
+                }
+            }
+            // Fill the remaining slots with the highest held ranges not yet listed.
+            for &block in self.held.iter().rev() {
+                add(&mut ack, block);
             }
         }
-        blocks.truncate(MAX_SACK_BLOCKS);
-        for (slot, block) in ack.sack.iter_mut().zip(&blocks) {
-            *slot = *block;
-        }
-        ack.sack_count = blocks.len() as u8;
-        self.reported = blocks;
+        self.reported = ack;
         ack
     }
 }

@@ -77,8 +77,8 @@ pub struct TcpSender {
     timer_deadline: Option<Time>,
     /// The segment timed for the RTO estimator, one per RTT as ns-2 does (`rtt_seq_`).
     rtt_probe: Option<(Seq, Time)>,
-    /// A stopped application: no new data at or beyond this sequence number.
-    app_limit: Option<Seq>,
+    /// The application stops offering new data at this time (losses are still repaired).
+    stop_at: Option<Time>,
     reductions: u64,
     ecn_recover: Seq,
     pending_cwr: bool,
@@ -122,7 +122,7 @@ impl TcpSender {
             dupacks: 0,
             timer_deadline: None,
             rtt_probe: None,
-            app_limit: None,
+            stop_at: None,
             reductions: 0,
             ecn_recover: 0,
             pending_cwr: false,
@@ -139,9 +139,11 @@ impl TcpSender {
         self.try_send(now, out);
     }
 
-    /// The application stops offering data; outstanding losses are still repaired.
-    pub fn stop_application(&mut self) {
-        self.app_limit = Some(self.snd_max.max(self.first_data));
+    /// The application offers no new data from `at` on; outstanding losses are still
+    /// repaired (as a stopped ns-2 FTP source). Kept as a time, not an event, so the
+    /// sender stays a function of its own inputs.
+    pub fn stop_application_at(&mut self, at: Time) {
+        self.stop_at = Some(at);
     }
 
     pub fn timer_deadline(&self) -> Option<Time> {
@@ -180,11 +182,14 @@ impl TcpSender {
         self.snd_una < self.first_data
     }
 
-    fn may_send_new(&self) -> bool {
+    fn may_send_new(&self, now: Time) -> bool {
+        if self.stop_at.is_some_and(|stop| now >= stop) {
+            return false;
+        }
         if self.syn_pending() && self.snd_max >= self.first_data {
             return false;
         }
-        self.snd_max - self.snd_una < self.cfg.max_window && self.app_limit.map_or(true, |limit| self.snd_max < limit)
+        self.snd_max - self.snd_una < self.cfg.max_window
     }
 
     fn arm_timer_if_idle(&mut self, now: Time) {
@@ -242,7 +247,7 @@ impl TcpSender {
             while self.pipe() as f64 + 1.0 <= self.window.cwnd {
                 if let Some(seq) = self.next_lost() {
                     self.retransmit(now, seq, true, out);
-                } else if self.may_send_new() {
+                } else if self.may_send_new(now) {
                     self.send_new(now, out);
                 } else {
                     break;
@@ -267,7 +272,7 @@ impl TcpSender {
                 if self.seg(seq).flags & SACKED == 0 {
                     self.retransmit(now, seq, false, out);
                 }
-            } else if self.may_send_new() {
+            } else if self.may_send_new(now) {
                 self.send_new(now, out);
             } else {
                 break;
@@ -491,11 +496,12 @@ impl TcpSender {
         }
     }
 
-    /// The retransmission timer fired at `now` (it may be stale: check the deadline).
-    pub fn on_timer(&mut self, now: Time, out: &mut Vec<Transmission>) {
+    /// The retransmission timer may have expired at `now` (the engine's timer events
+    /// can be stale: the deadline decides). Returns whether it expired.
+    pub fn on_timer(&mut self, now: Time, out: &mut Vec<Transmission>) -> bool {
         match self.timer_deadline {
             Some(deadline) if deadline <= now => {}
-            _ => return,
+            _ => return false,
         }
         self.stats.timeouts += 1;
         if std::env::var("CCLAB_DEBUG").is_ok() {
@@ -525,5 +531,6 @@ impl TcpSender {
         self.timer_deadline = None;
         self.try_send(now, out);
         self.timer_deadline = Some(now + self.rto.current());
+        true
     }
 }
