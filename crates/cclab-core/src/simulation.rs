@@ -148,6 +148,16 @@ impl Simulation {
         })
     }
 
+    /// Turn off pass-through links and eager hosts: every hop becomes an event. The
+    /// results must not change (only the event count); tests check that they don't.
+    #[doc(hidden)]
+    pub fn without_shortcuts(mut self) -> Simulation {
+        for link in &mut self.links {
+            link.pass_through = false;
+        }
+        self
+    }
+
     /// Run to the end of the scenario and summarise.
     pub fn run(mut self) -> RunResult {
         while let Some((now, event)) = self.events.pop_until(self.horizon) {

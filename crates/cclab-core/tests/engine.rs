@@ -1,5 +1,5 @@
 //! Whole-engine checks: packet conservation, determinism, and scenario errors.
-use cclab_core::{run, Scenario};
+use cclab_core::{run, Scenario, Simulation};
 
 fn scenario(extra_flows: &str, topology_extra: &str, duration: &str) -> Scenario {
     let text = format!(
@@ -116,5 +116,25 @@ sink_access = { rate = "10Mbps", delay = "5ms" }
         let err = Scenario::from_toml_str(&text).unwrap_err().0;
         assert!(err.contains(expected), "{err:?} should contain {expected:?}");
         assert!(!err.contains('\n'), "one line: {err:?}");
+    }
+}
+
+/// Pass-through links and eager hosts are an optimisation only: every metric must be
+/// the same as with one event per hop.
+#[test]
+fn shortcuts_do_not_change_results() {
+    let single = r#"
+[[flows]]
+cc = { algorithm = "aimd", alpha = 0.31, beta = 0.875 }
+"#;
+    for (flows, duration) in [(MIXED_FLOWS, "10s"), (single, "20s")] {
+        let fast = run(scenario(flows, "", duration)).unwrap();
+        let slow = Simulation::new(scenario(flows, "", duration)).unwrap().without_shortcuts().run();
+        assert!(slow.events > fast.events);
+        let strip = |mut r: cclab_core::RunResult| {
+            r.events = 0;
+            serde_json::to_string(&r).unwrap()
+        };
+        assert_eq!(strip(fast), strip(slow));
     }
 }

@@ -34,6 +34,11 @@ pub struct AccessDelays {
 impl Network {
     /// Links whose every packet goes on to a link fed by nothing else, or to its
     /// destination host: such links hand packets on at admission (see `net::link`).
+    ///
+    /// A route's first link is never pass-through: a host's output must wait for an
+    /// event, or a single-flow path would hand packets round the loop sender → receiver
+    /// → sender inside one call and the sender would see its inputs out of time order.
+    /// (Each host here is one flow's endpoint, fed by that flow's last link only.)
     pub fn pass_through_links(&self) -> Vec<LinkId> {
         const HOST: LinkId = LinkId::MAX;
         // The one upstream of each link (HOST if a route starts there); None if several.
@@ -52,10 +57,11 @@ impl Network {
         let mut pass_through = vec![true; self.links.len()];
         for route in &self.routes {
             for (hop, &link) in route.iter().enumerate() {
-                let ok = match route.get(hop + 1) {
-                    Some(&next) => upstream[next as usize] == Some(Some(link)),
-                    None => true,
-                };
+                let ok = hop > 0
+                    && match route.get(hop + 1) {
+                        Some(&next) => upstream[next as usize] == Some(Some(link)),
+                        None => true,
+                    };
                 pass_through[link as usize] &= ok;
             }
         }
