@@ -49,6 +49,8 @@ def single_flow(alpha, beta, *, loss=0.0, buffer=88, seed=1, duration="100s", tr
 def test_single_flow_sawtooth_matches_equations(alpha, beta):
     result = cclab.run(single_flow(alpha, beta, trace=True))
     trace = result.traces["flows"]
+    # the algorithm's own state is traced alongside the window
+    assert (trace.cc_alpha == alpha).all() and (trace.cc_beta == beta).all()
     t, cwnd, srtt = trace.t_s.to_numpy(), trace.cwnd.to_numpy(), trace.srtt_ms.to_numpy() / 1e3
     # Pipe: the path's minimum RTT (propagation + serialisation of a data packet and its
     # ACK on three 10 Mb/s hops) times the rate, in packets; plus the 88-packet queue.

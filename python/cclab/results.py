@@ -84,13 +84,15 @@ class Result:
             return None
         tables = {}
         if traces.get("flows"):
-            tables["flows"] = pd.concat(
+            flows = pd.concat(
                 [
                     pd.DataFrame({key: values for key, values in flow.items() if key != "id"}).assign(flow_id=flow["id"])
                     for flow in traces["flows"]
                 ],
                 ignore_index=True,
-            )[["flow_id", "t_s", "cwnd", "ssthresh", "srtt_ms"]]
+            )
+            # flow_id first, then t_s, cwnd, ssthresh, srtt_ms and the cc_* state columns
+            tables["flows"] = flows[["flow_id"] + [c for c in flows.columns if c != "flow_id"]]
         if traces.get("bottleneck_queue"):
             tables["bottleneck_queue"] = pd.DataFrame(traces["bottleneck_queue"])[["t_s", "packets"]]
         return tables or None

@@ -192,50 +192,40 @@ pub struct LossSpec {
     pub rate: Probability,
 }
 
-/// A probability in [0, 1].
-#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
-pub struct Probability(pub f64);
+/// A number checked against its range while the scenario is parsed, so the error
+/// names the field: `flows[0].cc.beta: 1.5 is outside (0, 1)`.
+macro_rules! ranged_number {
+    ($(#[$doc:meta])* $name:ident, $ok:expr, $problem:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+        pub struct $name(pub f64);
 
-impl<'de> Deserialize<'de> for Probability {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let v = f64::deserialize(d)?;
-        if (0.0..=1.0).contains(&v) {
-            Ok(Probability(v))
-        } else {
-            Err(de::Error::custom(format!("{v} is outside [0, 1]")))
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let v = f64::deserialize(d)?;
+                let ok: fn(f64) -> bool = $ok;
+                if ok(v) {
+                    Ok($name(v))
+                } else {
+                    Err(de::Error::custom(format!("{v} {}", $problem)))
+                }
+            }
         }
-    }
+    };
 }
 
-/// A number strictly inside (0, 1), such as the multiplicative-decrease factor β.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
-pub struct OpenUnit(pub f64);
-
-impl<'de> Deserialize<'de> for OpenUnit {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let v = f64::deserialize(d)?;
-        if v > 0.0 && v < 1.0 {
-            Ok(OpenUnit(v))
-        } else {
-            Err(de::Error::custom(format!("{v} is outside (0, 1)")))
-        }
-    }
-}
-
-/// A number strictly greater than zero.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
-pub struct Positive(pub f64);
-
-impl<'de> Deserialize<'de> for Positive {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let v = f64::deserialize(d)?;
-        if v > 0.0 && v.is_finite() {
-            Ok(Positive(v))
-        } else {
-            Err(de::Error::custom(format!("{v} is not > 0")))
-        }
-    }
-}
+ranged_number!(
+    /// A probability in [0, 1].
+    Probability, |v| (0.0..=1.0).contains(&v), "is outside [0, 1]"
+);
+ranged_number!(
+    /// A number strictly inside (0, 1), such as the multiplicative-decrease factor β.
+    OpenUnit, |v| v > 0.0 && v < 1.0, "is outside (0, 1)"
+);
+ranged_number!(
+    /// A finite number strictly greater than zero.
+    Positive, |v| v > 0.0 && v.is_finite(), "is not > 0"
+);
 
 /// One `[[flows]]` table: `count` identical flows, each over its own source/sink pair.
 #[derive(Clone, Debug, Serialize, Deserialize)]

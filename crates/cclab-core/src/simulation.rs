@@ -22,14 +22,38 @@ struct Flow {
     base_rtt: Time,
     start: Time,
     stop: Option<Time>,
-    /// Earliest pending timer events we scheduled (lazy timers: one event per deadline
-    /// that moves earlier, none when it moves later).
-    rto_event_at: Option<Time>,
-    delack_event_at: Option<Time>,
+    rto_timer: LazyTimer,
+    delack_timer: LazyTimer,
     delivered_bins: Vec<u64>,
     /// Data segments delivered in order to the application by the end of the run.
     delivered_by_horizon: u64,
     trace: Option<FlowTrace>,
+}
+
+/// A host timer kept as a deadline the host owns; the engine keeps at most one event
+/// per deadline that moves earlier and none when it moves later (TCP pushes its
+/// retransmission deadline later on every ACK). A stale event finds the deadline
+/// later and re-arms.
+#[derive(Default)]
+struct LazyTimer {
+    /// The earliest pending event scheduled for this timer.
+    pending: Option<Time>,
+}
+
+impl LazyTimer {
+    fn arm(&mut self, deadline: Option<Time>, events: &mut EventQueue, event: Event) {
+        if let Some(deadline) = deadline {
+            if self.pending.map_or(true, |at| at > deadline) {
+                self.pending = Some(deadline);
+                events.schedule(deadline, event);
+            }
+        }
+    }
+    fn fired(&mut self, now: Time) {
+        if self.pending == Some(now) {
+            self.pending = None;
+        }
+    }
 }
 
 pub struct Simulation {
@@ -42,6 +66,8 @@ pub struct Simulation {
     bottleneck: LinkId,
     flows: Vec<Flow>,
     outbox: Vec<Transmission>,
+    /// Scratch space for tracing congestion-control state.
+    cc_state: Vec<(&'static str, f64)>,
     payload_bytes: u32,
     data_wire_bytes: u32,
     ack_bytes: u32,
@@ -111,8 +137,8 @@ impl Simulation {
                 base_rtt: path.base_rtt,
                 start,
                 stop: group.stop.map(|d| d.ns()),
-                rto_event_at: None,
-                delack_event_at: None,
+                rto_timer: LazyTimer::default(),
+                delack_timer: LazyTimer::default(),
                 delivered_bins: vec![0; bins],
                 delivered_by_horizon: 0,
                 trace,
@@ -143,6 +169,7 @@ impl Simulation {
             bottleneck: network.bottleneck,
             flows,
             outbox: Vec::new(),
+            cc_state: Vec::new(),
             counts: Counts::default(),
             scenario,
         })
@@ -331,26 +358,22 @@ impl Simulation {
             trace.cwnd.push(flow.sender.window.cwnd);
             trace.ssthresh.push(flow.sender.window.ssthresh.min(1e9));
             trace.srtt_ms.push(flow.sender.srtt_ns().unwrap_or(f64::NAN) / 1e6);
-        }
-    }
-
-    /// Lazy timers: an event only when the deadline moves earlier than the one pending;
-    /// a stale event finds the deadline later and re-arms.
-    fn arm_retransmit_timer(&mut self, f: u32) {
-        let flow = &mut self.flows[f as usize];
-        if let Some(deadline) = flow.sender.timer_deadline() {
-            if flow.rto_event_at.map_or(true, |at| at > deadline) {
-                flow.rto_event_at = Some(deadline);
-                self.events.schedule(deadline, Event::RetransmitTimer(f));
+            self.cc_state.clear();
+            flow.sender.cc.state(&mut self.cc_state);
+            for &(name, value) in &self.cc_state {
+                trace.cc_state.entry(format!("cc_{name}")).or_default().push(value);
             }
         }
     }
 
+    fn arm_retransmit_timer(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        flow.rto_timer.arm(flow.sender.timer_deadline(), &mut self.events, Event::RetransmitTimer(f));
+    }
+
     fn on_retransmit_timer(&mut self, now: Time, f: u32) {
         let flow = &mut self.flows[f as usize];
-        if flow.rto_event_at == Some(now) {
-            flow.rto_event_at = None;
-        }
+        flow.rto_timer.fired(now);
         if flow.sender.on_timer(now, &mut self.outbox) {
             self.after_sender(now, f);
         } else {
@@ -375,19 +398,11 @@ impl Simulation {
 
     fn ensure_delack_timer(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
-        if let Some(deadline) = flow.receiver.delayed_ack_deadline() {
-            if flow.delack_event_at.map_or(true, |at| at > deadline) {
-                flow.delack_event_at = Some(deadline);
-                self.events.schedule(deadline, Event::DelayedAckTimer(f));
-            }
-        }
+        flow.delack_timer.arm(flow.receiver.delayed_ack_deadline(), &mut self.events, Event::DelayedAckTimer(f));
     }
 
     fn on_delayed_ack_timer(&mut self, now: Time, f: u32) {
-        let flow = &mut self.flows[f as usize];
-        if flow.delack_event_at == Some(now) {
-            flow.delack_event_at = None;
-        }
+        self.flows[f as usize].delack_timer.fired(now);
         self.send_delayed_ack(now, f);
         self.ensure_delack_timer(f);
     }

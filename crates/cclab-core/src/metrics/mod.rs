@@ -81,6 +81,10 @@ pub struct FlowTrace {
     pub cwnd: Vec<f64>,
     pub ssthresh: Vec<f64>,
     pub srtt_ms: Vec<f64>,
+    /// The congestion controller's own state (`CongestionControl::state`), one column
+    /// per variable, named `cc_<variable>`.
+    #[serde(flatten)]
+    pub cc_state: std::collections::BTreeMap<String, Vec<f64>>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
