@@ -56,6 +56,9 @@ pub struct Link {
     admitted_total: u64,
     removed_total: u64,
     busy_until: Time,
+    /// The last (bytes, transmission time) computed: packets come in few sizes, and a
+    /// division per hop is a measurable share of the hot path.
+    last_transmission: (u32, Time),
     pub stats: LinkStats,
     pub queue_trace: Option<Vec<(Time, u32)>>,
 }
@@ -85,6 +88,7 @@ impl Link {
             admitted_total: 0,
             removed_total: 0,
             busy_until: 0,
+            last_transmission: (0, 0),
             stats: LinkStats::default(),
             queue_trace: None,
         }
@@ -128,7 +132,10 @@ impl Link {
             return Admission::Dropped;
         }
         let tx_start = self.busy_until.max(now);
-        let tx_end = tx_start + self.rate.transmission_time(bytes);
+        if self.last_transmission.0 != bytes {
+            self.last_transmission = (bytes, self.rate.transmission_time(bytes));
+        }
+        let tx_end = tx_start + self.last_transmission.1;
         self.busy_until = tx_end;
         self.stats.admitted += 1;
         self.stats.queueing_delay_sum += (tx_start - now) as u128;

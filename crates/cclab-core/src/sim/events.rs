@@ -119,13 +119,16 @@ impl EventQueue {
             if first >= n {
                 break;
             }
-            let last = (first + ARITY).min(n);
-            let mut best = first;
-            for child in first + 1..last {
-                if self.heap[child] < self.heap[best] {
-                    best = child;
-                }
-            }
+            let best = if first + ARITY <= n {
+                // All four children present: pick the least without data-dependent
+                // branches (the comparisons are unpredictable; selects are not).
+                let h = &self.heap[first..first + ARITY];
+                let low = if h[1] < h[0] { 1 } else { 0 };
+                let high = if h[3] < h[2] { 3 } else { 2 };
+                first + if h[high] < h[low] { high } else { low }
+            } else {
+                (first + 1..n).fold(first, |best, child| if self.heap[child] < self.heap[best] { child } else { best })
+            };
             if self.heap[best] >= key {
                 break;
             }
