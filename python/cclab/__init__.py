@@ -4,6 +4,10 @@
     result = cclab.run("experiments/static-wired.toml", duration="10s")
     result.flows, result.groups, result.bins, result.system_bins
 
+    cclab.sweep("experiments/sweeps/static-wired.toml")   # a sweep plan -> results/sweeps/NAME.duckdb
+    with cclab.SweepStore("results/sweeps/static-wired.duckdb", read_only=True) as store:
+        store.runs()                                          # one row per run, one column per axis
+
 The pandas-based parts (``run``, ``Result``, ``sweep``) are imported on first use, so
 ``import cclab`` stays light for tools that only need scenarios.
 """
@@ -13,9 +17,11 @@ from cclab.scenario import load_scenario, validate
 
 __version__ = _core_version()
 
-__all__ = ["run", "sweep", "load_scenario", "validate", "Result", "ScenarioError", "__version__"]
+__all__ = ["run", "sweep", "load_scenario", "validate", "load_plan", "SweepStore", "Result", "ScenarioError",
+           "__version__"]
 
-_LAZY = {"run": "cclab.api", "sweep": "cclab.api", "Result": "cclab.results"}
+_LAZY = {"run": "cclab.api", "sweep": "cclab.api", "Result": "cclab.results", "load_plan": "cclab.plan",
+         "SweepStore": "cclab.sweep_store"}
 
 
 def __getattr__(name):

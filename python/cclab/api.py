@@ -1,15 +1,18 @@
-"""Running scenarios: one at a time (:func:`run`) or many in parallel (:func:`sweep`)."""
+"""Running scenarios: one at a time (:func:`run`), many in parallel or a sweep plan (:func:`sweep`)."""
 from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Iterable
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
-from typing import Any, Optional
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Executor, ProcessPoolExecutor
+from os import PathLike
+from typing import Any, Optional, Union
 
 from cclab._core import run_json
 from cclab.results import Result
+from cclab.plan import Plan, PlanSource
 from cclab.scenario import Overrides, ScenarioSource, apply_overrides, load_scenario, scenario_json, validate
+from cclab.sweep_runner import SweepOutcome, in_completion_order, run_plan
 
 
 def run(source: ScenarioSource, *, overrides: Overrides = None, **settings: Any) -> Result:
@@ -23,22 +26,32 @@ def run(source: ScenarioSource, *, overrides: Overrides = None, **settings: Any)
 
 
 def sweep(
-    scenarios: Iterable[ScenarioSource],
+    scenarios: Union[PlanSource, Iterable[ScenarioSource]],
     executor: Optional[Executor] = None,
     *,
     jobs: Optional[int] = None,
     on_result: Optional[Callable[[int, Result], None]] = None,
     progress: Optional[str] = None,
-) -> list[Result]:
-    """Run many scenarios; return their results in input order.
+    store: Union[str, PathLike, None] = None,
+) -> Union[list[Result], SweepOutcome]:
+    """Run a sweep plan, or many scenarios in parallel.
 
-    Every scenario is validated first, so a bad one fails before any work starts. Runs go
-    to ``executor``: anything with ``submit(fn, arg)`` returning a future with
+    * A plan (a plan TOML path, a dict with a ``[sweep]`` table, a :class:`cclab.plan.Plan`):
+      runs what is not yet in the results store ``store`` and returns a
+      :class:`cclab.sweep_runner.SweepOutcome`; see :func:`cclab.sweep_runner.run_plan`. ``progress``
+      (any true value) shows a progress bar.
+    * A list of scenarios: returns their results in input order. Every scenario is
+      validated first, so a bad one fails before any work starts. ``on_result(index,
+      result)`` is called as each run finishes; ``progress`` is the label of a progress
+      bar on stderr (None: no bar).
+
+    Runs go to ``executor``: anything with ``submit(fn, arg)`` returning a future with
     ``.result()`` fits — a ``concurrent.futures`` pool or a ``dask.distributed.Client``.
-    Without one, a process pool of ``jobs`` workers is used (``jobs=1``: in this process).
-    ``on_result(index, result)`` is called as each run finishes; ``progress`` is the
-    label of a progress bar on stderr (None: no bar).
+    Without one, a process pool of ``jobs`` workers is used (``jobs=1`` for a list: in
+    this process).
     """
+    if isinstance(scenarios, (str, PathLike, Mapping, Plan)):
+        return run_plan(scenarios, executor, store=store, jobs=jobs, progress=bool(progress))
     loaded = [load_scenario(source) for source in scenarios]
     for scenario in loaded:
         validate(scenario)
@@ -74,13 +87,8 @@ def _progress_bar(label: Optional[str], total: int, on_result: Optional[Callable
 
 
 def _collect(executor: Any, payloads: list[str], on_result: Optional[Callable[[int, Result], None]]) -> list[Result]:
-    futures = [executor.submit(_run_payload, payload) for payload in payloads]
-    index_of = {id(future): index for index, future in enumerate(futures)}
-    results: list[Optional[Result]] = [None] * len(futures)
-    # Futures of other executors (e.g. Dask's) are awaited in submission order.
-    in_completion_order = as_completed(futures) if all(isinstance(f, Future) for f in futures) else futures
-    for future in in_completion_order:
-        index = index_of[id(future)]
+    results: list[Optional[Result]] = [None] * len(payloads)
+    for index, future in in_completion_order(executor, _run_payload, range(len(payloads)), payload=payloads.__getitem__):
         results[index] = _finished(index, future.result(), on_result)
     return results  # type: ignore[return-value]
 

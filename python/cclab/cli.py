@@ -15,7 +15,7 @@ from typing import Annotated, Iterator, List, Optional
 import typer
 
 from cclab._core import ScenarioError, version
-from cclab.errors import BenchError, StoreError
+from cclab.errors import BenchError, StoreError, SweepError
 from cclab.scenario import load_scenario, scenario_toml, validate
 
 USAGE_ERROR = 2
@@ -45,7 +45,7 @@ def _user_errors() -> Iterator[None]:
     benchmark process that failed)."""
     try:
         yield
-    except (ScenarioError, StoreError) as error:
+    except (ScenarioError, StoreError, SweepError) as error:
         _fail(error, USAGE_ERROR)
     except BenchError as error:
         _fail(error, 1)
@@ -129,6 +129,69 @@ def reproduce_static_wired(
                                 aggfunc="first", sort=False)
     _print_frame(goodput.reset_index(), "static-wired: system goodput (Mb/s)")
     typer.echo(f"wrote {out}/static_wired.parquet, .csv, .png")
+
+
+@app.command("sweep")
+def sweep_command(
+    plan_file: Annotated[Path, typer.Argument(help="Sweep plan TOML file.", show_default=False)],
+    executor: Annotated[str, typer.Option(help="Where runs execute: local (process pool), dask or ray.")] = "local",
+    workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1,
+                                                   help="Worker processes (default: one per core).")] = None,
+    scheduler: Annotated[Optional[str], typer.Option(help="Address of an existing Dask scheduler "
+                                                          "(tcp://host:8786) or Ray cluster.")] = None,
+    store: Annotated[Optional[Path], typer.Option(help="Results file (default: results/sweeps/NAME.duckdb).")] = None,
+    replications: Annotated[Optional[int], typer.Option(min=1, help="Override the plan's replications.")] = None,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show progress on stderr.")] = True,
+) -> None:
+    """Run a sweep plan; runs already in the results file are skipped (re-run to resume)."""
+    with _user_errors():
+        from cclab.plan import load_plan
+
+        plan = load_plan(plan_file, {"replications": replications} if replications else None)
+        plan.runs()  # every point is checked before an executor starts
+        from cclab.sweep_runner import open_executor, run_plan
+
+        with open_executor(executor, workers, scheduler) as pool:
+            try:
+                outcome = run_plan(plan, pool, store=store, progress=progress)
+            except KeyboardInterrupt:
+                typer.echo("interrupted: every finished run is stored; run the same command again to resume", err=True)
+                raise typer.Exit(130) from None
+    typer.echo(f"{plan.name}: {outcome.total} runs, {outcome.skipped} already stored, {outcome.succeeded} ran, "
+               f"{outcome.failed} failed, {outcome.wall_time_s:.1f} s ({outcome.runs_per_minute:.0f} runs/min) "
+               f"-> {outcome.store}")
+    for run_id, error in outcome.failures[:5]:
+        typer.echo(f"failed run {run_id}: {error}", err=True)
+    if outcome.failed:
+        raise typer.Exit(1)
+
+
+@app.command("report")
+def report_command(
+    results: Annotated[Path, typer.Argument(help="Results file of a sweep (.duckdb).", show_default=False)],
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Output directory "
+                                                "(default: RESULTS without suffix + '-report').")] = None,
+) -> None:
+    """Write a static HTML report of a sweep: figures, mean ± CI tables, scenario, provenance."""
+    with _user_errors():
+        from cclab.report import write_report
+
+        page = write_report(results, out or results.with_name(results.stem + "-report"))
+    typer.echo(f"wrote {page}")
+
+
+@app.command("export")
+def export_command(
+    results: Annotated[Path, typer.Argument(help="Results file of a sweep (.duckdb).", show_default=False)],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory for TABLE.parquet files.")],
+) -> None:
+    """Export every table of a sweep's results file to Parquet."""
+    with _user_errors():
+        from cclab.sweep_store import SweepStore
+
+        with SweepStore(results, read_only=True) as store:
+            written = store.export_parquet(out)
+    typer.echo(f"wrote {len(written)} tables to {out}")
 
 
 @app.command("bench")

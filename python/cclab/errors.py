@@ -11,3 +11,8 @@ class StoreError(Exception):
 
 class BenchError(Exception):
     """A benchmark process failed (the message says which and how)."""
+
+
+class SweepError(Exception):
+    """A sweep cannot start or go on: a missing optional executor, an unreachable
+    scheduler, a broken worker pool (the message says what to do)."""

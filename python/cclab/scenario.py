@@ -42,7 +42,7 @@ def load_scenario(source: ScenarioSource, overrides: Overrides = None) -> dict:
     if isinstance(source, Mapping):
         scenario = copy.deepcopy(dict(source))
     else:
-        scenario = _read_toml(Path(source))
+        scenario = read_toml(Path(source))
     return apply_overrides(scenario, overrides)
 
 
@@ -94,7 +94,8 @@ def parse_override_value(text: str) -> Any:
     return value
 
 
-def _read_toml(path: Path) -> dict:
+def read_toml(path: Path) -> dict:
+    """Parse a TOML file; a missing, unreadable or malformed file is a one-line ScenarioError."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -1,0 +1,254 @@
+"""Sweep plans: a base scenario, axes of values, replications, and one seed per run.
+
+A plan is a TOML file::
+
+    [sweep]
+    name = "static-wired"
+    scenario = "../static-wired.toml"   # base scenario, relative to this file (or an inline [scenario] table)
+    replications = 3
+    seed = 1                            # root of every derived seed
+    combine = "cross"                   # how the axes combine: "cross" (every combination) or "zip"
+    zip = [["flows.0.cc.alpha", "flows.0.cc.beta"]]   # axes zipped together, crossed with the rest
+
+    [axes]                              # dotted scenario paths, as `--set` takes them
+    "flows.0.count" = { from = 10, to = 100, step = 10 }    # inclusive range
+    "flows.0.cc.alpha" = [0.31, 0.583, 1.0, 1.25]
+    "flows.0.cc.beta" = [0.875, 0.75, 0.5, 0.25]
+
+    [set]                               # overrides applied to the base scenario before the axes
+    duration = "100s"
+
+Every run (a point of the grid × a replication) gets the seed
+``derive_seed(name, root seed, point, replication)``: a hash of the plan's name and root
+seed, the point's own axis values and the replication index. Adding a value to an axis
+therefore never changes the seed, and so the result, of any other run; adding a new
+axis changes every point (each point then has one more parameter).
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from os import PathLike
+from pathlib import Path
+from typing import Any, Union
+
+import tomli_w
+
+from cclab._core import ScenarioError
+from cclab.scenario import apply_overrides, load_scenario, read_toml, scenario_json, validate
+
+PlanSource = Union[str, PathLike, Mapping[str, Any], "Plan"]
+
+SWEEP_KEYS = {"name", "scenario", "replications", "seed", "combine", "zip"}
+TOP_LEVEL_KEYS = {"sweep", "scenario", "axes", "set"}
+SEED_BITS = 53  # seeds stay exact in JSON numbers, doubles and signed 64-bit columns
+
+
+@dataclass(frozen=True)
+class Run:
+    """One simulation of a sweep: a grid point, one replication of it, and its scenario."""
+
+    point: dict[str, Any]  # axis path -> value
+    point_index: int
+    replication: int
+    seed: int
+    scenario: dict  # the engine's normalized scenario, seed included
+    run_id: str  # hash of the normalized scenario: the same id means the same result
+
+    @property
+    def scenario_json(self) -> str:
+        return scenario_json(self.scenario)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A parsed plan. ``dimensions`` lists the axis groups in grid order: each group is
+    a tuple of axis paths that vary together (one path, or a zipped set)."""
+
+    name: str
+    base: dict
+    axes: dict[str, list]
+    dimensions: tuple[tuple[str, ...], ...]
+    replications: int = 1
+    root_seed: int = 1
+
+    def points(self) -> list[dict[str, Any]]:
+        """The grid points in order, each a dict axis path -> value."""
+        groups = [[dict(zip(group, values)) for values in zip(*(self.axes[path] for path in group))]
+                  for group in self.dimensions]
+        return [dict(item for part in combination for item in part.items())
+                for combination in itertools.product(*groups)]
+
+    def runs(self) -> list[Run]:
+        """Every run of the plan (points × replications), validated by the engine.
+
+        Raises :class:`ScenarioError` naming the point when one is invalid, before
+        anything runs.
+        """
+        runs = []
+        for point_index, point in enumerate(self.points()):
+            for replication in range(self.replications):
+                seed = derive_seed(self.name, self.root_seed, point, replication)
+                scenario = apply_overrides(copy.deepcopy(self.base), {**point, "seed": seed})
+                try:
+                    normalized = validate(scenario)
+                except ScenarioError as error:
+                    raise ScenarioError(f"plan {self.name!r}, point {_describe(point)}: {error}") from None
+                runs.append(Run(point, point_index, replication, seed, normalized, scenario_hash(normalized)))
+        return runs
+
+    @property
+    def hash(self) -> str:
+        """Hash of what the plan runs (name, base scenario, axes, zips, replications, seed)."""
+        return hashlib.sha256(_canonical(_plan_document(self)).encode()).hexdigest()[:16]
+
+    def to_toml(self) -> str:
+        """The plan as a self-contained TOML document (base scenario inlined), which
+        :func:`load_plan` reads back into an equal plan."""
+        return tomli_w.dumps(_plan_document(self))
+
+
+def derive_seed(plan_name: str, root_seed: int, point: Mapping[str, Any], replication: int) -> int:
+    """The seed of one run: a hash of (plan name, root seed, point, replication)."""
+    key = _canonical({"plan": plan_name, "seed": root_seed, "point": dict(point), "replication": replication})
+    digest = hashlib.sha256(key.encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> (64 - SEED_BITS)
+
+
+def scenario_hash(normalized_scenario: Mapping[str, Any]) -> str:
+    """Identity of a run: the hash of its normalized scenario (which holds the seed)."""
+    return hashlib.sha256(_canonical(normalized_scenario).encode()).hexdigest()[:32]
+
+
+def load_plan(source: PlanSource, overrides: Mapping[str, Any] | None = None) -> Plan:
+    """Read a plan from a TOML file, a dict (as the file would parse) or a :class:`Plan`.
+
+    ``overrides`` maps ``sweep.*`` keys (``replications``, ``seed``, ``name``) to new
+    values, e.g. ``{"replications": 1}`` for a quick look.
+    """
+    if isinstance(source, Plan):
+        document, base_dir = _plan_document(source), Path.cwd()
+    elif isinstance(source, Mapping):
+        document, base_dir = copy.deepcopy(dict(source)), Path.cwd()
+    else:
+        path = Path(source)
+        document, base_dir = read_toml(path), path.parent
+        if "sweep" not in document:
+            raise ScenarioError(f"{path}: not a sweep plan (no [sweep] table)")
+    if overrides:
+        document.setdefault("sweep", {}).update(overrides)
+    return _parse(document, base_dir)
+
+
+def _parse(document: dict, base_dir: Path) -> Plan:
+    unknown = set(document) - TOP_LEVEL_KEYS
+    if unknown:
+        raise ScenarioError(f"plan: unknown table or key {sorted(unknown)[0]!r} (expected {sorted(TOP_LEVEL_KEYS)})")
+    sweep = document.get("sweep", {})
+    unknown = set(sweep) - SWEEP_KEYS
+    if unknown:
+        raise ScenarioError(f"sweep.{sorted(unknown)[0]}: unknown key (expected one of {sorted(SWEEP_KEYS)})")
+    name = sweep.get("name")
+    if not isinstance(name, str) or not name:
+        raise ScenarioError("sweep.name: required, a non-empty string")
+
+    base = _base_scenario(sweep.get("scenario"), document.get("scenario"), base_dir)
+    base = apply_overrides(base, document.get("set", {}))
+    axes = {str(path): _axis_values(str(path), values) for path, values in document.get("axes", {}).items()}
+    dimensions = _dimensions(axes, sweep.get("combine", "cross"), sweep.get("zip", []))
+    replications = sweep.get("replications", 1)
+    if not isinstance(replications, int) or isinstance(replications, bool) or replications < 1:
+        raise ScenarioError(f"sweep.replications: {replications!r} is not a positive integer")
+    root_seed = sweep.get("seed", 1)
+    if not isinstance(root_seed, int) or isinstance(root_seed, bool) or root_seed < 0:
+        raise ScenarioError(f"sweep.seed: {root_seed!r} is not a non-negative integer")
+    return Plan(name, base, axes, dimensions, replications, root_seed)
+
+
+def _base_scenario(file: Any, inline: Any, base_dir: Path) -> dict:
+    if (file is None) == (inline is None):
+        raise ScenarioError("plan: give the base scenario as sweep.scenario = \"file.toml\" "
+                            "or as a [scenario] table (exactly one)")
+    if inline is not None:
+        if not isinstance(inline, Mapping):
+            raise ScenarioError("plan: [scenario] must be a table")
+        return copy.deepcopy(dict(inline))
+    if not isinstance(file, str):
+        raise ScenarioError(f"sweep.scenario: {file!r} is not a file name")
+    return load_scenario(base_dir / file)
+
+
+def _axis_values(path: str, values: Any) -> list:
+    if isinstance(values, Mapping):
+        return _inclusive_range(path, values)
+    if not isinstance(values, list) or not values:
+        raise ScenarioError(f"axes.{path}: expected a non-empty list or {{ from, to, step }}, got {values!r}")
+    if len({_canonical(value) for value in values}) != len(values):
+        raise ScenarioError(f"axes.{path}: repeated value in {values!r}")
+    return list(values)
+
+
+def _inclusive_range(path: str, spec: Mapping[str, Any]) -> list:
+    if set(spec) != {"from", "to", "step"}:
+        raise ScenarioError(f"axes.{path}: a range is {{ from = A, to = B, step = S }}, got {dict(spec)!r}")
+    start, stop, step = spec["from"], spec["to"], spec["step"]
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (start, stop, step)) or step <= 0:
+        raise ScenarioError(f"axes.{path}: range needs numbers and a positive step, got {dict(spec)!r}")
+    if stop < start:
+        raise ScenarioError(f"axes.{path}: range goes from {start} down to {stop}")
+    count = math.floor((stop - start) / step + 1e-9) + 1
+    if all(isinstance(v, int) for v in (start, stop, step)):
+        return [start + i * step for i in range(count)]
+    return [round(start + i * step, 12) for i in range(count)]
+
+
+def _dimensions(axes: dict[str, list], combine: Any, zipped: Any) -> tuple[tuple[str, ...], ...]:
+    if combine not in ("cross", "zip"):
+        raise ScenarioError(f"sweep.combine: {combine!r} is neither \"cross\" nor \"zip\"")
+    if combine == "zip":
+        if zipped:
+            raise ScenarioError("sweep.zip: not needed when combine = \"zip\" (every axis is zipped)")
+        groups = [list(axes)] if axes else []
+    else:
+        if not isinstance(zipped, list) or not all(isinstance(g, list) for g in zipped):
+            raise ScenarioError(f"sweep.zip: expected a list of lists of axis paths, got {zipped!r}")
+        groups = [list(map(str, group)) for group in zipped]
+        in_groups = [path for group in groups for path in group]
+        for path in in_groups:
+            if path not in axes:
+                raise ScenarioError(f"sweep.zip: {path!r} is not an axis")
+        if len(set(in_groups)) != len(in_groups):
+            raise ScenarioError("sweep.zip: an axis appears in two zip groups")
+        grouped = set(in_groups)
+        ordered = []
+        for path in axes:  # keep the order of [axes]; a zip group sits where its first axis is
+            group = next((g for g in groups if path in g), [path])
+            if group not in ordered:
+                ordered.append(group)
+        groups = ordered
+    for group in groups:
+        lengths = {len(axes[path]) for path in group}
+        if len(lengths) > 1:
+            raise ScenarioError(f"sweep.zip: zipped axes {group} have different lengths "
+                                f"{[len(axes[p]) for p in group]}")
+    return tuple(tuple(group) for group in groups)
+
+
+def _plan_document(plan: Plan) -> dict:
+    """The dict form of ``plan`` (what its TOML would parse to), for re-parsing with overrides."""
+    grouped = [list(group) for group in plan.dimensions if len(group) > 1]
+    return {"sweep": {"name": plan.name, "replications": plan.replications, "seed": plan.root_seed, "zip": grouped},
+            "scenario": copy.deepcopy(plan.base), "axes": copy.deepcopy(plan.axes)}
+
+
+def _describe(point: Mapping[str, Any]) -> str:
+    return ", ".join(f"{path}={json.dumps(value, default=str)}" for path, value in point.items()) or "(no axes)"
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)

@@ -1,0 +1,230 @@
+"""The results store of sweeps: one DuckDB file, written only by the sweep's driver.
+
+Tables (every row carries ``run_id``, the hash of the run's normalized scenario):
+
+* ``plans``: plan_hash, name, plan_toml (self-contained: the base scenario inlined), recorded_utc.
+* ``runs``: one row per run — plan_hash, plan_name, point_index, params (JSON: axis path
+  -> value), replication, seed, scenario_toml (the full normalized scenario), status
+  (``ok`` / ``error``), error, cclab_version, git_commit, host, wall_time_s, events,
+  finished_utc, and every system metric (goodput_mbps, jain_index, ...).
+* ``flows``, ``groups``, ``bins`` (per flow and bin), ``system_bins`` (per bin) and,
+  when traced, ``trace_flows`` / ``trace_bottleneck_queue``: the run's result tables.
+
+Each finished run is written in one transaction (its runs row and all its table rows),
+so a killed driver leaves either the whole run or nothing. Tables gain columns when the
+engine starts reporting new ones.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+from os import PathLike
+from pathlib import Path
+from typing import Any, Optional
+
+import pandas as pd
+
+from cclab.errors import StoreError
+from cclab.plan import Plan, Run
+from cclab.results import Result
+
+RUN_COLUMNS = """
+    run_id VARCHAR NOT NULL, plan_hash VARCHAR, plan_name VARCHAR, point_index INTEGER, params VARCHAR,
+    replication INTEGER, seed BIGINT, scenario_toml VARCHAR, status VARCHAR NOT NULL, error VARCHAR,
+    cclab_version VARCHAR, git_commit VARCHAR, host VARCHAR, finished_utc VARCHAR
+"""
+RESULT_TABLES = ("flows", "groups", "bins", "system_bins", "trace_flows", "trace_bottleneck_queue")
+# Columns of ``runs`` that describe a run rather than measure it.
+BOOKKEEPING_COLUMNS = ("run_id", "plan_hash", "plan_name", "point_index", "params", "replication", "seed",
+                       "scenario_toml", "status", "error", "cclab_version", "git_commit", "host", "finished_utc")
+
+
+class SweepStore:
+    """A sweep results file. Use as a context manager; ``read_only`` for reports and
+    queries (several readers may share the file, but not with a running sweep)."""
+
+    def __init__(self, path: str | PathLike, *, read_only: bool = False):
+        import duckdb
+
+        self.path = Path(path)
+        if read_only and not self.path.exists():
+            raise StoreError(f"{self.path}: no such results file")
+        if not read_only:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = duckdb.connect(str(self.path), read_only=read_only)
+        except duckdb.Error as error:
+            first_line = str(error).splitlines()[0]
+            if "lock" in first_line.lower():
+                raise StoreError(f"{self.path}: in use by another process (a sweep still running?)") from None
+            raise StoreError(f"{self.path}: not a cclab results file or unreadable ({first_line})") from None
+        if not read_only:
+            self._exec("CREATE TABLE IF NOT EXISTS plans (plan_hash VARCHAR, name VARCHAR, plan_toml VARCHAR, "
+                             "recorded_utc VARCHAR)")
+            self._exec(f"CREATE TABLE IF NOT EXISTS runs ({RUN_COLUMNS})")
+        elif not self._has_table("runs"):
+            self._db.close()
+            raise StoreError(f"{self.path}: not a cclab results file (no runs table)")
+
+    def __enter__(self) -> "SweepStore":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._db.close()
+
+    # ------------------------------------------------------------ writing
+    def record_plan(self, plan: Plan) -> None:
+        """Remember ``plan`` (once per distinct plan)."""
+        with self._transaction():
+            known = self._db.execute("SELECT count(*) FROM plans WHERE plan_hash = ?", [plan.hash]).fetchall()[0][0]
+            if not known:
+                self._exec("INSERT INTO plans VALUES (?, ?, ?, ?)", [plan.hash, plan.name, plan.to_toml(), _now()])
+
+    def stored_run_ids(self) -> set[str]:
+        """Ids of the runs that finished successfully (a re-run skips them)."""
+        return {row[0] for row in self._db.execute("SELECT run_id FROM runs WHERE status = 'ok'").fetchall()}
+
+    def record_result(self, plan: Plan, run: Run, result: Result, provenance: dict[str, Any]) -> None:
+        """Store a successful run and all its tables, atomically (replacing an earlier failure)."""
+        metrics = {key: value for key, value in result.system.items() if key not in BOOKKEEPING_COLUMNS}
+        row = {**self._run_row(plan, run, "ok", None, provenance), **metrics}
+        with self._transaction():
+            self._delete_run(run.run_id)
+            self._append("runs", pd.DataFrame([row]))
+            for name, table in result.tables().items():
+                self._append(name, table.assign(run_id=run.run_id)[["run_id", *table.columns]])
+
+    def record_failure(self, plan: Plan, run: Run, error: str, provenance: dict[str, Any]) -> None:
+        """Store that a run failed, with its error; a later sweep retries it."""
+        with self._transaction():
+            self._delete_run(run.run_id)
+            self._append("runs", pd.DataFrame([self._run_row(plan, run, "error", error, provenance)]))
+
+    # ------------------------------------------------------------ reading
+    def plans(self) -> pd.DataFrame:
+        return self._db.execute("SELECT * FROM plans ORDER BY recorded_utc, name").df()
+
+    def runs(self, plan_name: Optional[str] = None) -> pd.DataFrame:
+        """The runs table, one column per axis (named by its path) in place of ``params``."""
+        where, args = ("WHERE plan_name = ?", [plan_name]) if plan_name is not None else ("", [])
+        runs = self._db.execute(f"SELECT * FROM runs {where} ORDER BY plan_name, point_index, replication",
+                                args).df()
+        return expand_params(runs)
+
+    def table(self, name: str, plan_name: Optional[str] = None) -> pd.DataFrame:
+        """A result table (flows, groups, bins, system_bins, ...) with each row's axis values,
+        replication and seed in front."""
+        if name not in RESULT_TABLES or not self._has_table(name):
+            raise StoreError(f"{self.path}: no table {name!r} (tables: {', '.join(self.tables())})")
+        where, args = ("AND r.plan_name = ?", [plan_name]) if plan_name is not None else ("", [])
+        joined = self._db.execute(
+            f"SELECT r.plan_name, r.point_index, r.params, r.replication, r.seed, t.* FROM {name} t "
+            f"JOIN runs r USING (run_id) WHERE r.status = 'ok' {where} "
+            "ORDER BY r.plan_name, r.point_index, r.replication", args).df()
+        return expand_params(joined)
+
+    def tables(self) -> list[str]:
+        return [row[0] for row in self._db.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1").fetchall()]
+
+    def sql(self, query: str, parameters: Optional[list] = None) -> pd.DataFrame:
+        """Run any SQL over the store's tables."""
+        return self._db.execute(query, parameters or []).df()
+
+    def export_parquet(self, directory: str | PathLike) -> list[Path]:
+        """Write every table as ``<table>.parquet`` into ``directory``."""
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        for name in self.tables():
+            target = out / f"{name}.parquet"
+            self._exec(f"COPY {name} TO '{_sql_string(target)}' (FORMAT parquet)")
+            written.append(target)
+        return written
+
+    # ------------------------------------------------------------ internals
+    def _run_row(self, plan: Plan, run: Run, status: str, error: Optional[str], provenance: dict) -> dict:
+        from cclab.scenario import scenario_toml
+
+        return {
+            "run_id": run.run_id, "plan_hash": plan.hash, "plan_name": plan.name, "point_index": run.point_index,
+            "params": json.dumps(run.point, default=str), "replication": run.replication, "seed": run.seed,
+            "scenario_toml": scenario_toml(run.scenario), "status": status, "error": error,
+            "cclab_version": provenance.get("cclab_version"), "git_commit": provenance.get("git_commit"),
+            "host": provenance.get("host"), "finished_utc": _now(),
+        }
+
+    def _delete_run(self, run_id: str) -> None:
+        for name in ("runs", *RESULT_TABLES):
+            if self._has_table(name):
+                self._exec(f"DELETE FROM {name} WHERE run_id = ?", [run_id])
+
+    def _append(self, name: str, frame: pd.DataFrame) -> None:
+        """Insert ``frame`` into table ``name`` by column name, creating the table or
+        adding the columns it lacks."""
+        self._db.register("incoming", frame)
+        try:
+            if not self._has_table(name):
+                self._exec(f"CREATE TABLE {name} AS SELECT * FROM incoming")
+                return
+            existing = {row[0] for row in self._db.execute(f"DESCRIBE {name}").fetchall()}
+            for column, column_type in self._db.execute("SELECT column_name, column_type FROM "
+                                                        "(DESCRIBE SELECT * FROM incoming)").fetchall():
+                if column not in existing:
+                    self._exec(f'ALTER TABLE {name} ADD COLUMN "{column}" {column_type}')
+            self._exec(f"INSERT INTO {name} BY NAME SELECT * FROM incoming")
+        finally:
+            self._db.unregister("incoming")
+
+    def _exec(self, statement: str, parameters: Optional[list] = None) -> None:
+        """Run a statement that returns no rows (DuckDB wants every result consumed)."""
+        self._db.execute(statement, parameters or []).fetchall()
+
+    def _has_table(self, name: str) -> bool:
+        return bool(self._db.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?",
+                                     [name]).fetchall()[0][0])
+
+    def _transaction(self):
+        return _Transaction(self._db)
+
+
+class _Transaction:
+    """BEGIN … COMMIT, or ROLLBACK when the block raises (including KeyboardInterrupt)."""
+
+    def __init__(self, db):
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN TRANSACTION").fetchall()
+
+    def __exit__(self, exc_type, *rest: Any) -> None:
+        self._db.execute("ROLLBACK" if exc_type is not None else "COMMIT").fetchall()
+
+
+def expand_params(frame: pd.DataFrame) -> pd.DataFrame:
+    """Replace the JSON ``params`` column by one column per axis path, placed first."""
+    if "params" not in frame:
+        return frame
+    points = [json.loads(text) if isinstance(text, str) else {} for text in frame["params"]]
+    axes: list[str] = list(dict.fromkeys(path for point in points for path in point))
+    expanded = pd.DataFrame({path: [point.get(path) for point in points] for path in axes}, index=frame.index)
+    rest = frame.drop(columns="params")
+    return pd.concat([expanded, rest.drop(columns=[c for c in axes if c in rest])], axis=1)
+
+
+def axis_columns(frame: pd.DataFrame) -> list[str]:
+    """The axis columns of a frame from :meth:`SweepStore.runs` or :meth:`SweepStore.table`
+    (those in front of plan_name)."""
+    columns = list(frame.columns)
+    return columns[: columns.index("plan_name")] if "plan_name" in columns else []
+
+
+def _sql_string(path: Path) -> str:
+    return str(path).replace("'", "''")
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")

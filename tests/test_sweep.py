@@ -1,0 +1,227 @@
+"""Sweeps with the real parts: a process pool, a Dask LocalCluster of worker processes,
+the DuckDB store, a driver killed with SIGKILL and resumed."""
+from __future__ import annotations
+
+import copy
+import os
+import re
+import signal
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import tomli_w
+
+import cclab
+from cclab import _core
+from cclab.plan import load_plan
+from cclab.sweep_runner import run_plan
+from cclab.sweep_store import RESULT_TABLES, SweepStore
+from conftest import SMALL_SCENARIO, run_cli
+
+# Values that differ from one execution to the next (timing, clock, checkout state).
+VOLATILE_COLUMNS = ["wall_time_s", "finished_utc", "git_commit"]
+
+
+def small_plan(name: str = "small", counts=(1, 2, 3), replications: int = 2, **set_values) -> dict:
+    """3 counts × 2 β (zipped with the group name) × ``replications`` runs of a few-flow dumbbell."""
+    return {"sweep": {"name": name, "replications": replications, "zip": [["flows.0.group", "flows.0.cc.beta"]]},
+            "scenario": copy.deepcopy(SMALL_SCENARIO), "set": set_values,
+            "axes": {"flows.1.count": list(counts), "flows.0.group": ["smooth", "halving"],
+                     "flows.0.cc.beta": [0.875, 0.5]}}
+
+
+def stored(path: Path) -> dict[str, pd.DataFrame]:
+    """Every table of a results file, in a canonical row order, without volatile columns."""
+    with SweepStore(path, read_only=True) as store:
+        tables = {name: store.sql(f"SELECT * FROM {name}") for name in store.tables() if name != "plans"}
+    canonical = {}
+    for name, table in tables.items():
+        table = table.drop(columns=[c for c in VOLATILE_COLUMNS if c in table])
+        canonical[name] = table.sort_values(list(table.columns)).reset_index(drop=True)
+    return canonical
+
+
+def assert_same_results(first: Path, second: Path) -> None:
+    a, b = stored(first), stored(second)
+    assert a.keys() == b.keys()
+    for name in a:
+        pd.testing.assert_frame_equal(a[name], b[name], obj=name)
+
+
+@pytest.fixture(scope="module")
+def pool_store(tmp_path_factory) -> Path:
+    """The small plan swept on a local process pool of 2 workers."""
+    path = tmp_path_factory.mktemp("pool") / "small.duckdb"
+    outcome = run_plan(small_plan(), store=path, jobs=2)
+    assert (outcome.total, outcome.succeeded, outcome.failed, outcome.skipped) == (12, 12, 0, 0)
+    return path
+
+
+def test_store_holds_every_run_with_provenance_and_complete_tables(pool_store):
+    with SweepStore(pool_store, read_only=True) as store:
+        runs = store.runs()
+        flows = store.table("flows")
+        bins = store.table("bins")
+        plans = store.plans()
+    assert len(runs) == 12 and runs["run_id"].is_unique and (runs["status"] == "ok").all()
+    assert list(runs.columns[:3]) == ["flows.1.count", "flows.0.group", "flows.0.cc.beta"]
+    assert runs["cclab_version"].eq(cclab.__version__).all()
+    assert runs["git_commit"].str.fullmatch(r"[0-9a-f]{40}(\+dirty)?").all()
+    assert (runs["events"] > 0).all() and runs["goodput_mbps"].between(1, 10).all()
+    plan = load_plan(small_plan())
+    for run in plan.runs():
+        row = runs[runs["run_id"] == run.run_id].iloc[0]
+        assert row["seed"] == run.seed and f"seed = {run.seed}" in row["scenario_toml"]
+        assert (flows["run_id"] == run.run_id).sum() == 3 + run.point["flows.1.count"]
+        assert (bins["run_id"] == run.run_id).sum() == (3 + run.point["flows.1.count"]) * 3  # 3 s of 1 s bins
+    assert list(plans["name"]) == ["small"] and load_plan(__import__("tomllib").loads(plans["plan_toml"][0])) == plan
+
+
+def test_dask_local_cluster_of_processes_stores_identical_results(pool_store, tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        worker_pids = set(client.run(os.getpid).values())
+        outcome = cclab.sweep(small_plan(), client, store=tmp_path / "dask.duckdb")
+    assert outcome.succeeded == 12
+    assert len(worker_pids) == 2 and os.getpid() not in worker_pids  # really other processes
+    assert_same_results(pool_store, tmp_path / "dask.duckdb")
+
+
+def test_same_run_gives_the_same_numbers_on_any_executor(pool_store, tmp_path):
+    with ThreadPoolExecutor(max_workers=3) as threads:
+        run_plan(small_plan(), threads, store=tmp_path / "threads.duckdb")
+    assert_same_results(pool_store, tmp_path / "threads.duckdb")
+    with SweepStore(pool_store, read_only=True) as store:
+        runs = store.runs()
+    for run in load_plan(small_plan()).runs()[:3]:  # and in this process, outside any sweep
+        direct = cclab.run(run.scenario)
+        row = runs[runs["run_id"] == run.run_id].iloc[0]
+        assert row["goodput_mbps"] == direct.system["goodput_mbps"] and row["events"] == direct.system["events"]
+
+
+def test_rerun_skips_stored_runs_and_a_new_axis_value_runs_only_its_points(pool_store, tmp_path):
+    path = tmp_path / "copy.duckdb"
+    path.write_bytes(pool_store.read_bytes())
+    before = stored(path)
+    again = run_plan(small_plan(), store=path, jobs=1)
+    assert (again.skipped, again.ran) == (12, 0)
+    extended = run_plan(small_plan(counts=(1, 2, 3, 4)), store=path, jobs=1)
+    assert (extended.total, extended.skipped, extended.succeeded) == (16, 12, 4)
+    after = stored(path)
+    old_runs = after["runs"][after["runs"]["run_id"].isin(before["runs"]["run_id"])].reset_index(drop=True)
+    pd.testing.assert_frame_equal(old_runs.drop(columns="plan_hash"), before["runs"].drop(columns="plan_hash"))
+
+
+def test_failing_run_is_recorded_and_the_sweep_goes_on_then_retried(tmp_path, monkeypatch):
+    plan = load_plan(small_plan())
+    doomed = plan.runs()[5]
+    real_run_json = _core.run_json
+
+    def fails_for_one_seed(payload: str) -> str:
+        if f'"seed": {doomed.seed}' in payload:
+            raise RuntimeError("engine exploded")
+        return real_run_json(payload)
+
+    monkeypatch.setattr(_core, "run_json", fails_for_one_seed)
+    with ThreadPoolExecutor(max_workers=2) as threads:  # threads share the patched engine
+        outcome = run_plan(plan, threads, store=tmp_path / "s.duckdb")
+    assert (outcome.succeeded, outcome.failed) == (11, 1)
+    assert outcome.failures == [(doomed.run_id, "RuntimeError: engine exploded")]
+    with SweepStore(tmp_path / "s.duckdb", read_only=True) as store:
+        failed = store.sql("SELECT * FROM runs WHERE status = 'error'")
+        assert store.sql(f"SELECT count(*) AS n FROM flows WHERE run_id = '{doomed.run_id}'")["n"][0] == 0
+    assert list(failed["run_id"]) == [doomed.run_id] and failed["error"][0] == "RuntimeError: engine exploded"
+
+    monkeypatch.setattr(_core, "run_json", real_run_json)
+    retried = run_plan(plan, store=tmp_path / "s.duckdb", jobs=1)
+    assert (retried.skipped, retried.succeeded) == (11, 1)
+    runs = stored(tmp_path / "s.duckdb")["runs"]
+    assert len(runs) == 12 and runs["run_id"].is_unique and (runs["status"] == "ok").all()
+
+
+def test_killed_sweep_loses_nothing_finished_and_resumes(tmp_path):
+    """SIGKILL the driver and its workers after a few runs are reported stored; every
+    reported run is there, complete and once; a re-run does only the rest."""
+    plan_file = tmp_path / "plan.toml"
+    plan_document = small_plan(name="killed", counts=tuple(range(1, 11)), duration="10s",
+                               **{"topology.bottleneck.rate": "100Mbps", "topology.source_access.rate": "100Mbps",
+                                  "topology.sink_access.rate": "100Mbps"})
+    plan_file.write_text(tomli_w.dumps(plan_document))
+    store = tmp_path / "killed.duckdb"
+    command = [sys.executable, "-m", "cclab", "sweep", str(plan_file), "--store", str(store), "--workers", "2"]
+    driver = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                              start_new_session=True)
+    reported = []
+    try:
+        for line in driver.stderr:
+            match = re.match(r"\[\d+/40\] ok run=(\w+)", line)
+            if match:
+                reported.append(match[1])
+            if len(reported) == 4:
+                break
+    finally:
+        os.killpg(driver.pid, signal.SIGKILL)
+        driver.wait()
+    assert len(reported) == 4, "the sweep did not report 4 stored runs"
+
+    runs_by_id = {run.run_id: run for run in load_plan(plan_document).runs()}
+    with SweepStore(store, read_only=True) as results:
+        runs = results.runs()
+        flow_counts = results.sql("SELECT run_id, count(*) AS n FROM flows GROUP BY run_id")
+        bin_counts = results.sql("SELECT run_id, count(*) AS n FROM bins GROUP BY run_id")
+    assert set(reported) <= set(runs["run_id"])  # nothing reported finished is lost
+    assert len(runs) < 40, "the sweep finished before it was killed; nothing was tested"
+    assert runs["run_id"].is_unique
+    for run_id, flows in zip(flow_counts["run_id"], flow_counts["n"]):  # and no half-written run
+        assert flows == 3 + runs_by_id[run_id].point["flows.1.count"]
+    assert dict(zip(bin_counts["run_id"], bin_counts["n"])) == {
+        run_id: 10 * (3 + runs_by_id[run_id].point["flows.1.count"]) for run_id in runs["run_id"]}
+
+    resumed = run_cli("sweep", plan_file, "--store", store, "--workers", "2", "--no-progress")
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"40 runs, {len(runs)} already stored, {40 - len(runs)} ran, 0 failed" in resumed.stdout
+    after = stored(store)
+    assert len(after["runs"]) == 40 and after["runs"]["run_id"].is_unique
+    assert set(after["runs"]["run_id"]) == set(runs_by_id)
+    before = runs.set_index("run_id")["finished_utc"]
+    with SweepStore(store, read_only=True) as results:
+        kept = results.runs().set_index("run_id")["finished_utc"]
+    assert (kept[before.index] == before).all()  # the stored runs were not run again
+
+
+def test_cli_sweep_and_export(tmp_path):
+    plan_file = tmp_path / "plan.toml"
+    plan_file.write_text(tomli_w.dumps(small_plan(replications=1)))
+    store = tmp_path / "out.duckdb"
+    completed = run_cli("sweep", plan_file, "--store", store, "--workers", "2")
+    assert completed.returncode == 0, completed.stderr
+    assert "small: 6 runs, 0 already stored, 6 ran, 0 failed" in completed.stdout
+    assert len(re.findall(r"^\[\d/6\] ok run=", completed.stderr, re.M)) == 6  # one line per run off a terminal
+    exported = run_cli("export", store, "--out", tmp_path / "parquet")
+    assert exported.returncode == 0, exported.stderr
+    assert pd.read_parquet(tmp_path / "parquet" / "runs.parquet").shape[0] == 6
+    assert {p.stem for p in (tmp_path / "parquet").glob("*.parquet")} >= {"runs", "plans", *RESULT_TABLES[:4]}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [(["sweep", "missing.toml"], "missing.toml: no such file"),
+     (["sweep", "{example}"], "not a sweep plan (no [sweep] table)"),
+     (["sweep", "{plan}", "--executor", "slurm"], "--executor slurm: unknown executor"),
+     (["sweep", "{plan}", "--scheduler", "tcp://x:1"], "--scheduler needs --executor dask or ray"),
+     (["report", "missing.duckdb"], "missing.duckdb: no such results file"),
+     (["report", "{plan}"], "not a cclab results file")],
+)
+def test_cli_errors_are_one_line(tmp_path, example_file, args, message):
+    plan_file = tmp_path / "plan.toml"
+    plan_file.write_text(tomli_w.dumps(small_plan()))
+    args = [arg.format(example=example_file, plan=plan_file) for arg in args]
+    completed = run_cli(*args, cwd=tmp_path)
+    assert completed.returncode == 2, completed.stderr
+    assert completed.stderr.startswith("error: ") and message in completed.stderr, completed.stderr
+    assert len(completed.stderr.splitlines()) == 1
