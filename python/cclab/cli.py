@@ -131,6 +131,44 @@ def reproduce_static_wired(
     typer.echo(f"wrote {out}/static_wired.parquet, .csv, .png")
 
 
+@reproduce_app.command("zhang2002")
+def reproduce_zhang2002(
+    quick: Annotated[bool, typer.Option("--quick", help="Shorter runs, fewer points and 3 seeds: the whole set "
+                                                        "in about a minute.")] = False,
+    figure: Annotated[Optional[List[str]], typer.Option("--figure", metavar="N", help="Only Figure N (2–11); "
+                                                        "repeat for several. Default: all.")] = None,
+    out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("results/zhang2002"),
+    seeds: Annotated[Optional[str], typer.Option("--seeds", metavar="K", help="Seeds per point "
+                                                 "(default 3 with --quick, else 5).")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Parallel runs (default: one per core).")] = None,
+) -> None:
+    """Zhang & Tsaoussidis 2002: Figures 2–11 as PNG + CSV/Parquet, and summary.md judging each claim."""
+    from cclab.zhang2002 import ReproduceError, reproduce
+
+    with _user_errors():
+        try:
+            seed_count = _positive_int("--seeds", seeds) if seeds is not None else None
+            outcome = reproduce(out, quick=quick, figures=figure, seeds=seed_count, jobs=jobs)
+        except ReproduceError as error:
+            _fail(error, USAGE_ERROR)
+    for figure_outcome in outcome.figures:
+        verdicts = ", ".join(claim.verdict for claim in figure_outcome.claims)
+        typer.echo(f"Figure {figure_outcome.figure.number:>2}: {verdicts}")
+    typer.echo(f"wrote {outcome.summary} and the figures' .png/.csv/.parquet in {outcome.wall_time_s:.0f} s")
+
+
+def _positive_int(option: str, text: str) -> int:
+    from cclab.zhang2002 import ReproduceError
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise ReproduceError(f"{option} {text}: not a whole number") from None
+    if value < 1:
+        raise ReproduceError(f"{option} {text}: must be at least 1")
+    return value
+
+
 @app.command("sweep")
 def sweep_command(
     plan_file: Annotated[Path, typer.Argument(help="Sweep plan TOML file.", show_default=False)],
