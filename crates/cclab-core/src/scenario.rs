@@ -178,19 +178,7 @@ impl<'de> Deserialize<'de> for BufferSpec {
     }
 }
 
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum LossModelKind {
-    /// Each packet is lost independently with probability `rate` (ns-2 ErrorModel, unit pkt).
-    Bernoulli,
-}
-
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LossSpec {
-    pub model: LossModelKind,
-    pub rate: Probability,
-}
+pub use crate::net::loss::LossSpec;
 
 /// A number checked against its range while the scenario is parsed, so the error
 /// names the field: `flows[0].cc.beta: 1.5 is outside (0, 1)`.
@@ -251,7 +239,100 @@ pub struct FlowGroup {
     /// Per-flow override of the sink access link delay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sink_delay: Option<Duration>,
+    /// Number of active flows of the group over time, as [time, number] steps
+    /// (e.g. [["0s", 12], ["15s", 25]]): flow i runs from the first step whose number
+    /// exceeds i until the first later step whose number is i or less. Instead of
+    /// `start`/`stop`; `count` must be the largest number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<Vec<(Duration, u32)>>,
+    /// What the application offers TCP: "bulk" (infinite FTP) or a CBR source.
+    #[serde(default)]
+    pub app: AppSpec,
 }
+
+/// The application above a flow's TCP sender.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum AppSpec {
+    /// Always has data (ns-2 FTP).
+    #[default]
+    Bulk,
+    /// Writes `rate` bits per second into the socket (ns-2 CBR over TCP): the sender is
+    /// limited by what has been written.
+    Cbr { rate: Rate },
+}
+
+impl<'de> Deserialize<'de> for AppSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Cbr {
+            rate: Rate,
+        }
+        deserialize_tagged(d, "kind", "\"bulk\" or { kind = \"cbr\", rate = \"1Mbps\" }", |kind, params| match kind {
+            "bulk" => parse_params::<std::collections::BTreeMap<String, ()>>(params).and_then(|extra| match extra.keys().next() {
+                Some(key) => Err(nested_error(key, "unknown field: a bulk application has no parameters")),
+                None => Ok(AppSpec::Bulk),
+            }),
+            "cbr" => parse_params::<Cbr>(params).map(|c| AppSpec::Cbr { rate: c.rate }),
+            other => Err(unknown_variant("kind", other, &["bulk", "cbr"])),
+        })
+    }
+}
+
+/// When one flow of a group runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowWindow {
+    pub start: Duration,
+    pub stop: Option<Duration>,
+}
+
+impl FlowGroup {
+    /// The active period of each flow under `schedule` (None without one).
+    pub fn scheduled_windows(&self) -> Option<Vec<FlowWindow>> {
+        let steps = self.schedule.as_ref()?;
+        Some(
+            (0..self.count.get())
+                .map(|i| {
+                    let first = steps.iter().position(|&(_, n)| n > i).expect("validated: every flow runs");
+                    let stop = steps[first..].iter().find(|&&(_, n)| n <= i).map(|&(t, _)| t);
+                    FlowWindow { start: steps[first].0, stop }
+                })
+                .collect(),
+        )
+    }
+
+    fn validate_schedule(&self) -> Result<(), (&'static str, String)> {
+        let Some(steps) = &self.schedule else { return Ok(()) };
+        if steps.is_empty() {
+            return Err(("schedule", "needs at least one [time, number] step".into()));
+        }
+        if self.start != StartSpec::default() || self.stop.is_some() {
+            return Err(("schedule", "give either schedule or start/stop, not both".into()));
+        }
+        for pair in steps.windows(2) {
+            if pair[1].0 <= pair[0].0 {
+                return Err(("schedule", format!("times must increase: {} then {}", pair[0].0, pair[1].0)));
+            }
+        }
+        let peak = steps.iter().map(|&(_, n)| n).max().unwrap_or(0);
+        if peak != self.count.get() {
+            return Err(("count", format!("{} but the schedule's largest number of flows is {peak}", self.count)));
+        }
+        // A stopped flow cannot start again, so the number may rise and then fall, but
+        // not rise again after falling.
+        let mut fallen = false;
+        for pair in steps.windows(2) {
+            let ((_, before), (t, after)) = (pair[0], pair[1]);
+            if after > before && fallen {
+                return Err(("schedule", format!("the number rises again at {t}: stopped flows cannot restart")));
+            }
+            fallen |= after < before;
+        }
+        Ok(())
+    }
+}
+
 
 /// When the flows of a group start: all at `at`, or flow i at `at + i × stagger / count`,
 /// or at `at` + uniform [0, random).
@@ -345,6 +426,61 @@ fn format_error(path: &str, message: &str) -> String {
     }
 }
 
+/// Parse one variant's parameters (a table without its tag), naming inner fields in
+/// errors (`flows[0].cc.beta: ...`).
+pub(crate) fn parse_params<T: de::DeserializeOwned>(params: serde_json::Value) -> Result<T, String> {
+    deserialize_with_path(params).map_err(|e| match e.split_once(": ") {
+        Some((path, msg)) if !path.contains(' ') => nested_error(path, msg),
+        _ => e,
+    })
+}
+
+/// Deserialize a value written either as a bare name (`"reno"`) or as a table whose
+/// `tag` field names the variant (`{ algorithm = "aimd", beta = 0.875 }`);
+/// `build(name, other_fields)` makes the value. One helper for every such field
+/// (congestion control, loss models, applications), so they read and fail alike.
+pub(crate) fn deserialize_tagged<'de, D: Deserializer<'de>, T>(
+    d: D,
+    tag: &'static str,
+    expecting: &'static str,
+    build: fn(&str, serde_json::Value) -> Result<T, String>,
+) -> Result<T, D::Error> {
+    struct Tagged<T> {
+        tag: &'static str,
+        expecting: &'static str,
+        build: fn(&str, serde_json::Value) -> Result<T, String>,
+    }
+    impl<'de, T> de::Visitor<'de> for Tagged<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str(self.expecting)
+        }
+        fn visit_str<E: de::Error>(self, name: &str) -> Result<T, E> {
+            let unnested = |e: String| e.replace(&format!("\u{1}{}\u{1}", self.tag), "");
+            (self.build)(name, serde_json::Value::Object(Default::default())).map_err(|e| E::custom(unnested(e)))
+        }
+        fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
+            let mut params = serde_json::Map::new();
+            while let Some(key) = map.next_key::<String>()? {
+                let value: serde_json::Value = map.next_value()?;
+                params.insert(key, value);
+            }
+            let name = match params.remove(self.tag) {
+                Some(serde_json::Value::String(name)) => name,
+                Some(other) => return Err(de::Error::custom(nested_error(self.tag, &format!("{other} is not a name")))),
+                None => return Err(de::Error::custom(nested_error(self.tag, "missing"))),
+            };
+            (self.build)(&name, serde_json::Value::Object(params)).map_err(de::Error::custom)
+        }
+    }
+    d.deserialize_any(Tagged { tag, expecting, build })
+}
+
+/// The error for an unknown variant name, naming the tag field and the choices.
+pub(crate) fn unknown_variant(tag: &str, name: &str, known: &[&str]) -> String {
+    nested_error(tag, &format!("unknown {tag} {name:?}, expected one of: {}", known.join(", ")))
+}
+
 /// Deserialize `T` from any serde deserializer, naming the failing field's path.
 pub(crate) fn deserialize_with_path<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
     d: D,
@@ -428,6 +564,7 @@ impl Scenario {
                 }
             }
             g.tcp.validate().map_err(|(field, msg)| ScenarioError(format!("flows[{i}].tcp.{field}: {msg}")))?;
+            g.validate_schedule().map_err(|(field, msg)| ScenarioError(format!("flows[{i}].{field}: {msg}")))?;
         }
         Ok(())
     }

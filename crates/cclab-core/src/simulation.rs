@@ -6,10 +6,10 @@ use crate::net::link::Admission;
 use crate::net::packet::ecn;
 use crate::net::topology::{AccessDelays, Network};
 use crate::net::{Link, LinkId, Packet, PacketArena, PacketId, PacketKind, RouteId};
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::{AppSpec, Scenario, ScenarioError};
 use crate::sim::rng::{stream, FLOW_START_STREAMS};
 use crate::sim::{Event, EventQueue, Time, NS_PER_SEC};
-use crate::transport::sender::Transmission;
+use crate::transport::sender::{Application, Transmission};
 use crate::transport::{AckInfo, Recovery, TcpReceiver, TcpSender};
 use rand::Rng;
 
@@ -99,13 +99,20 @@ impl Simulation {
         for (g, group) in scenario.flows.iter().enumerate() {
             let n = group.count.get();
             let mut start_rng = stream(scenario.seed, FLOW_START_STREAMS + g as u64);
+            let scheduled = group.scheduled_windows();
             for i in 0..n {
-                let offset = match (group.start.stagger, group.start.random) {
-                    (Some(stagger), _) => (stagger.ns() as u128 * i as u128 / n as u128) as Time,
-                    (_, Some(random)) if random.ns() > 0 => start_rng.gen_range(0..random.ns()),
-                    _ => 0,
+                let (start, stop) = match &scheduled {
+                    Some(windows) => (windows[i as usize].start.ns(), windows[i as usize].stop.map(|t| t.ns())),
+                    None => {
+                        let offset = match (group.start.stagger, group.start.random) {
+                            (Some(stagger), _) => (stagger.ns() as u128 * i as u128 / n as u128) as Time,
+                            (_, Some(random)) if random.ns() > 0 => start_rng.gen_range(0..random.ns()),
+                            _ => 0,
+                        };
+                        (group.start.at.ns() + offset, group.stop.map(|t| t.ns()))
+                    }
                 };
-                plans.push((g, group.start.at.ns() + offset));
+                plans.push((g, start, stop));
                 delays.push(AccessDelays { source: group.source_delay, sink: group.sink_delay });
             }
         }
@@ -114,7 +121,7 @@ impl Simulation {
         let horizon = scenario.duration.ns();
         let bins = horizon.div_ceil(bin_width) as usize;
         let mut flows = Vec::with_capacity(plans.len());
-        for (id, ((g, start), path)) in plans.into_iter().zip(&network.paths).enumerate() {
+        for (id, ((g, start, stop), path)) in plans.into_iter().zip(&network.paths).enumerate() {
             let group = &scenario.flows[g];
             let tcp = group.tcp.clone();
             let first_data = if tcp.syn { 1 } else { 0 };
@@ -125,8 +132,12 @@ impl Simulation {
             );
             let trace = scenario.trace.flows.then(|| FlowTrace { id: id as u32, ..Default::default() });
             let mut sender = TcpSender::new(tcp, group.cc.build());
-            if let Some(stop) = group.stop {
-                sender.stop_application_at(stop.ns());
+            if let Some(stop) = stop {
+                sender.stop_application_at(stop);
+            }
+            if let AppSpec::Cbr { rate } = group.app {
+                let bits = scenario.packet_size.get() as f64 * 8.0;
+                sender.set_application(Application::Cbr { ns_per_segment: bits * 1e9 / rate.bps() as f64 });
             }
             flows.push(Flow {
                 group: g,
@@ -136,7 +147,7 @@ impl Simulation {
                 ack_route: path.ack_route,
                 base_rtt: path.base_rtt,
                 start,
-                stop: group.stop.map(|d| d.ns()),
+                stop,
                 rto_timer: LazyTimer::default(),
                 delack_timer: LazyTimer::default(),
                 delivered_bins: vec![0; bins],
@@ -221,6 +232,10 @@ impl Simulation {
     /// to the next link, at the (future) time it will reach it.
     fn offer(&mut self, mut now: Time, mut link: LinkId, id: PacketId) {
         loop {
+            if now > self.horizon {
+                // Handed on ahead of time but due after the end: still in flight then.
+                return self.count_late(id);
+            }
             let size = self.packets.get(id).size;
             match self.links[link as usize].offer(now, id, size) {
                 Admission::Admitted { arrives, schedule } => {
@@ -261,15 +276,19 @@ impl Simulation {
     /// the end of the run are left undelivered (counted as in flight).
     fn arrive_at_host(&mut self, at: Time, id: PacketId) {
         if at > self.horizon {
-            match self.packets.get(id).kind {
-                PacketKind::Data => self.counts.data_late += 1,
-                PacketKind::Ack => self.counts.acks_late += 1,
-                PacketKind::Syn => {}
-            }
-            self.packets.free(id);
-            return;
+            return self.count_late(id);
         }
         self.deliver(at, id);
+    }
+
+    /// A packet whose next step falls after the end of the run: count it in flight.
+    fn count_late(&mut self, id: PacketId) {
+        match self.packets.get(id).kind {
+            PacketKind::Data => self.counts.data_late += 1,
+            PacketKind::Ack => self.counts.acks_late += 1,
+            PacketKind::Syn => {}
+        }
+        self.packets.free(id);
     }
 
     fn deliver(&mut self, now: Time, id: PacketId) {

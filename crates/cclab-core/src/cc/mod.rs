@@ -7,10 +7,9 @@
 pub mod aimd;
 pub mod reno;
 
-use crate::scenario::{deserialize_with_path, nested_error};
+use crate::scenario::{deserialize_tagged, parse_params, unknown_variant};
 use crate::sim::Time;
-use serde::{de, Deserialize, Deserializer, Serialize};
-use std::fmt;
+use serde::{Deserialize, Deserializer, Serialize};
 
 pub use aimd::{Aimd, AimdConfig};
 
@@ -156,52 +155,21 @@ impl CcConfig {
     }
 
     fn from_parts(algorithm: &str, params: serde_json::Value) -> Result<CcConfig, String> {
-        fn parse<T: de::DeserializeOwned>(v: serde_json::Value) -> Result<T, String> {
-            deserialize_with_path(v).map_err(|e| match e.split_once(": ") {
-                Some((path, msg)) if !path.contains(' ') => nested_error(path, msg),
-                _ => e,
-            })
-        }
         match algorithm {
-            "reno" => parse(params).map(CcConfig::Reno),
-            "aimd" => parse(params).map(CcConfig::Aimd),
-            other => Err(nested_error(
-                "algorithm",
-                &format!("unknown algorithm {other:?}, expected one of: {}", ALGORITHMS.join(", ")),
-            )),
+            "reno" => parse_params(params).map(CcConfig::Reno),
+            "aimd" => parse_params(params).map(CcConfig::Aimd),
+            other => Err(unknown_variant("algorithm", other, ALGORITHMS)),
         }
     }
 }
 
 impl<'de> Deserialize<'de> for CcConfig {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> de::Visitor<'de> for V {
-            type Value = CcConfig;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an algorithm name such as \"reno\", or { algorithm = \"aimd\", alpha = 0.31, beta = 0.875 }")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<CcConfig, E> {
-                CcConfig::from_parts(v, serde_json::Value::Object(Default::default())).map_err(|e| {
-                    E::custom(e.replace("\u{1}algorithm\u{1}", ""))
-                })
-            }
-            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<CcConfig, A::Error> {
-                let mut params = serde_json::Map::new();
-                while let Some(key) = map.next_key::<String>()? {
-                    let value: serde_json::Value = map.next_value()?;
-                    params.insert(key, value);
-                }
-                let algorithm = match params.remove("algorithm") {
-                    Some(serde_json::Value::String(name)) => name,
-                    Some(other) => {
-                        return Err(de::Error::custom(nested_error("algorithm", &format!("{other} is not an algorithm name"))))
-                    }
-                    None => return Err(de::Error::custom(nested_error("algorithm", "missing (e.g. algorithm = \"aimd\")"))),
-                };
-                CcConfig::from_parts(&algorithm, serde_json::Value::Object(params)).map_err(de::Error::custom)
-            }
-        }
-        d.deserialize_any(V)
+        deserialize_tagged(
+            d,
+            "algorithm",
+            "an algorithm name such as \"reno\", or { algorithm = \"aimd\", alpha = 0.31, beta = 0.875 }",
+            CcConfig::from_parts,
+        )
     }
 }

@@ -1,5 +1,7 @@
 //! A point-to-point link direction: an optional loss model at its head (as ns-2's
-//! `$ns lossmodel`: a lost packet takes no queue space or transmission time), a FIFO
+//! `$ns lossmodel`: a lost packet takes no queue space or transmission time; the model
+//! judges it at the time its transmission would start, so an outage also claims the
+//! packets queued when it begins), a FIFO
 //! DropTail queue feeding a transmitter of fixed rate, then a propagation delay.
 //!
 //! Because the queue is FIFO and the rate fixed, each packet's transmission start and
@@ -116,9 +118,12 @@ impl Link {
             }
         }
         self.stats.arrivals += 1;
-        if self.loss.as_mut().is_some_and(|m| m.drops()) {
-            self.stats.loss_drops += 1;
-            return Admission::Lost;
+        // A loss model judges the packet at the time its transmission would start.
+        if let Some(model) = self.loss.as_mut() {
+            if model.drops(self.busy_until.max(now)) {
+                self.stats.loss_drops += 1;
+                return Admission::Lost;
+            }
         }
         let waiting = self.waiting_at(now);
         let busy = self.busy_until > now;

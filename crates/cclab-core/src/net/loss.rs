@@ -1,25 +1,213 @@
-//! Loss models attachable to any link direction.
-use crate::scenario::{LossModelKind, LossSpec};
+//! Loss processes attachable to any link direction, each with its own seeded stream.
+//!
+//! * Bernoulli: each packet lost independently (ns-2 ErrorModel, unit pkt).
+//! * Gilbert–Elliott: a two-state (good/bad) Markov chain stepped once per packet,
+//!   with its own loss probability in each state — bursty wireless errors.
+//! * Handoff: every `period` the link goes down for an exponentially distributed time
+//!   (mean `mean_outage`, at most `period`) and loses every packet it would send
+//!   (Zhang & Tsaoussidis 2002, §5.1: "every 5 seconds … interrupted by a handoff …
+//!   exponentially distributed, with a mean of 1 second").
+use crate::scenario::{deserialize_tagged, parse_params, unknown_variant, Probability};
 use crate::sim::rng::RngStream;
+use crate::sim::{Duration, Time};
 use rand::Rng;
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// Scenario form: `loss = { model = "bernoulli", rate = 0.01 }` and the others.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "model", rename_all = "snake_case")]
+pub enum LossSpec {
+    Bernoulli(BernoulliLoss),
+    GilbertElliott(GilbertElliottLoss),
+    Handoff(HandoffLoss),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BernoulliLoss {
+    /// Packet error rate.
+    pub rate: Probability,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GilbertElliottLoss {
+    /// Per-packet probability of moving from the good to the bad state.
+    pub good_to_bad: Probability,
+    /// Per-packet probability of moving from the bad back to the good state.
+    pub bad_to_good: Probability,
+    /// Loss probability in the good state (default 0).
+    #[serde(default = "never")]
+    pub loss_in_good: Probability,
+    /// Loss probability in the bad state (default 1).
+    #[serde(default = "always")]
+    pub loss_in_bad: Probability,
+}
+
+fn never() -> Probability {
+    Probability(0.0)
+}
+fn always() -> Probability {
+    Probability(1.0)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HandoffLoss {
+    /// Time between the starts of successive outages (default 5 s); the first starts
+    /// one period into the run.
+    #[serde(default = "five_seconds")]
+    pub period: Duration,
+    /// Mean of the exponentially distributed outage length (default 1 s).
+    #[serde(default = "one_second")]
+    pub mean_outage: Duration,
+}
+
+fn five_seconds() -> Duration {
+    Duration::from_millis(5000)
+}
+fn one_second() -> Duration {
+    Duration::from_millis(1000)
+}
+
+pub const LOSS_MODELS: &[&str] = &["bernoulli", "gilbert_elliott", "handoff"];
+
+impl<'de> Deserialize<'de> for LossSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_tagged(d, "model", "a table such as { model = \"bernoulli\", rate = 0.01 }", |model, params| {
+            match model {
+                "bernoulli" => parse_params(params).map(LossSpec::Bernoulli),
+                "gilbert_elliott" => parse_params(params).map(LossSpec::GilbertElliott),
+                "handoff" => {
+                    let spec: HandoffLoss = parse_params(params)?;
+                    if spec.period == Duration::ZERO {
+                        return Err(crate::scenario::nested_error("period", "must be > 0"));
+                    }
+                    Ok(LossSpec::Handoff(spec))
+                }
+                other => Err(unknown_variant("model", other, LOSS_MODELS)),
+            }
+        })
+    }
+}
 
 pub enum LossModel {
-    /// Independent loss with a fixed probability per packet (ns-2 ErrorModel, unit pkt).
     Bernoulli { rate: f64, rng: RngStream },
+    GilbertElliott { spec: GilbertElliottLoss, bad: bool, rng: RngStream },
+    Handoff { period: Time, mean_outage: f64, outage: (Time, Time), rng: RngStream },
 }
 
 impl LossModel {
     pub fn new(spec: &LossSpec, rng: RngStream) -> LossModel {
-        match spec.model {
-            LossModelKind::Bernoulli => LossModel::Bernoulli { rate: spec.rate.0, rng },
+        match *spec {
+            LossSpec::Bernoulli(b) => LossModel::Bernoulli { rate: b.rate.0, rng },
+            LossSpec::GilbertElliott(spec) => LossModel::GilbertElliott { spec, bad: false, rng },
+            LossSpec::Handoff(h) => {
+                let mut model = LossModel::Handoff {
+                    period: h.period.ns(),
+                    mean_outage: h.mean_outage.ns() as f64,
+                    outage: (0, 0),
+                    rng,
+                };
+                model.next_outage(h.period.ns());
+                model
+            }
         }
     }
 
-    /// Decide the fate of one packet.
+    /// Draw the outage starting at `start` (handoff only).
+    fn next_outage(&mut self, start: Time) {
+        if let LossModel::Handoff { period, mean_outage, outage, rng } = self {
+            // Exponential by inversion; 1 − u lies in (0, 1].
+            let length = (-*mean_outage * (1.0 - rng.gen::<f64>()).ln()).min(*period as f64) as Time;
+            *outage = (start, start + length);
+        }
+    }
+
+    /// The latest outage starting at or before `at`, drawing new ones as time passes.
+    fn outage_at(&mut self, at: Time) -> (Time, Time) {
+        loop {
+            let LossModel::Handoff { period, outage, .. } = self else { return (0, 0) };
+            let next = outage.0 + *period;
+            if at < next {
+                return *outage;
+            }
+            self.next_outage(next);
+        }
+    }
+
+    /// Decide the fate of one packet whose transmission would start at `at` (the
+    /// handoff model needs the time; the others draw once per packet). Calls come in
+    /// non-decreasing `at` for a given link.
     #[inline]
-    pub fn drops(&mut self) -> bool {
+    pub fn drops(&mut self, at: Time) -> bool {
         match self {
             LossModel::Bernoulli { rate, rng } => *rate > 0.0 && rng.gen::<f64>() < *rate,
+            LossModel::GilbertElliott { spec, bad, rng } => {
+                let switch = if *bad { spec.bad_to_good.0 } else { spec.good_to_bad.0 };
+                if rng.gen::<f64>() < switch {
+                    *bad = !*bad;
+                }
+                let loss = if *bad { spec.loss_in_bad.0 } else { spec.loss_in_good.0 };
+                loss > 0.0 && rng.gen::<f64>() < loss
+            }
+            LossModel::Handoff { .. } => {
+                let (start, end) = self.outage_at(at);
+                at >= start && at < end
+            }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::rng::stream;
+
+    fn model(text: &str) -> LossModel {
+        let spec: LossSpec = serde_json::from_str(text).unwrap();
+        LossModel::new(&spec, stream(9, 1))
+    }
+
+    #[test]
+    fn bernoulli_rate() {
+        let mut m = model(r#"{"model": "bernoulli", "rate": 0.05}"#);
+        let lost = (0..200_000).filter(|_| m.drops(0)).count() as f64 / 200_000.0;
+        assert!((lost - 0.05).abs() < 0.002, "{lost}");
+    }
+
+    #[test]
+    fn gilbert_elliott_rate_and_bursts() {
+        // Stationary P(bad) = g2b / (g2b + b2g) = 0.01 / 0.11; mean burst = 1 / b2g = 10.
+        let mut m = model(r#"{"model": "gilbert_elliott", "good_to_bad": 0.01, "bad_to_good": 0.1}"#);
+        let fates: Vec<bool> = (0..2_000_000).map(|_| m.drops(0)).collect();
+        let rate = fates.iter().filter(|&&l| l).count() as f64 / fates.len() as f64;
+        assert!((rate - 0.01 / 0.11).abs() < 0.005, "{rate}");
+        let bursts = fates.windows(2).filter(|w| w[1] && !w[0]).count() as f64;
+        let mean_burst = fates.iter().filter(|&&l| l).count() as f64 / bursts;
+        assert!((mean_burst - 10.0).abs() < 0.5, "{mean_burst}");
+    }
+
+    #[test]
+    fn handoff_outages_every_period_with_exponential_length() {
+        let mut m = model(r#"{"model": "handoff", "period": "5s", "mean_outage": "1s"}"#);
+        let (step, per_period) = (1_000_000u64, 5000u64); // probe every 1 ms
+        assert!((0..per_period).all(|k| !m.drops(k * step)), "no outage in the first period");
+        let mut lengths = Vec::new();
+        for period in 1..2000u64 {
+            let fates: Vec<bool> = (0..per_period).map(|k| m.drops((period * per_period + k) * step)).collect();
+            let lost = fates.iter().filter(|&&l| l).count();
+            // one outage, at the start of the period
+            assert!(fates[..lost].iter().all(|&l| l) && fates[lost..].iter().all(|&l| !l), "period {period}");
+            lengths.push(lost as f64 / 1000.0);
+        }
+        let mean = lengths.iter().sum::<f64>() / lengths.len() as f64;
+        // Exponential with mean 1 s capped at 5 s: mean = 1 − e^−5 ≈ 0.9933 s.
+        assert!((mean - 0.9933).abs() < 0.05, "{mean}");
+        let median = {
+            lengths.sort_by(f64::total_cmp);
+            lengths[lengths.len() / 2]
+        };
+        assert!((median - std::f64::consts::LN_2).abs() < 0.06, "{median}");
     }
 }

@@ -34,6 +34,15 @@ pub struct SenderStats {
     pub rtt: RttSums,
 }
 
+/// What the application offers the sender.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Application {
+    /// Always data to send.
+    Bulk,
+    /// A constant-bit-rate writer: one segment every `ns_per_segment` from the start.
+    Cbr { ns_per_segment: f64 },
+}
+
 const SACKED: u8 = 1;
 /// RFC 6675 IsLost() holds (DupThresh segments SACKed above), or marked by fast retransmit.
 const LOST: u8 = 2;
@@ -74,7 +83,12 @@ pub struct TcpSender {
     timeout_recover: Option<Seq>,
     dupacks: u32,
     rto: RtoEstimator,
-    timer_deadline: Option<Time>,
+    rto_deadline: Option<Time>,
+    app: Application,
+    /// When a CBR application will next have a segment ready (the sender is idle for
+    /// want of data until then).
+    app_wakeup: Option<Time>,
+    started_at: Time,
     /// The segment timed for the RTO estimator, one per RTT as ns-2 does (`rtt_seq_`).
     rtt_probe: Option<(Seq, Time)>,
     /// The application stops offering new data at this time (losses are still repaired).
@@ -120,7 +134,10 @@ impl TcpSender {
             recovery_point: 0,
             timeout_recover: None,
             dupacks: 0,
-            timer_deadline: None,
+            rto_deadline: None,
+            app: Application::Bulk,
+            app_wakeup: None,
+            started_at: 0,
             rtt_probe: None,
             stop_at: None,
             reductions: 0,
@@ -136,6 +153,7 @@ impl TcpSender {
 
     pub fn start(&mut self, now: Time, out: &mut Vec<Transmission>) {
         self.started = true;
+        self.started_at = now;
         self.try_send(now, out);
     }
 
@@ -146,8 +164,27 @@ impl TcpSender {
         self.stop_at = Some(at);
     }
 
+    /// The sender's next timer: retransmission or application wake-up.
     pub fn timer_deadline(&self) -> Option<Time> {
-        self.timer_deadline
+        match (self.rto_deadline, self.app_wakeup) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    pub fn set_application(&mut self, app: Application) {
+        self.app = app;
+    }
+
+    /// When data segment `seq` has been written by the application.
+    fn written_at(&self, seq: Seq) -> Time {
+        match self.app {
+            Application::Bulk => 0,
+            Application::Cbr { ns_per_segment } => {
+                let index = seq.saturating_sub(self.first_data) as f64 + 1.0;
+                self.started_at + (index * ns_per_segment).ceil() as Time
+            }
+        }
     }
     pub fn srtt_ns(&self) -> Option<f64> {
         self.rto.srtt()
@@ -186,6 +223,9 @@ impl TcpSender {
         if self.stop_at.is_some_and(|stop| now >= stop) {
             return false;
         }
+        if self.snd_max >= self.first_data && self.written_at(self.snd_max) > now {
+            return false; // the application has not written this segment yet
+        }
         if self.syn_pending() && self.snd_max >= self.first_data {
             return false;
         }
@@ -193,8 +233,8 @@ impl TcpSender {
     }
 
     fn arm_timer_if_idle(&mut self, now: Time) {
-        if self.timer_deadline.is_none() {
-            self.timer_deadline = Some(now + self.rto.current());
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + self.rto.current());
         }
     }
 
@@ -237,11 +277,20 @@ impl TcpSender {
         self.emit(now, seq, true, out);
     }
 
-    /// Send whatever the window allows.
+    /// Send whatever the window and the application allow.
     fn try_send(&mut self, now: Time, out: &mut Vec<Transmission>) {
         if !self.started {
             return;
         }
+        self.send_allowed(now, out);
+        if let Application::Cbr { .. } = self.app {
+            let next = self.written_at(self.snd_max);
+            let running = self.stop_at.map_or(true, |stop| next < stop);
+            self.app_wakeup = (next > now && running).then_some(next);
+        }
+    }
+
+    fn send_allowed(&mut self, now: Time, out: &mut Vec<Transmission>) {
         if self.in_recovery && self.cfg.recovery == Recovery::Sack {
             // RFC 6675 §5 step (C): while cwnd − pipe ≥ 1 segment, send NextSeg().
             while self.pipe() as f64 + 1.0 <= self.window.cwnd {
@@ -432,7 +481,7 @@ impl TcpSender {
                 }
             }
             // RFC 6298 §5.2–5.3
-            self.timer_deadline = if self.snd_una < self.snd_max { Some(now + self.rto.current()) } else { None };
+            self.rto_deadline = if self.snd_una < self.snd_max { Some(now + self.rto.current()) } else { None };
         } else if self.snd_una < self.snd_max {
             self.delivered += newly_sacked as u64;
             self.dupacks += 1;
@@ -473,7 +522,7 @@ impl TcpSender {
         self.recovery_point = self.snd_max;
         // Restart the timer so the retransmission gets a full RTO (as ns-2 and Linux do);
         // otherwise a queue near the RTO floor makes every recovery end in a timeout.
-        self.timer_deadline = Some(now + self.rto.current());
+        self.rto_deadline = Some(now + self.rto.current());
         let seq = self.snd_una;
         match self.cfg.recovery {
             Recovery::Sack => {
@@ -496,12 +545,18 @@ impl TcpSender {
         }
     }
 
-    /// The retransmission timer may have expired at `now` (the engine's timer events
-    /// can be stale: the deadline decides). Returns whether it expired.
+    /// A timer may have expired at `now` (the engine's timer events can be stale: the
+    /// deadlines decide). Returns whether one did.
     pub fn on_timer(&mut self, now: Time, out: &mut Vec<Transmission>) -> bool {
-        match self.timer_deadline {
-            Some(deadline) if deadline <= now => {}
-            _ => return false,
+        let app_due = self.app_wakeup.is_some_and(|t| t <= now);
+        if app_due {
+            self.app_wakeup = None;
+        }
+        if !self.rto_deadline.is_some_and(|t| t <= now) {
+            if app_due {
+                self.try_send(now, out);
+            }
+            return app_due;
         }
         self.stats.timeouts += 1;
         if std::env::var("CCLAB_DEBUG").is_ok() {
@@ -528,9 +583,9 @@ impl TcpSender {
         self.timeout_recover = Some(self.snd_max);
         self.snd_nxt = self.snd_una;
         self.rtt_probe = None;
-        self.timer_deadline = None;
+        self.rto_deadline = None;
         self.try_send(now, out);
-        self.timer_deadline = Some(now + self.rto.current());
+        self.rto_deadline = Some(now + self.rto.current());
         true
     }
 }
