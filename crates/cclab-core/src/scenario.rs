@@ -91,7 +91,7 @@ pub struct LinkSpec {
     pub rate: Rate,
     pub delay: Duration,
     #[serde(default)]
-    pub queue: QueueKind,
+    pub queue: QueueSpec,
     /// Queue limit per direction: packets (integer) or a multiple of the bandwidth-delay
     /// product ("1bdp" = this link's rate × the nominal two-way propagation delay,
     /// in packets of `packet_size`). The limit counts the packet being transmitted, as
@@ -104,12 +104,7 @@ pub struct LinkSpec {
     pub reverse_loss: Option<LossSpec>,
 }
 
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum QueueKind {
-    #[default]
-    Droptail,
-}
+pub use crate::net::red::{QueueSpec, RedMode, RedSpec};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum BufferSpec {

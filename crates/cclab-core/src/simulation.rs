@@ -236,9 +236,13 @@ impl Simulation {
                 // Handed on ahead of time but due after the end: still in flight then.
                 return self.count_late(id);
             }
-            let size = self.packets.get(id).size;
-            match self.links[link as usize].offer(now, id, size) {
-                Admission::Admitted { arrives, schedule } => {
+            let packet = self.packets.get(id);
+            let (size, ect) = (packet.size, packet.ecn & ecn::ECT != 0);
+            match self.links[link as usize].offer(now, id, size, ect) {
+                Admission::Admitted { arrives, schedule, mark_ce } => {
+                    if mark_ce {
+                        self.packets.get_mut(id).ecn |= ecn::CE;
+                    }
                     if let Some(at) = schedule {
                         self.events.schedule(at, Event::LinkArrival(link));
                     }
@@ -457,6 +461,12 @@ impl Simulation {
                 base_rtt_ms: flow.base_rtt as f64 / 1e6,
                 mean_rtt_ms: (stats.rtt.samples > 0).then(|| stats.rtt.rtt_ns / stats.rtt.samples as f64 / 1e6),
                 mean_rto_ms: (stats.rtt.samples > 0).then(|| stats.rtt.rto_ns / stats.rtt.samples as f64 / 1e6),
+                ecn_reactions: stats.ecn_reductions,
+                cc_state: {
+                    let mut state = Vec::new();
+                    flow.sender.cc.state(&mut state);
+                    state.into_iter().map(|(name, value)| (name.to_string(), value)).collect()
+                },
             });
         }
         let groups = (0..self.scenario.flows.len())
@@ -482,6 +492,8 @@ impl Simulation {
             bottleneck_utilization: bottleneck_bytes as f64 * 8.0 / (bottleneck.rate.bps() as f64 * duration_s),
             bottleneck_drops: bottleneck.stats.queue_drops,
             loss_model_drops: self.links.iter().map(|l| l.stats.loss_drops).sum(),
+            bottleneck_ecn_marks: bottleneck.red.as_ref().map_or(0, |r| r.stats.marks),
+            bottleneck_red_drops: bottleneck.red.as_ref().map_or(0, |r| r.stats.early_drops + r.stats.forced_drops),
             mean_queue_delay_ms: if bottleneck.stats.admitted == 0 {
                 0.0
             } else {

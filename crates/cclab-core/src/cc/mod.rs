@@ -5,6 +5,7 @@
 //! *returns* the new ssthresh/cwnd, and time is always passed in. Algorithms never touch
 //! the engine (no timers of their own); `on_round` is an optional once-per-RTT hook.
 pub mod aimd;
+pub mod mraimd;
 pub mod reno;
 
 use crate::scenario::{deserialize_tagged, parse_params, unknown_variant};
@@ -12,6 +13,7 @@ use crate::sim::Time;
 use serde::{Deserialize, Deserializer, Serialize};
 
 pub use aimd::{Aimd, AimdConfig};
+pub use mraimd::{MrAimd, MrAimdConfig};
 
 /// The part of the transmission control block an algorithm may change (in segments).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -86,6 +88,7 @@ pub trait CongestionControl {
 /// The built-in algorithms, dispatched statically; `Custom` holds a user plug-in.
 pub enum Controller {
     Aimd(Aimd),
+    MrAimd(MrAimd),
     Custom(Box<dyn CongestionControl + Send>),
 }
 
@@ -93,6 +96,7 @@ impl CongestionControl for Controller {
     fn label(&self) -> String {
         match self {
             Controller::Aimd(c) => c.label(),
+            Controller::MrAimd(c) => c.label(),
             Controller::Custom(c) => c.label(),
         }
     }
@@ -100,24 +104,28 @@ impl CongestionControl for Controller {
     fn on_ack(&mut self, window: &mut Window, ack: &AckSample) {
         match self {
             Controller::Aimd(c) => c.on_ack(window, ack),
+            Controller::MrAimd(c) => c.on_ack(window, ack),
             Controller::Custom(c) => c.on_ack(window, ack),
         }
     }
     fn on_congestion(&mut self, window: &Window, event: &CongestionEvent) -> Reduction {
         match self {
             Controller::Aimd(c) => c.on_congestion(window, event),
+            Controller::MrAimd(c) => c.on_congestion(window, event),
             Controller::Custom(c) => c.on_congestion(window, event),
         }
     }
     fn on_round(&mut self, window: &mut Window, now: Time) {
         match self {
             Controller::Aimd(c) => c.on_round(window, now),
+            Controller::MrAimd(c) => c.on_round(window, now),
             Controller::Custom(c) => c.on_round(window, now),
         }
     }
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
         match self {
             Controller::Aimd(c) => c.state(out),
+            Controller::MrAimd(c) => c.state(out),
             Controller::Custom(c) => c.state(out),
         }
     }
@@ -132,6 +140,8 @@ pub enum CcConfig {
     Reno(reno::RenoConfig),
     /// TCP(α, β) / GAIMD.
     Aimd(AimdConfig),
+    /// Multi-rate AIMD (Psaras et al.).
+    Mraimd(MrAimdConfig),
 }
 
 impl Default for CcConfig {
@@ -140,13 +150,14 @@ impl Default for CcConfig {
     }
 }
 
-pub const ALGORITHMS: &[&str] = &["reno", "aimd"];
+pub const ALGORITHMS: &[&str] = &["reno", "aimd", "mraimd"];
 
 impl CcConfig {
     pub fn build(&self) -> Controller {
         match self {
             CcConfig::Reno(c) => Controller::Aimd(c.build()),
             CcConfig::Aimd(c) => Controller::Aimd(c.build()),
+            CcConfig::Mraimd(c) => Controller::MrAimd(c.build()),
         }
     }
 
@@ -158,6 +169,11 @@ impl CcConfig {
         match algorithm {
             "reno" => parse_params(params).map(CcConfig::Reno),
             "aimd" => parse_params(params).map(CcConfig::Aimd),
+            "mraimd" => {
+                let config: MrAimdConfig = parse_params(params)?;
+                config.validate().map_err(|(field, msg)| crate::scenario::nested_error(field, &msg))?;
+                Ok(CcConfig::Mraimd(config))
+            }
             other => Err(unknown_variant("algorithm", other, ALGORITHMS)),
         }
     }

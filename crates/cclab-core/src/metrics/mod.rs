@@ -16,6 +16,11 @@ pub struct SystemMetrics {
     pub bottleneck_drops: u64,
     /// Packets eaten by loss models, all links.
     pub loss_model_drops: u64,
+    /// Packets the bottleneck's RED marked CE instead of dropping (0 for DropTail).
+    pub bottleneck_ecn_marks: u64,
+    /// Of the bottleneck drops, those RED made early (probabilistic or forced by the
+    /// average), as opposed to a full buffer.
+    pub bottleneck_red_drops: u64,
     /// Mean time packets waited in the bottleneck queue before transmission.
     pub mean_queue_delay_ms: f64,
 }
@@ -48,6 +53,10 @@ pub struct FlowMetrics {
     pub mean_rtt_ms: Option<f64>,
     /// Mean RTO (before back-off) after each of those samples: the T0 of Eq. 1.
     pub mean_rto_ms: Option<f64>,
+    /// Times the sender reacted to ECN-Echo.
+    pub ecn_reactions: u64,
+    /// The congestion controller's state at the end (`CongestionControl::state`).
+    pub cc_state: std::collections::BTreeMap<String, f64>,
 }
 
 /// Data-packet accounting: sent = received + dropped + in flight.

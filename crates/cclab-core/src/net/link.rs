@@ -17,6 +17,7 @@
 //! stamped with its future arrival time, and the link keeps only the timing it needs
 //! for its own queue (no events).
 use super::loss::LossModel;
+use super::red::{Red, RedVerdict};
 use super::PacketId;
 use crate::sim::{Rate, Time};
 use std::collections::VecDeque;
@@ -25,6 +26,8 @@ use std::collections::VecDeque;
 struct Held {
     packet: PacketId,
     bytes: u32,
+    /// Bytes admitted before this packet (for the byte length of the waiting queue).
+    bytes_before: u64,
     tx_start: Time,
     arrives: Time,
 }
@@ -48,6 +51,8 @@ pub struct Link {
     /// Queue limit in packets, counting the packet being transmitted (as ns-2 DropTail).
     pub limit: u32,
     pub loss: Option<Box<LossModel>>,
+    /// RED instead of plain DropTail (the limit still applies).
+    pub red: Option<Box<Red>>,
     /// Hands packets on at admission (see the module docs); never has events.
     pub pass_through: bool,
     held: VecDeque<Held>,
@@ -56,6 +61,7 @@ pub struct Link {
     waiting_from: u64,
     /// Packets ever admitted / ever removed from the front.
     admitted_total: u64,
+    admitted_bytes: u64,
     removed_total: u64,
     busy_until: Time,
     /// The last (bytes, transmission time) computed: packets come in few sizes, and a
@@ -70,8 +76,8 @@ pub struct Link {
 pub enum Admission {
     /// Admitted; the packet reaches the far end at `arrives`. If `schedule` is set the
     /// link had nothing in flight and the engine must schedule its arrival event then.
-    Admitted { arrives: Time, schedule: Option<Time> },
-    /// The queue was full.
+    Admitted { arrives: Time, schedule: Option<Time>, mark_ce: bool },
+    /// The queue was full, or RED dropped it.
     Dropped,
     /// The loss model ate it.
     Lost,
@@ -84,10 +90,12 @@ impl Link {
             delay,
             limit,
             loss: loss.map(Box::new),
+            red: None,
             pass_through: false,
             held: VecDeque::new(),
             waiting_from: 0,
             admitted_total: 0,
+            admitted_bytes: 0,
             removed_total: 0,
             busy_until: 0,
             last_transmission: (0, 0),
@@ -111,7 +119,7 @@ impl Link {
 
     /// Offer a packet of `bytes` at time `now`.
     #[inline]
-    pub fn offer(&mut self, now: Time, packet: PacketId, bytes: u32) -> Admission {
+    pub fn offer(&mut self, now: Time, packet: PacketId, bytes: u32, ect: bool) -> Admission {
         if self.pass_through {
             while self.held.front().is_some_and(|h| h.arrives <= now) {
                 self.remove_head();
@@ -136,6 +144,17 @@ impl Link {
             self.stats.queue_drops += 1;
             return Admission::Dropped;
         }
+        let mut mark_ce = false;
+        if self.red.is_some() {
+            match self.red_verdict(now, waiting, busy, bytes, ect) {
+                RedVerdict::Enqueue => {}
+                RedVerdict::Mark => mark_ce = true,
+                RedVerdict::Drop | RedVerdict::ForcedDrop => {
+                    self.stats.queue_drops += 1;
+                    return Admission::Dropped;
+                }
+            }
+        }
         let tx_start = self.busy_until.max(now);
         if self.last_transmission.0 != bytes {
             self.last_transmission = (bytes, self.rate.transmission_time(bytes));
@@ -145,10 +164,27 @@ impl Link {
         self.stats.admitted += 1;
         self.stats.queueing_delay_sum += (tx_start - now) as u128;
         let arrives = tx_end + self.delay;
-        self.held.push_back(Held { packet, bytes, tx_start, arrives });
+        self.held.push_back(Held { packet, bytes, bytes_before: self.admitted_bytes, tx_start, arrives });
         self.admitted_total += 1;
+        self.admitted_bytes += bytes as u64;
         let schedule = if self.held.len() == 1 && !self.pass_through { Some(arrives) } else { None };
-        Admission::Admitted { arrives, schedule }
+        Admission::Admitted { arrives, schedule, mark_ce }
+    }
+
+    /// RED's decision for an arrival that finds `waiting` packets queued.
+    #[cold]
+    fn red_verdict(&mut self, now: Time, waiting: u32, busy: bool, bytes: u32, ect: bool) -> RedVerdict {
+        let waiting_bytes = if waiting == 0 {
+            0
+        } else {
+            let first_waiting = (self.waiting_from - self.removed_total) as usize;
+            self.admitted_bytes - self.held[first_waiting].bytes_before
+        };
+        let idle_ns = if !busy && waiting == 0 { now - self.busy_until.min(now) } else { 0 };
+        let red = self.red.as_mut().expect("checked by the caller");
+        let queue = if red.parameters_in_bytes() { waiting_bytes as f64 } else { waiting as f64 };
+        red.update_average(queue, idle_ns);
+        red.decide(bytes, ect)
     }
 
     fn remove_head(&mut self) -> Held {
@@ -192,7 +228,7 @@ mod tests {
         let mut link = Link::new(Rate(8_000_000), 5_000_000, 3, None);
         let mut admitted = 0;
         for id in 0..10 {
-            if let Admission::Admitted { .. } = link.offer(0, id, 1000) {
+            if let Admission::Admitted { .. } = link.offer(0, id, 1000, false) {
                 admitted += 1;
             }
         }
@@ -200,15 +236,15 @@ mod tests {
         assert_eq!(admitted, 3);
         assert_eq!(link.stats.queue_drops, 7);
         // at t = 1 ms the first has left the transmitter: one more fits
-        assert!(matches!(link.offer(1_000_000, 10, 1000), Admission::Admitted { schedule: None, .. }));
-        assert_eq!(link.offer(1_000_000, 11, 1000), Admission::Dropped);
+        assert!(matches!(link.offer(1_000_000, 10, 1000, false), Admission::Admitted { schedule: None, .. }));
+        assert_eq!(link.offer(1_000_000, 11, 1000, false), Admission::Dropped);
     }
 
     #[test]
     fn arrivals_are_serialisation_plus_delay() {
         let mut link = Link::new(Rate(8_000_000), 5_000_000, 100, None);
-        assert_eq!(link.offer(0, 0, 1000), Admission::Admitted { arrives: 6_000_000, schedule: Some(6_000_000) });
-        assert_eq!(link.offer(0, 1, 1000), Admission::Admitted { arrives: 7_000_000, schedule: None });
+        assert_eq!(link.offer(0, 0, 1000, false), Admission::Admitted { arrives: 6_000_000, schedule: Some(6_000_000), mark_ce: false });
+        assert_eq!(link.offer(0, 1, 1000, false), Admission::Admitted { arrives: 7_000_000, schedule: None, mark_ce: false });
         let (p, next) = link.take_arrival();
         assert_eq!((p, next), (0, Some(7_000_000)));
         assert_eq!(link.stats.queueing_delay_sum, 1_000_000);

@@ -3,6 +3,7 @@
 pub mod link;
 pub mod loss;
 pub mod packet;
+pub mod red;
 pub mod topology;
 
 pub use link::{Link, LinkStats};

@@ -3,7 +3,8 @@ use super::link::Link;
 use super::loss::LossModel;
 use super::{LinkId, RouteId};
 use crate::scenario::{LinkSpec, Scenario};
-use crate::sim::rng::{stream, LINK_LOSS_STREAMS};
+use super::red::{QueueSpec, Red};
+use crate::sim::rng::{stream, LINK_LOSS_STREAMS, RED_STREAMS};
 use crate::sim::{Duration, Time};
 
 /// Links and routes of a built topology.
@@ -72,7 +73,12 @@ impl Network {
         let id = self.links.len() as LinkId;
         let loss_spec = if forward { spec.loss.as_ref() } else { spec.reverse_loss.as_ref() };
         let loss = loss_spec.map(|s| LossModel::new(s, stream(scenario.seed, LINK_LOSS_STREAMS + id as u64)));
-        self.links.push(Link::new(spec.rate, delay.ns(), scenario.buffer_packets(spec), loss));
+        let mut link = Link::new(spec.rate, delay.ns(), scenario.buffer_packets(spec), loss);
+        if let QueueSpec::Red(red) = &spec.queue {
+            let rng = stream(scenario.seed, RED_STREAMS + id as u64);
+            link.red = Some(Box::new(Red::new(red, spec.rate, delay.ns(), rng)));
+        }
+        self.links.push(link);
         id
     }
 

@@ -1,0 +1,363 @@
+//! Random Early Detection (Floyd & Jacobson 1993) with the "gentle" variant, count-based
+//! spreading of drops, idle-time decay of the average and ECN marking (RFC 3168).
+//! Defaults follow ns-2.35's `Queue/RED` (read off the binary): `gentle_ true`,
+//! `wait_ true`, `linterm_ 10` (max_p = 0.1), `mean_pktsize_ 500`, automatic thresholds
+//! and weight (`thresh_ 0`, `maxthresh_ 0`, `q_weight_ -1`, `targetdelay_ 5 ms`), marking
+//! only below max_th (`use_mark_p_`), packet-mode thresholds. One difference: ns-2 marks
+//! only with `setbit_ true` (default false); here `ecn = true` (the default) marks
+//! ECN-capable packets, `ecn = false` drops them like the rest.
+use crate::scenario::{deserialize_tagged, parse_params, unknown_variant};
+use crate::sim::rng::RngStream;
+use crate::sim::{Rate, Time};
+use rand::Rng;
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// `queue = "droptail"` (default), `"red"`, or `{ kind = "red", min_th = 5, ... }`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum QueueSpec {
+    #[default]
+    Droptail,
+    Red(RedSpec),
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RedMode {
+    /// Queue measured in packets.
+    #[default]
+    Packets,
+    /// Queue measured in bytes (thresholds × mean_packet_size), drop probability scaled
+    /// by packet size.
+    Bytes,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RedSpec {
+    /// Minimum threshold in packets (None: ns-2's automatic max(5, target queue / 2)).
+    pub min_th: Option<f64>,
+    /// Maximum threshold in packets (None: 3 × min_th).
+    pub max_th: Option<f64>,
+    /// Drop probability at max_th (ns-2: 1 / linterm_ = 0.1).
+    pub max_p: f64,
+    /// EWMA weight w_q (None: ns-2's automatic 1 − exp(−1 / (10 · RTT · C)),
+    /// RTT = max(0.1 s, 3 × (delay + 1/C)), C the link rate in packets/s).
+    pub weight: Option<f64>,
+    /// Gentle RED: between max_th and 2·max_th the probability rises from max_p to 1.
+    pub gentle: bool,
+    /// ns-2 `wait_`: spread drops as p / (2 − count·p) instead of p / (1 − count·p).
+    pub wait: bool,
+    pub mode: RedMode,
+    /// Packet size the thresholds and idle decay assume (ns-2 `mean_pktsize_`).
+    pub mean_packet_size: u32,
+    /// Target queueing delay for the automatic min_th (ns-2 `targetdelay_`).
+    pub target_delay_s: f64,
+    /// Mark ECN-capable packets instead of dropping them (below max_th).
+    pub ecn: bool,
+}
+
+impl Default for RedSpec {
+    fn default() -> Self {
+        RedSpec {
+            min_th: None,
+            max_th: None,
+            max_p: 0.1,
+            weight: None,
+            gentle: true,
+            wait: true,
+            mode: RedMode::Packets,
+            mean_packet_size: 500,
+            target_delay_s: 0.005,
+            ecn: true,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for QueueSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_tagged(d, "kind", "\"droptail\", \"red\" or { kind = \"red\", min_th = 5, ... }", |kind, params| {
+            match kind {
+                "droptail" => parse_params::<std::collections::BTreeMap<String, ()>>(params).and_then(|extra| {
+                    match extra.keys().next() {
+                        Some(key) => Err(crate::scenario::nested_error(key, "unknown field: droptail has no parameters")),
+                        None => Ok(QueueSpec::Droptail),
+                    }
+                }),
+                "red" => {
+                    let spec: RedSpec = parse_params(params)?;
+                    spec.validate().map_err(|(field, msg)| crate::scenario::nested_error(field, &msg))?;
+                    Ok(QueueSpec::Red(spec))
+                }
+                other => Err(unknown_variant("kind", other, &["droptail", "red"])),
+            }
+        })
+    }
+}
+
+impl RedSpec {
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        let positive = |v: Option<f64>| v.map_or(true, |x| x > 0.0 && x.is_finite());
+        if !positive(self.min_th) {
+            return Err(("min_th", format!("{:?} is not > 0", self.min_th.unwrap_or_default())));
+        }
+        if !positive(self.max_th) {
+            return Err(("max_th", format!("{:?} is not > 0", self.max_th.unwrap_or_default())));
+        }
+        if let (Some(min), Some(max)) = (self.min_th, self.max_th) {
+            if max <= min {
+                return Err(("max_th", format!("{max} is not above min_th {min}")));
+            }
+        }
+        if !(self.max_p > 0.0 && self.max_p <= 1.0) {
+            return Err(("max_p", format!("{} is outside (0, 1]", self.max_p)));
+        }
+        if let Some(w) = self.weight {
+            if !(w > 0.0 && w <= 1.0) {
+                return Err(("weight", format!("{w} is outside (0, 1]")));
+            }
+        }
+        if self.mean_packet_size == 0 {
+            return Err(("mean_packet_size", "0 is not > 0".into()));
+        }
+        Ok(())
+    }
+}
+
+/// What RED decided for an arriving packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RedVerdict {
+    Enqueue,
+    /// Enqueue with CE set.
+    Mark,
+    /// Early (probabilistic) drop.
+    Drop,
+    /// The average is beyond the last threshold: every packet is dropped.
+    ForcedDrop,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RedStats {
+    pub marks: u64,
+    pub early_drops: u64,
+    pub forced_drops: u64,
+}
+
+pub struct Red {
+    min_th: f64,
+    max_th: f64,
+    max_p: f64,
+    weight: f64,
+    gentle: bool,
+    wait: bool,
+    bytes: bool,
+    mean_packet_size: f64,
+    ecn: bool,
+    /// Link rate in mean-size packets per ns, for the idle-time decay.
+    packets_per_ns: f64,
+    /// Average queue (packets, or bytes in byte mode).
+    pub average: f64,
+    /// Packets since the last drop/mark (-1: none since the average left the thresholds).
+    count: i64,
+    rng: RngStream,
+    pub stats: RedStats,
+}
+
+impl Red {
+    pub fn new(spec: &RedSpec, rate: Rate, delay: Time, rng: RngStream) -> Red {
+        let packets_per_s = rate.bps() as f64 / (8.0 * spec.mean_packet_size as f64);
+        let min_th = spec.min_th.unwrap_or_else(|| (spec.target_delay_s * packets_per_s / 2.0).max(5.0));
+        let max_th = spec.max_th.unwrap_or(3.0 * min_th);
+        let weight = spec.weight.unwrap_or_else(|| {
+            let rtt = (3.0 * (delay as f64 / 1e9 + 1.0 / packets_per_s)).max(0.1);
+            1.0 - (-1.0 / (10.0 * rtt * packets_per_s)).exp()
+        });
+        let scale = if spec.mode == RedMode::Bytes { spec.mean_packet_size as f64 } else { 1.0 };
+        Red {
+            min_th: min_th * scale,
+            max_th: max_th * scale,
+            max_p: spec.max_p,
+            weight,
+            gentle: spec.gentle,
+            wait: spec.wait,
+            bytes: spec.mode == RedMode::Bytes,
+            mean_packet_size: spec.mean_packet_size as f64,
+            ecn: spec.ecn,
+            packets_per_ns: packets_per_s / 1e9,
+            average: 0.0,
+            count: -1,
+            rng,
+            stats: RedStats::default(),
+        }
+    }
+
+    /// Whether the queue is measured in bytes.
+    pub fn parameters_in_bytes(&self) -> bool {
+        self.bytes
+    }
+
+    /// The thresholds in queue units (packets, or bytes in byte mode) and the weight.
+    pub fn parameters(&self) -> (f64, f64, f64) {
+        (self.min_th, self.max_th, self.weight)
+    }
+
+    /// Update the average for an arrival that finds `queue` (packets or bytes) waiting;
+    /// `idle_ns` is how long the link has been idle with an empty queue (0 if busy).
+    pub fn update_average(&mut self, queue: f64, idle_ns: u64) {
+        if idle_ns > 0 {
+            // As if m mean-size packets had arrived to an empty queue (Floyd & Jacobson §11).
+            let m = idle_ns as f64 * self.packets_per_ns;
+            self.average *= (1.0 - self.weight).powf(m);
+        }
+        self.average = (1.0 - self.weight) * self.average + self.weight * queue;
+    }
+
+    /// The initial drop probability p_b for the current average (before count spreading).
+    pub fn base_probability(&self) -> Option<f64> {
+        let avg = self.average;
+        if avg < self.min_th {
+            Some(0.0)
+        } else if avg < self.max_th {
+            Some(self.max_p * (avg - self.min_th) / (self.max_th - self.min_th))
+        } else if self.gentle && avg < 2.0 * self.max_th {
+            Some(self.max_p + (1.0 - self.max_p) * (avg - self.max_th) / self.max_th)
+        } else {
+            None // forced drop
+        }
+    }
+
+    /// Decide for one arriving packet of `bytes` (after `update_average`).
+    pub fn decide(&mut self, bytes: u32, ect: bool) -> RedVerdict {
+        let Some(mut p) = self.base_probability() else {
+            self.count = 0;
+            self.stats.forced_drops += 1;
+            return RedVerdict::ForcedDrop;
+        };
+        if p == 0.0 {
+            self.count = -1;
+            return RedVerdict::Enqueue;
+        }
+        if self.bytes {
+            p = (p * bytes as f64 / self.mean_packet_size).min(1.0);
+        }
+        self.count += 1;
+        let count = self.count as f64;
+        // Spread drops evenly (Floyd & Jacobson §7); ns-2's wait_ variant waits longer.
+        let p_a = if self.wait {
+            if count * p < 1.0 {
+                0.0
+            } else if count * p < 2.0 {
+                p / (2.0 - count * p)
+            } else {
+                1.0
+            }
+        } else if count * p < 1.0 {
+            p / (1.0 - count * p)
+        } else {
+            1.0
+        };
+        if self.rng.gen::<f64>() >= p_a {
+            return RedVerdict::Enqueue;
+        }
+        self.count = 0;
+        // RFC 3168 §7: mark instead of dropping, but only below max_th.
+        if self.ecn && ect && self.average < self.max_th {
+            self.stats.marks += 1;
+            RedVerdict::Mark
+        } else {
+            self.stats.early_drops += 1;
+            RedVerdict::Drop
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::rng::stream;
+
+    fn red(spec: RedSpec) -> Red {
+        Red::new(&spec, Rate(10_000_000), 20_000_000, stream(1, 1))
+    }
+
+    #[test]
+    fn automatic_parameters_follow_ns2() {
+        // 10 Mb/s, 500-byte packets: C = 2500 pkt/s; target queue 12.5 → min_th 6.25
+        let r = red(RedSpec::default());
+        let (min, max, w) = r.parameters();
+        assert!((min - 6.25).abs() < 1e-9 && (max - 18.75).abs() < 1e-9);
+        // RTT = max(0.1, 3 × (0.02 + 0.0004)) = 0.1 → w = 1 − exp(−1/2500)
+        assert!((w - (1.0 - (-1.0f64 / 2500.0).exp())).abs() < 1e-12);
+    }
+
+    /// The drop/mark probability against the formula, driven by a synthetic average.
+    #[test]
+    fn probability_matches_the_formula() {
+        let spec = RedSpec { min_th: Some(5.0), max_th: Some(15.0), max_p: 0.1, ..Default::default() };
+        let mut r = red(spec);
+        for (avg, expected) in [(4.9, Some(0.0)), (5.0, Some(0.0)), (10.0, Some(0.05)), (15.0, Some(0.1)), (22.5, Some(0.55)), (30.0, None)] {
+            r.average = avg;
+            match (r.base_probability(), expected) {
+                (Some(p), Some(e)) => assert!((p - e).abs() < 1e-12, "avg {avg}: {p} vs {e}"),
+                (got, want) => assert_eq!(got, want, "avg {avg}"),
+            }
+        }
+        // Measured drop frequency at a fixed average against the renewal mean of the
+        // count-spread process.
+        for (avg, p) in [(10.0, 0.05), (14.0, 0.09)] {
+            let mut r = red(RedSpec { ecn: false, ..spec });
+            let n = 400_000;
+            let mut drops = 0;
+            for _ in 0..n {
+                r.average = avg;
+                if r.decide(1000, false) == RedVerdict::Drop {
+                    drops += 1;
+                }
+            }
+            // Mean gap between drops under the wait_ rule: E[X] = Σ_{k≥0} P(X > k), with
+            // P(no drop at count c) = 1 − p_a(c).
+            let mut survive = 1.0;
+            let mut mean_gap = 0.0;
+            for c in 1..10_000 {
+                mean_gap += survive;
+                let cp = c as f64 * p;
+                let p_a = if cp < 1.0 { 0.0 } else if cp < 2.0 { p / (2.0 - cp) } else { 1.0 };
+                survive *= 1.0 - p_a;
+            }
+            let expected_rate = 1.0 / mean_gap;
+            let rate = drops as f64 / n as f64;
+            assert!((rate - expected_rate).abs() < 0.03 * expected_rate, "avg {avg}: {rate} vs {expected_rate}");
+        }
+    }
+
+    #[test]
+    fn marks_ect_below_max_th_and_drops_above() {
+        let spec = RedSpec { min_th: Some(5.0), max_th: Some(15.0), ..Default::default() };
+        let mut r = red(spec);
+        let verdicts: Vec<_> = (0..10_000)
+            .map(|_| {
+                r.average = 12.0;
+                r.decide(1000, true)
+            })
+            .collect();
+        assert!(verdicts.contains(&RedVerdict::Mark) && !verdicts.contains(&RedVerdict::Drop));
+        let verdicts: Vec<_> = (0..10_000)
+            .map(|_| {
+                r.average = 20.0;
+                r.decide(1000, true)
+            })
+            .collect();
+        assert!(verdicts.contains(&RedVerdict::Drop) && !verdicts.contains(&RedVerdict::Mark));
+        r.average = 31.0;
+        assert_eq!(r.decide(1000, true), RedVerdict::ForcedDrop);
+    }
+
+    #[test]
+    fn idle_time_decays_the_average() {
+        let mut r = red(RedSpec { weight: Some(0.01), ..Default::default() });
+        r.average = 10.0;
+        // 1 s idle at 2500 pkt/s: × 0.99^2500, then one arrival to an empty queue
+        r.update_average(0.0, 1_000_000_000);
+        assert!((r.average - 10.0 * 0.99f64.powf(2500.0) * 0.99).abs() < 1e-9);
+    }
+}
