@@ -224,7 +224,6 @@ def _dimensions(axes: dict[str, list], combine: Any, zipped: Any) -> tuple[tuple
                 raise ScenarioError(f"sweep.zip: {path!r} is not an axis")
         if len(set(in_groups)) != len(in_groups):
             raise ScenarioError("sweep.zip: an axis appears in two zip groups")
-        grouped = set(in_groups)
         ordered = []
         for path in axes:  # keep the order of [axes]; a zip group sits where its first axis is
             group = next((g for g in groups if path in g), [path])

@@ -72,7 +72,6 @@ def run_plan(plan: PlanSource, executor: Any = None, *, store: str | PathLike | 
     stderr is not a terminal). ``on_run(run, status)`` is called after each run is stored.
     Every run is validated before any starts.
     """
-    from cclab.results import Result
     from cclab.sweep_store import SweepStore
 
     plan = load_plan(plan)
@@ -89,7 +88,7 @@ def run_plan(plan: PlanSource, executor: Any = None, *, store: str | PathLike | 
         with _progress_reporter(progress, plan.name, outcome) as report:
             try:
                 for run, future in in_completion_order(pool, simulate, pending, payload=lambda r: r.scenario_json):
-                    status = _store_finished(results, plan, run, future, outcome, Result)
+                    status = _store_finished(results, plan, run, future, outcome)
                     report(run, status)
                     if on_run is not None:
                         on_run(run, status)
@@ -100,7 +99,7 @@ def run_plan(plan: PlanSource, executor: Any = None, *, store: str | PathLike | 
     return outcome
 
 
-def _store_finished(results, plan: Plan, run: Run, future: Any, outcome: SweepOutcome, result_type) -> str:
+def _store_finished(results, plan: Plan, run: Run, future: Any, outcome: SweepOutcome) -> str:
     try:
         reply = future.result()
     except BrokenExecutor:
@@ -108,7 +107,7 @@ def _store_finished(results, plan: Plan, run: Run, future: Any, outcome: SweepOu
     except Exception as error:  # the executor lost the run (e.g. Dask's KilledWorker)
         reply = {"status": "error", "error": f"{type(error).__name__}: {error}", **local_provenance()}
     if reply["status"] == "ok":
-        results.record_result(plan, run, result_type.from_json(reply["result"]), reply)
+        results.record_result(plan, run, reply["system"], reply["tables"], reply)
         outcome.succeeded += 1
     else:
         results.record_failure(plan, run, reply["error"], reply)
@@ -120,13 +119,18 @@ def _store_finished(results, plan: Plan, run: Run, future: Any, outcome: SweepOu
 def simulate(scenario_json: str) -> dict[str, Any]:
     """Worker entry point: run one scenario; never raises, reports failures as data.
 
-    Returns ``{"status": "ok", "result": <engine JSON>, ...}`` or ``{"status": "error",
-    "error": "...", ...}``, both with the worker's provenance (version, git commit, host).
+    Returns ``{"status": "ok", "system": {...}, "tables": {name: DataFrame}, ...}`` —
+    the tables are built here, in the worker, so the driver only writes them — or
+    ``{"status": "error", "error": "..."}``; both with the worker's provenance (version,
+    git commit, host).
     """
     from cclab._core import run_json
 
     try:
-        return {"status": "ok", "result": run_json(scenario_json), **local_provenance()}
+        from cclab.results import Result
+
+        result = Result.from_json(run_json(scenario_json))
+        return {"status": "ok", "system": result.system, "tables": result.tables(), **local_provenance()}
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as error:  # the engine's panics are BaseExceptions

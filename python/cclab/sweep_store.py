@@ -16,8 +16,10 @@ engine starts reporting new ones.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
+from collections.abc import Iterator
 from os import PathLike
 from pathlib import Path
 from typing import Any, Optional
@@ -26,7 +28,6 @@ import pandas as pd
 
 from cclab.errors import StoreError
 from cclab.plan import Plan, Run
-from cclab.results import Result
 
 RUN_COLUMNS = """
     run_id VARCHAR NOT NULL, plan_hash VARCHAR, plan_name VARCHAR, point_index INTEGER, params VARCHAR,
@@ -47,6 +48,7 @@ class SweepStore:
         import duckdb
 
         self.path = Path(path)
+        self._known_columns: Optional[dict[str, set[str]]] = None
         if read_only and not self.path.exists():
             raise StoreError(f"{self.path}: no such results file")
         if not read_only:
@@ -87,14 +89,17 @@ class SweepStore:
         """Ids of the runs that finished successfully (a re-run skips them)."""
         return {row[0] for row in self._db.execute("SELECT run_id FROM runs WHERE status = 'ok'").fetchall()}
 
-    def record_result(self, plan: Plan, run: Run, result: Result, provenance: dict[str, Any]) -> None:
-        """Store a successful run and all its tables, atomically (replacing an earlier failure)."""
-        metrics = {key: value for key, value in result.system.items() if key not in BOOKKEEPING_COLUMNS}
+    def record_result(self, plan: Plan, run: Run, system: dict[str, Any], tables: dict[str, pd.DataFrame],
+                      provenance: dict[str, Any]) -> None:
+        """Store a successful run — its system metrics and result tables (as
+        :attr:`Result.system` and :meth:`Result.tables` give them) — atomically,
+        replacing an earlier failure."""
+        metrics = {key: value for key, value in system.items() if key not in BOOKKEEPING_COLUMNS}
         row = {**self._run_row(plan, run, "ok", None, provenance), **metrics}
         with self._transaction():
             self._delete_run(run.run_id)
             self._append("runs", pd.DataFrame([row]))
-            for name, table in result.tables().items():
+            for name, table in tables.items():
                 self._append(name, table.assign(run_id=run.run_id)[["run_id", *table.columns]])
 
     def record_failure(self, plan: Plan, run: Run, error: str, provenance: dict[str, Any]) -> None:
@@ -167,14 +172,17 @@ class SweepStore:
         adding the columns it lacks."""
         self._db.register("incoming", frame)
         try:
-            if not self._has_table(name):
+            known = self._columns()
+            if name not in known:
                 self._exec(f"CREATE TABLE {name} AS SELECT * FROM incoming")
+                known[name] = set(map(str, frame.columns))
                 return
-            existing = {row[0] for row in self._db.execute(f"DESCRIBE {name}").fetchall()}
-            for column, column_type in self._db.execute("SELECT column_name, column_type FROM "
-                                                        "(DESCRIBE SELECT * FROM incoming)").fetchall():
-                if column not in existing:
-                    self._exec(f'ALTER TABLE {name} ADD COLUMN "{column}" {column_type}')
+            if not set(map(str, frame.columns)) <= known[name]:
+                for column, column_type in self._db.execute("SELECT column_name, column_type FROM "
+                                                            "(DESCRIBE SELECT * FROM incoming)").fetchall():
+                    if column not in known[name]:
+                        self._exec(f'ALTER TABLE {name} ADD COLUMN "{column}" {column_type}')
+                        known[name].add(column)
             self._exec(f"INSERT INTO {name} BY NAME SELECT * FROM incoming")
         finally:
             self._db.unregister("incoming")
@@ -183,25 +191,29 @@ class SweepStore:
         """Run a statement that returns no rows (DuckDB wants every result consumed)."""
         self._db.execute(statement, parameters or []).fetchall()
 
+    def _columns(self) -> dict[str, set[str]]:
+        """Table name -> column names, read once (catalog queries cost milliseconds each)."""
+        if self._known_columns is None:
+            self._known_columns = {}
+            for table, column in self._db.execute("SELECT table_name, column_name FROM information_schema.columns "
+                                                  "WHERE table_schema = 'main'").fetchall():
+                self._known_columns.setdefault(table, set()).add(column)
+        return self._known_columns
+
     def _has_table(self, name: str) -> bool:
-        return bool(self._db.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?",
-                                     [name]).fetchall()[0][0])
+        return name in self._columns()
 
-    def _transaction(self):
-        return _Transaction(self._db)
-
-
-class _Transaction:
-    """BEGIN … COMMIT, or ROLLBACK when the block raises (including KeyboardInterrupt)."""
-
-    def __init__(self, db):
-        self._db = db
-
-    def __enter__(self) -> None:
-        self._db.execute("BEGIN TRANSACTION").fetchall()
-
-    def __exit__(self, exc_type, *rest: Any) -> None:
-        self._db.execute("ROLLBACK" if exc_type is not None else "COMMIT").fetchall()
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """BEGIN … COMMIT, or ROLLBACK when the block raises (KeyboardInterrupt included)."""
+        self._exec("BEGIN TRANSACTION")
+        try:
+            yield
+        except BaseException:
+            self._exec("ROLLBACK")
+            self._known_columns = None  # a rolled-back CREATE or ALTER did not happen
+            raise
+        self._exec("COMMIT")
 
 
 def expand_params(frame: pd.DataFrame) -> pd.DataFrame:
