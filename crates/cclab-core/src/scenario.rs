@@ -98,6 +98,10 @@ pub struct LinkSpec {
     /// ns-2's DropTail does.
     #[serde(default)]
     pub buffer: BufferSpec,
+    /// Optional limit in bytes as well (ns-2 `queue-in-bytes`): an arrival is dropped if
+    /// the bytes waiting plus its own would reach it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer_bytes: Option<std::num::NonZeroU64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<LossSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -50,6 +50,8 @@ pub struct Link {
     pub delay: Time,
     /// Queue limit in packets, counting the packet being transmitted (as ns-2 DropTail).
     pub limit: u32,
+    /// Optional limit on the bytes waiting (ns-2 DropTail with `queue-in-bytes`).
+    pub limit_bytes: Option<u64>,
     pub loss: Option<Box<LossModel>>,
     /// RED instead of plain DropTail (the limit still applies).
     pub red: Option<Box<Red>>,
@@ -89,6 +91,7 @@ impl Link {
             rate,
             delay,
             limit,
+            limit_bytes: None,
             loss: loss.map(Box::new),
             red: None,
             pass_through: false,
@@ -144,6 +147,12 @@ impl Link {
             self.stats.queue_drops += 1;
             return Admission::Dropped;
         }
+        if let Some(limit) = self.limit_bytes {
+            if busy && self.waiting_bytes(waiting) + bytes as u64 >= limit {
+                self.stats.queue_drops += 1;
+                return Admission::Dropped;
+            }
+        }
         let mut mark_ce = false;
         if self.red.is_some() {
             match self.red_verdict(now, waiting, busy, bytes, ect) {
@@ -173,13 +182,17 @@ impl Link {
 
     /// RED's decision for an arrival that finds `waiting` packets queued.
     #[cold]
+    /// Bytes of the `waiting` packets that have not started transmission.
+    fn waiting_bytes(&self, waiting: u32) -> u64 {
+        if waiting == 0 {
+            return 0;
+        }
+        let first_waiting = (self.waiting_from - self.removed_total) as usize;
+        self.admitted_bytes - self.held[first_waiting].bytes_before
+    }
+
     fn red_verdict(&mut self, now: Time, waiting: u32, busy: bool, bytes: u32, ect: bool) -> RedVerdict {
-        let waiting_bytes = if waiting == 0 {
-            0
-        } else {
-            let first_waiting = (self.waiting_from - self.removed_total) as usize;
-            self.admitted_bytes - self.held[first_waiting].bytes_before
-        };
+        let waiting_bytes = self.waiting_bytes(waiting);
         let idle_ns = if !busy && waiting == 0 { now - self.busy_until.min(now) } else { 0 };
         let red = self.red.as_mut().expect("checked by the caller");
         let queue = if red.parameters_in_bytes() { waiting_bytes as f64 } else { waiting as f64 };
@@ -238,6 +251,16 @@ mod tests {
         // at t = 1 ms the first has left the transmitter: one more fits
         assert!(matches!(link.offer(1_000_000, 10, 1000, false), Admission::Admitted { schedule: None, .. }));
         assert_eq!(link.offer(1_000_000, 11, 1000, false), Admission::Dropped);
+    }
+
+    #[test]
+    fn byte_limit_counts_waiting_bytes() {
+        let mut link = Link::new(Rate(8_000_000), 0, 100, None);
+        link.limit_bytes = Some(2500);
+        // one in transmission, then 1000 + 1000 waiting; a third 1000 would reach 3000
+        let fates: Vec<bool> = (0..4).map(|id| matches!(link.offer(0, id, 1000, false), Admission::Admitted { .. })).collect();
+        assert_eq!(fates, vec![true, true, true, false]);
+        assert!(matches!(link.offer(0, 9, 400, false), Admission::Admitted { .. }), "2000 + 400 < 2500");
     }
 
     #[test]

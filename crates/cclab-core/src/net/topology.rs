@@ -74,6 +74,7 @@ impl Network {
         let loss_spec = if forward { spec.loss.as_ref() } else { spec.reverse_loss.as_ref() };
         let loss = loss_spec.map(|s| LossModel::new(s, stream(scenario.seed, LINK_LOSS_STREAMS + id as u64)));
         let mut link = Link::new(spec.rate, delay.ns(), scenario.buffer_packets(spec), loss);
+        link.limit_bytes = spec.buffer_bytes.map(|b| b.get());
         if let QueueSpec::Red(red) = &spec.queue {
             let rng = stream(scenario.seed, RED_STREAMS + id as u64);
             link.red = Some(Box::new(Red::new(red, spec.rate, delay.ns(), rng)));
