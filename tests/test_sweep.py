@@ -225,3 +225,14 @@ def test_cli_errors_are_one_line(tmp_path, example_file, args, message):
     assert completed.returncode == 2, completed.stderr
     assert completed.stderr.startswith("error: ") and message in completed.stderr, completed.stderr
     assert len(completed.stderr.splitlines()) == 1
+
+
+def test_nested_values_are_stored_as_json_text_whatever_their_keys(tmp_path):
+    plan = load_plan(small_plan())
+    first, second = plan.runs()[:2]
+    with SweepStore(tmp_path / "nested.duckdb") as store:
+        for run, state in ((first, {"alpha": 0.31, "beta": 0.875}), (second, {"w_max": 12.5})):
+            flows = pd.DataFrame({"id": [0, 1], "cc_state": [state, {}]})
+            store.record_result(plan, run, {"goodput_mbps": 1.0}, {"flows": flows}, {})
+        stored_states = store.sql("SELECT cc_state FROM flows ORDER BY run_id, id")["cc_state"].tolist()
+    assert sorted(stored_states) == sorted(['{"alpha": 0.31, "beta": 0.875}', "{}", '{"w_max": 12.5}', "{}"])

@@ -169,8 +169,9 @@ class SweepStore:
 
     def _append(self, name: str, frame: pd.DataFrame) -> None:
         """Insert ``frame`` into table ``name`` by column name, creating the table or
-        adding the columns it lacks."""
-        self._db.register("incoming", frame)
+        adding the columns it lacks. Nested values (dicts, lists: e.g. a flow's final
+        congestion-control state) are stored as JSON text, whatever their keys."""
+        self._db.register("incoming", _nested_as_json(frame))
         try:
             known = self._columns()
             if name not in known:
@@ -214,6 +215,15 @@ class SweepStore:
             self._known_columns = None  # a rolled-back CREATE or ALTER did not happen
             raise
         self._exec("COMMIT")
+
+
+def _nested_as_json(frame: pd.DataFrame) -> pd.DataFrame:
+    nested = [column for column in frame.columns if frame[column].dtype == object
+              and frame[column].map(lambda value: isinstance(value, (dict, list))).any()]
+    if not nested:
+        return frame
+    return frame.assign(**{column: frame[column].map(lambda value: json.dumps(value, sort_keys=True, default=str)
+                                                     if value is not None else None) for column in nested})
 
 
 def expand_params(frame: pd.DataFrame) -> pd.DataFrame:
