@@ -157,6 +157,30 @@ def reproduce_zhang2002(
     typer.echo(f"wrote {outcome.summary} and the figures' .png/.csv/.parquet in {outcome.wall_time_s:.0f} s")
 
 
+@reproduce_app.command("mraimd")
+def reproduce_mraimd(
+    quick: Annotated[bool, typer.Option("--quick", help="60 s runs, 3 flow counts, 2 seeds: the whole set "
+                                                        "in well under a minute.")] = False,
+    out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("results/mraimd"),
+    seeds: Annotated[Optional[str], typer.Option("--seeds", metavar="K", help="Seeds per point "
+                                                 "(default 2 with --quick, else 5).")] = None,
+    jobs: Annotated[Optional[str], typer.Option("--jobs", "-j", metavar="J",
+                                                help="Parallel runs (default: one per core).")] = None,
+) -> None:
+    """MR-AIMD (Psaras, Dianati & Tafazolli): Table 1 and Figures 4–7 as PNG + CSV/Parquet, and summary.md."""
+    from cclab.mraimd import MraimdError, reproduce
+
+    with _user_errors():
+        try:
+            outcome = reproduce(out, quick=quick, seeds=seeds, jobs=jobs)
+        except MraimdError as error:
+            _fail(error, USAGE_ERROR)
+    for figure_outcome in outcome.figures:
+        verdicts = ", ".join(claim.verdict for claim in figure_outcome.claims)
+        typer.echo(f"{figure_outcome.figure.title:>9}: {verdicts}")
+    typer.echo(f"wrote {outcome.summary} and the figures' .png/.csv/.parquet in {outcome.wall_time_s:.0f} s")
+
+
 def _positive_int(option: str, text: str) -> int:
     from cclab.zhang2002 import ReproduceError
 
