@@ -13,7 +13,7 @@ import tomllib
 
 import cclab
 from cclab.analysis import success_percentage
-from cclab.claims import NOT_RUN, NOT_SUPPORTED, PARTLY, SUPPORTED, VERDICTS, compare, ordered, verdict_of
+from cclab.claims import NOT_SUPPORTED, PARTLY, SUPPORTED, VERDICTS, compare, ordered, verdict_of
 from cclab.zhang2002 import ReproduceError, parse_figures, scenarios
 from cclab.zhang2002.figures import FIGURES, QUICK, breakdown_per
 from cclab.zhang2002.metrics import (application_success, attempt_goodputs, handoff_recoveries, rebin,
@@ -21,21 +21,6 @@ from cclab.zhang2002.metrics import (application_success, attempt_goodputs, hand
 from cclab.zhang2002.scenarios import FlowWindow, schedule_windows
 
 from conftest import REPO, SMALL_SCENARIO
-
-
-def engine_rejects(scenario: dict) -> str | None:
-    """The engine's error for ``scenario``, or None if it accepts it."""
-    try:
-        cclab.validate(scenario)
-    except cclab.ScenarioError as error:
-        return str(error)
-    return None
-
-
-def skip_unless_engine_runs(scenario: dict, feature: str) -> None:
-    error = engine_rejects(scenario)
-    if error is not None:
-        pytest.skip(f"this engine build has no {feature} yet: {error}")
 
 
 # ---------------------------------------------------------------- flow schedules (§5.2)
@@ -73,7 +58,6 @@ def test_population_matches_the_engines_schedule_field():
     schedule = [["0s", 3], ["1s", 5], ["2s", 2]]
     with_schedule = copy.deepcopy(SMALL_SCENARIO)
     with_schedule["flows"] = [{"group": "g", "count": 5, "cc": "reno", "schedule": schedule}]
-    skip_unless_engine_runs(with_schedule, "flow schedules")
     engine_flows = cclab.run(with_schedule).flows.sort_values("id")
 
     expanded = copy.deepcopy(SMALL_SCENARIO)
@@ -188,10 +172,7 @@ def test_scenario_files_are_the_builders_at_the_papers_sizes(stem):
     assert path.read_text(encoding="utf-8") == scenarios.scenario_file_text(description, built), \
         "regenerate with cclab.zhang2002.scenarios.write_scenario_files('experiments/zhang2002')"
     assert tomllib.loads(path.read_text(encoding="utf-8")) == json.loads(json.dumps(built))
-    error = engine_rejects(built)
-    if error is not None and stem in ("fig05_handoff", "fig08_playback"):
-        pytest.skip(f"this engine build cannot run {stem} yet: {error}")
-    assert error is None
+    assert cclab.validate(path)["duration"] == "100s"  # the engine runs it at the paper's length
 
 
 # ---------------------------------------------------------------- the command
@@ -204,16 +185,12 @@ def test_quick_reproduction_writes_every_figure_and_the_summary(cli, tmp_path):
     meta = json.loads((out / "meta.json").read_text())
     for number, figure in FIGURES.items():
         assert f"## Figure {number}:" in summary
-        unsupported = engine_rejects(figure.points(QUICK)[0].scenario)
-        if unsupported is not None:  # only a feature the engine lacks may leave a figure out
-            assert meta["figures"][str(number)]["verdicts"] == [NOT_RUN]
-            continue
         assert (out / f"{figure.stem}.png").stat().st_size > 10_000
         data = pd.read_parquet(out / f"{figure.stem}.parquet")
         pd.testing.assert_frame_equal(pd.read_csv(out / f"{figure.stem}.csv"), data, check_dtype=False)
         assert sorted(data["seed"].unique()) == list(QUICK.seeds)
         verdicts = meta["figures"][str(number)]["verdicts"]
-        assert verdicts and set(verdicts) <= set(VERDICTS) - {NOT_RUN}
+        assert verdicts and set(verdicts) <= set(VERDICTS)
         assert f"![Figure {number}]({figure.stem}.png)" in summary
     assert summary.count("| **") == sum(len(figure["verdicts"]) for figure in meta["figures"].values())
     assert "Figure  2:" in completed.stdout
@@ -232,9 +209,8 @@ def test_figure_option_runs_only_that_figure(cli, tmp_path):
     assert shares.to_numpy() == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("number, feature", [(5, "the handoff loss model"), (8, "the CBR application")])
-def test_figures_needing_new_engine_features(number, feature, cli, tmp_path):
-    skip_unless_engine_runs(FIGURES[number].points(QUICK)[0].scenario, feature)
+@pytest.mark.parametrize("number", [5, 8])
+def test_handoff_and_playback_figures(number, cli, tmp_path):
     out = tmp_path / f"fig{number}"
     completed = cli("reproduce", "zhang2002", "--quick", "--figure", str(number), "--seeds", "2", "--out", out)
     assert completed.returncode == 0, completed.stderr

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 SUPPORTED = "supported"
 PARTLY = "partly supported"
 NOT_SUPPORTED = "not supported"
-NOT_RUN = "not run"
-VERDICTS = (SUPPORTED, PARTLY, NOT_SUPPORTED, NOT_RUN)
+VERDICTS = (SUPPORTED, PARTLY, NOT_SUPPORTED)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ import pandas as pd
 
 from cclab._core import ScenarioError, run_json
 from cclab._core import version as core_version
-from cclab.claims import NOT_RUN, Claim, markdown_table, tally
+from cclab.claims import Claim, markdown_table, tally
 from cclab.scenario import validate
 from cclab.zhang2002.figures import FIGURES, FULL, QUICK, Figure, Point, Sizes
 
@@ -33,7 +33,7 @@ PAPER = ("C. Zhang and V. Tsaoussidis, \"The Interrelation of TCP Responsiveness
 
 class ReproduceError(ValueError):
     """Bad input to :func:`reproduce` (a figure the paper has not, a bad seed count, an
-    unusable output directory, a figure the engine cannot run): one line for the user."""
+    unusable output directory, a scenario the engine rejects): one line for the user."""
 
 
 @dataclass
@@ -42,7 +42,6 @@ class FigureOutcome:
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     claims: list[Claim] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
-    skipped: Optional[str] = None  # why the figure was not run
     runs: int = 0
 
 
@@ -77,24 +76,22 @@ def parse_figures(values: Optional[Iterable[Union[int, str]]]) -> list[int]:
     return sorted(numbers)
 
 
-def unsupported_by_engine(figure: Figure, sizes: Sizes) -> Optional[str]:
-    """Why this engine cannot run ``figure`` (it rejects the scenario), or None."""
+def check_with_engine(figure: Figure, sizes: Sizes) -> None:
+    """Validate one scenario of ``figure`` before anything runs (a stale engine build
+    lacking a feature fails here, with the engine's one-line reason)."""
     try:
         validate(figure.points(sizes)[0].scenario)
     except ScenarioError as error:
-        needs = f"needs {figure.needs}; " if figure.needs else ""
-        return f"{needs}the engine rejects its scenario: {error}"
-    return None
+        raise ReproduceError(f"Figure {figure.number}: the engine rejects its scenario: {error}") from None
 
 
 def reproduce(out: Union[str, PathLike], quick: bool = False, figures: Optional[Iterable[Union[int, str]]] = None,
               seeds: Optional[int] = None, jobs: Optional[int] = None, progress: bool = True) -> Outcome:
     """Run the selected figures (default all, 2–11) and write their files to ``out``.
 
-    ``quick``: the :data:`QUICK` sizes (a few minutes at most on two cores) instead of the
+    ``quick``: the :data:`QUICK` sizes (about a minute on two cores) instead of the
     paper's (:data:`FULL`: 100 s, up to 100 flows, 100 Mb/s). ``seeds``: replications
-    per point (default 3 quick, 5 full). A figure the engine cannot run is an error when
-    asked for by number, otherwise it is skipped and listed as not run in the summary.
+    per point (default 3 quick, 5 full).
     """
     started = time.perf_counter()
     numbers = parse_figures(figures)
@@ -107,30 +104,21 @@ def reproduce(out: Union[str, PathLike], quick: bool = False, figures: Optional[
     if out.exists() and not out.is_dir():
         raise ReproduceError(f"--out {out}: exists and is not a directory")
 
-    outcomes = []
-    for number in numbers:
-        figure = FIGURES[number]
-        reason = unsupported_by_engine(figure, sizes)
-        if reason is not None and figures:
-            raise ReproduceError(f"Figure {number} cannot run: {reason}")
-        outcomes.append(FigureOutcome(figure, skipped=reason))
-    runnable = [outcome for outcome in outcomes if outcome.skipped is None]
-    points = [point for outcome in runnable for point in outcome.figure.points(sizes)]
-    for outcome in runnable:
+    outcomes = [FigureOutcome(FIGURES[number]) for number in numbers]
+    for outcome in outcomes:
+        check_with_engine(outcome.figure, sizes)
+    points = [point for outcome in outcomes for point in outcome.figure.points(sizes)]
+    for outcome in outcomes:
         outcome.runs = sum(point.figure == outcome.figure.number for point in points)
 
     measured = _run_points(points, jobs, progress)
 
     out.mkdir(parents=True, exist_ok=True)
-    for outcome in runnable:
+    for outcome in outcomes:
         outcome.tables = _concat([measured[index] for index, point in enumerate(points)
                                   if point.figure == outcome.figure.number])
         outcome.files = _write_figure(outcome.figure, outcome.tables, out)
         outcome.claims = outcome.figure.claims(outcome.tables, sizes)
-    for outcome in outcomes:
-        if outcome.skipped is not None:
-            outcome.claims = [Claim(outcome.figure.number, "(the figure's claims)", outcome.figure.caption, NOT_RUN,
-                                    outcome.skipped)]
     wall_time_s = time.perf_counter() - started
     result = Outcome(out, sizes, outcomes, wall_time_s, out / "summary.md")
     result.summary.write_text(summary_markdown(result), encoding="utf-8")
@@ -237,12 +225,9 @@ def summary_markdown(outcome: Outcome) -> str:
     for figure_outcome in outcome.figures:
         figure = figure_outcome.figure
         lines += ["", f"## Figure {figure.number}: {figure.caption} ({figure.section})", ""]
-        if figure_outcome.skipped is None:
-            data = ", ".join(f"`{path.name}`" for path in figure_outcome.files if path.suffix == ".csv")
-            lines += [f"![Figure {figure.number}]({figure.stem}.png)", "",
-                      f"{figure.notes} {figure_outcome.runs} runs; data: {data}.", ""]
-        else:
-            lines += [f"Not run: {figure_outcome.skipped}", ""]
+        data = ", ".join(f"`{path.name}`" for path in figure_outcome.files if path.suffix == ".csv")
+        lines += [f"![Figure {figure.number}]({figure.stem}.png)", "",
+                  f"{figure.notes} {figure_outcome.runs} runs; data: {data}.", ""]
         lines.append(markdown_table(figure_outcome.claims))
     return "\n".join(lines) + "\n"
 
@@ -257,7 +242,7 @@ def _write_meta(outcome: Outcome, points: Sequence[Point]) -> None:
         "runs": len(points),
         "figures": {
             str(figure.figure.number): {
-                "runs": figure.runs, "skipped": figure.skipped,
+                "runs": figure.runs,
                 "files": [path.name for path in figure.files],
                 "verdicts": [claim.verdict for claim in figure.claims],
                 "example_scenario": next((p.scenario for p in points if p.figure == figure.figure.number), None),
