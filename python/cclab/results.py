@@ -91,8 +91,9 @@ class Result:
                 ],
                 ignore_index=True,
             )
-            # flow_id first, then t_s, cwnd, ssthresh, srtt_ms and the cc_* state columns
-            tables["flows"] = flows[["flow_id"] + [c for c in flows.columns if c != "flow_id"]]
+            # the window first, then the algorithm's own state (cc_* columns)
+            window = ["flow_id", "t_s", "cwnd", "ssthresh", "srtt_ms"]
+            tables["flows"] = flows[window + sorted(c for c in flows.columns if c not in window)]
         if traces.get("bottleneck_queue"):
             tables["bottleneck_queue"] = pd.DataFrame(traces["bottleneck_queue"])[["t_s", "packets"]]
         return tables or None
