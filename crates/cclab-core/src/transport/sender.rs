@@ -248,7 +248,8 @@ impl TcpSender {
         }
         let cwr = self.pending_cwr && !syn;
         self.pending_cwr &= !cwr;
-        out.push(Transmission { seq, retransmission, syn, ect: self.cfg.ecn && !syn, cwr });
+        // RFC 3168 §6.1.5: retransmissions (and the SYN) are not ECN-capable.
+        out.push(Transmission { seq, retransmission, syn, ect: self.cfg.ecn && !syn && !retransmission, cwr });
         self.arm_timer_if_idle(now);
     }
 
