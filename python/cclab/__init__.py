@@ -8,19 +8,18 @@
     with cclab.SweepStore("results/sweeps/static-wired.duckdb", read_only=True) as store:
         store.runs()                                          # one row per run, one column per axis
 
-The pandas-based parts (``run``, ``Result``, ``sweep``) are imported on first use, so
-``import cclab`` stays light for tools that only need scenarios.
+Everything but the native core is imported on first use, so ``import cclab`` is cheap
+(the benchmark worker and the CLI's start-up depend on it).
 """
 from cclab._core import ScenarioError
 from cclab._core import version as _core_version
-from cclab.scenario import load_scenario, validate
 
 __version__ = _core_version()
 
 __all__ = ["run", "sweep", "load_scenario", "validate", "load_plan", "SweepStore", "Result", "ScenarioError",
            "__version__"]
 
-_LAZY = {"run": "cclab.api", "sweep": "cclab.api", "Result": "cclab.results", "load_plan": "cclab.plan",
+_LAZY = {"load_scenario": "cclab.scenario", "validate": "cclab.scenario", "run": "cclab.api", "sweep": "cclab.api", "Result": "cclab.results", "load_plan": "cclab.plan",
          "SweepStore": "cclab.sweep_store"}
 
 

@@ -1,11 +1,11 @@
 """``cclab bench``: the standard benchmark, optionally side by side with ns-2.
 
 The scenario (experiments/standard-benchmark.toml: 100 Reno flows, 100 Mb/s links,
-5/25/5 ms, one-BDP buffer, 100 s) runs in a fresh ``python -m cclab.bench --worker``
+5/25/5 ms, one-BDP buffer, 100 s) runs in a fresh ``python -m cclab._bench_worker``
 process, and ns-2 (``ns bench/ns2/dumbbell.tcl flows=N duration=D seed=S``) in another;
 each one's wall time and peak RSS are measured on that process alone (``os.wait4``).
 
-This module imports only the standard library at the top: it is also the worker.
+The worker (``cclab._bench_worker``) imports nothing but the native core.
 """
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def bench(duration: float = 100, flows: int = 100, seed: int = 1, ns2: bool = Tr
     scenario = load_scenario(scenario_path, {"duration": f"{duration:g}s", "flows.0.count": flows, "seed": seed})
     validate(scenario)
 
-    worker = measure([sys.executable, "-m", "cclab.bench", "--worker"], stdin=scenario_json(scenario))
+    worker = measure([sys.executable, "-m", "cclab._bench_worker"], stdin=scenario_json(scenario))
     if worker.returncode != 0:
         raise BenchError(f"cclab worker failed: {worker.last_error_line()}")
     raw = json.loads(worker.stdout)
@@ -186,16 +186,3 @@ def print_report(report: dict[str, Any]) -> None:
     console.print(table)
     if report["ns2_skipped"]:
         console.print(f"ns-2 comparison skipped: {report['ns2_skipped']}")
-
-
-def _worker() -> None:
-    """``python -m cclab.bench --worker``: scenario JSON on stdin, result JSON on stdout."""
-    from cclab._core import run_json
-
-    sys.stdout.write(run_json(sys.stdin.read()))
-
-
-if __name__ == "__main__":
-    if sys.argv[1:] != ["--worker"]:
-        sys.exit("usage: python -m cclab.bench --worker  (use `cclab bench` instead)")
-    _worker()
