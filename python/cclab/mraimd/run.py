@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -23,6 +21,7 @@ import pandas as pd
 from cclab._core import ScenarioError, run_json
 from cclab._core import version as core_version
 from cclab.claims import Claim, markdown_table, tally
+from cclab.reproduction import concat_tables, label_tables, run_points, write_figure
 from cclab.mraimd.figures import FIGURES, FULL, QUICK, Figure, Point, Sizes, fig7_numbers, model_windows, \
     table1_comparison
 from cclab.scenario import validate
@@ -97,7 +96,7 @@ def reproduce(out: Union[str, PathLike], quick: bool = False, seeds: Union[int, 
             raise MraimdError(f"{outcome.figure.title}: the engine rejects its scenario: {error}") from None
         outcome.runs = len(mine)
         points += mine
-    measured = _run_points(points, jobs, progress)
+    measured = run_points(points, measure_point, jobs, progress, "mraimd")
 
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -105,12 +104,12 @@ def reproduce(out: Union[str, PathLike], quick: bool = False, seeds: Union[int, 
         raise MraimdError(f"--out {out}: {error.strerror}") from None
     for outcome in outcomes:
         key = outcome.figure.key
-        outcome.tables = _concat([measured[i] for i, point in enumerate(points) if point.figure == key])
+        outcome.tables = concat_tables([measured[i] for i, point in enumerate(points) if point.figure == key])
         if key == "table1":
             outcome.tables["paper_vs_cclab"] = table1_comparison(outcome.tables["runs"])
         if key == "fig7":
             outcome.tables["model"] = model_windows()
-        outcome.files = _write_figure(outcome.figure, outcome.tables, out)
+        outcome.files = write_figure(outcome.figure, outcome.tables, out)
         outcome.claims = outcome.figure.claims(outcome.tables, sizes)
     result = Outcome(out, sizes, outcomes, time.perf_counter() - started, out / "summary.md")
     result.summary.write_text(summary_markdown(result), encoding="utf-8")
@@ -118,77 +117,12 @@ def reproduce(out: Union[str, PathLike], quick: bool = False, seeds: Union[int, 
     return result
 
 
-def _run_points(points: Sequence[Point], jobs: Optional[int], progress: bool) -> list[dict[str, pd.DataFrame]]:
-    workers = max(1, min(jobs or os.cpu_count() or 1, len(points)))
-    order = sorted(range(len(points)), key=lambda i: -_cost(points[i]))
-    measured: list = [None] * len(points)
-    with ProcessPoolExecutor(max_workers=workers) as pool, _progress(progress, len(points)) as advance:
-        futures = {pool.submit(measure_point, points[i]): i for i in order}
-        for future in as_completed(futures):
-            measured[futures[future]] = future.result()
-            advance()
-    return measured
-
-
 def measure_point(point: Point) -> dict[str, pd.DataFrame]:
     """Worker: run one point, return its figure's tables labelled with the point's labels."""
     from cclab.results import Result
 
     result = Result(json.loads(run_json(json.dumps(point.scenario))))
-    tables = FIGURES[point.figure].measure(result, point)
-    labelled = {}
-    for name, table in tables.items():
-        table = table.copy()
-        for position, (key, value) in enumerate(point.labels.items()):
-            table.insert(position, key, value)
-        labelled[name] = table
-    return labelled
-
-
-def _concat(per_run: list[dict[str, pd.DataFrame]]) -> dict[str, pd.DataFrame]:
-    names = list(dict.fromkeys(name for tables in per_run for name in tables))
-    return {name: pd.concat([t[name] for t in per_run if name in t], ignore_index=True) for name in names}
-
-
-def _cost(point: Point) -> float:
-    scenario = point.scenario
-    rate = str(scenario["topology"]["bottleneck"]["rate"]).removesuffix("Mbps")
-    traced = 5 if scenario.get("trace") else 1
-    return float(rate) * float(scenario["duration"].removesuffix("s")) * traced
-
-
-class _progress:
-    def __init__(self, enabled: bool, total: int):
-        self.enabled, self.total = enabled, total
-
-    def __enter__(self):
-        if not self.enabled:
-            return lambda: None
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        self.bar = Progress(TextColumn("mraimd"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            console=Console(stderr=True))
-        self.bar.__enter__()
-        task = self.bar.add_task("runs", total=self.total)
-        return lambda: self.bar.advance(task)
-
-    def __exit__(self, *exc):
-        if self.enabled:
-            self.bar.__exit__(*exc)
-        return False
-
-
-def _write_figure(figure: Figure, tables: dict[str, pd.DataFrame], out: Path) -> list[Path]:
-    files = []
-    for index, (name, table) in enumerate(tables.items()):
-        stem = figure.stem if index == 0 else f"{figure.stem}_{name}"
-        table.to_parquet(out / f"{stem}.parquet", index=False)
-        table.to_csv(out / f"{stem}.csv", index=False)
-        files += [out / f"{stem}.csv", out / f"{stem}.parquet"]
-    png = out / f"{figure.stem}.png"
-    figure.plot(tables, png)
-    return [png, *files]
+    return label_tables(FIGURES[point.figure].measure(result, point), point.labels)
 
 
 def _table1_markdown(comparison: pd.DataFrame) -> str:

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
 import time
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -24,6 +22,7 @@ import pandas as pd
 from cclab._core import ScenarioError, run_json
 from cclab._core import version as core_version
 from cclab.claims import Claim, markdown_table, tally
+from cclab.reproduction import concat_tables, label_tables, run_points, write_figure
 from cclab.scenario import validate
 from cclab.zhang2002.figures import FIGURES, FULL, QUICK, Figure, Point, Sizes
 
@@ -111,13 +110,13 @@ def reproduce(out: Union[str, PathLike], quick: bool = False, figures: Optional[
     for outcome in outcomes:
         outcome.runs = sum(point.figure == outcome.figure.number for point in points)
 
-    measured = _run_points(points, jobs, progress)
+    measured = run_points(points, measure_point, jobs, progress, "zhang2002")
 
     out.mkdir(parents=True, exist_ok=True)
     for outcome in outcomes:
-        outcome.tables = _concat([measured[index] for index, point in enumerate(points)
+        outcome.tables = concat_tables([measured[index] for index, point in enumerate(points)
                                   if point.figure == outcome.figure.number])
-        outcome.files = _write_figure(outcome.figure, outcome.tables, out)
+        outcome.files = write_figure(outcome.figure, outcome.tables, out)
         outcome.claims = outcome.figure.claims(outcome.tables, sizes)
     wall_time_s = time.perf_counter() - started
     result = Outcome(out, sizes, outcomes, wall_time_s, out / "summary.md")
@@ -126,82 +125,13 @@ def reproduce(out: Union[str, PathLike], quick: bool = False, figures: Optional[
     return result
 
 
-def _run_points(points: Sequence[Point], jobs: Optional[int], progress: bool) -> list[dict[str, pd.DataFrame]]:
-    """Run every point on a process pool (largest first, so the pool stays busy) and
-    return each one's measured tables, in the order of ``points``."""
-    workers = max(1, min(jobs or os.cpu_count() or 1, len(points) or 1))
-    order = sorted(range(len(points)), key=lambda index: -_cost(points[index].scenario))
-    measured: list[Optional[dict[str, pd.DataFrame]]] = [None] * len(points)
-    with ProcessPoolExecutor(max_workers=workers) as pool, _progress(progress, len(points)) as advance:
-        futures = {pool.submit(measure_point, points[index]): index for index in order}
-        for future in as_completed(futures):
-            measured[futures[future]] = future.result()
-            advance()
-    return measured  # type: ignore[return-value]
-
-
 def measure_point(point: Point) -> dict[str, pd.DataFrame]:
     """Worker: run one point and return its figure's tables, labelled (protocol, x, seed)."""
     from cclab.results import Result
 
     result = Result(json.loads(run_json(json.dumps(point.scenario))))
     tables = FIGURES[point.figure].measure(result)
-    return {name: _labelled(table, point.labels) for name, table in tables.items()}
-
-
-def _labelled(table: pd.DataFrame, labels: dict) -> pd.DataFrame:
-    table = table.copy()
-    for position, (key, value) in enumerate(labels.items()):
-        table.insert(position, key, value)
-    return table
-
-
-def _concat(per_run: list[dict[str, pd.DataFrame]]) -> dict[str, pd.DataFrame]:
-    names = list(per_run[0])
-    return {name: pd.concat([tables[name] for tables in per_run], ignore_index=True) for name in names}
-
-
-def _cost(scenario: dict) -> float:
-    """Rough relative cost of a run: packets offered ∝ bottleneck rate × duration."""
-    rate = scenario["topology"]["bottleneck"]["rate"]
-    mbps = float(str(rate).removesuffix("Mbps")) if str(rate).endswith("Mbps") else 100.0
-    return mbps * float(str(scenario["duration"]).removesuffix("s"))
-
-
-class _progress:
-    """A rich progress bar on stderr (or nothing)."""
-
-    def __init__(self, enabled: bool, total: int):
-        self.enabled, self.total = enabled, total
-
-    def __enter__(self):
-        if not self.enabled:
-            return lambda: None
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        self.bar = Progress(TextColumn("zhang2002"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            console=Console(stderr=True))
-        self.bar.__enter__()
-        task = self.bar.add_task("runs", total=self.total)
-        return lambda: self.bar.advance(task)
-
-    def __exit__(self, *exc):
-        if self.enabled:
-            self.bar.__exit__(*exc)
-        return False
-
-
-def _write_figure(figure: Figure, tables: dict[str, pd.DataFrame], out: Path) -> list[Path]:
-    files = []
-    for index, (name, table) in enumerate(tables.items()):
-        stem = figure.stem if index == 0 else f"{figure.stem}_{name}"
-        table.to_parquet(out / f"{stem}.parquet", index=False)
-        table.to_csv(out / f"{stem}.csv", index=False)
-        files += [out / f"{stem}.csv", out / f"{stem}.parquet"]
-    png = out / f"{figure.stem}.png"
-    figure.plot(tables, png)
-    return [png, *files]
+    return label_tables(tables, point.labels)
 
 
 def summary_markdown(outcome: Outcome) -> str:
