@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,6 +14,32 @@ from typing import Any, Optional
 import pandas as pd
 
 Tables = dict[str, pd.DataFrame]
+
+
+@dataclass
+class FigureOutcome:
+    """One reproduced figure: its measured tables, claims with verdicts, files written."""
+
+    figure: Any
+    tables: Tables = field(default_factory=dict)
+    claims: list = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+    runs: int = 0
+
+
+@dataclass
+class Outcome:
+    """A whole reproduction: where it went, at which sizes, every figure's outcome."""
+
+    out: Path
+    sizes: Any
+    figures: list[FigureOutcome]
+    wall_time_s: float
+    summary: Path
+
+    @property
+    def claims(self) -> list:
+        return [claim for figure in self.figures for claim in figure.claims]
 
 
 def estimated_cost(scenario: dict) -> float:

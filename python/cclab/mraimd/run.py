@@ -11,7 +11,6 @@ import datetime
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
 from typing import Optional, Union
@@ -20,10 +19,9 @@ import pandas as pd
 
 from cclab._core import ScenarioError, run_json
 from cclab._core import version as core_version
-from cclab.claims import Claim, markdown_table, tally
-from cclab.reproduction import concat_tables, label_tables, run_points, write_figure
-from cclab.mraimd.figures import FIGURES, FULL, QUICK, Figure, Point, Sizes, fig7_numbers, model_windows, \
-    table1_comparison
+from cclab.claims import markdown_table, tally
+from cclab.reproduction import FigureOutcome, Outcome, concat_tables, label_tables, run_points, write_figure
+from cclab.mraimd.figures import FIGURES, FULL, QUICK, Point, fig7_numbers, model_windows, table1_comparison
 from cclab.scenario import validate
 
 PAPER = ("I. Psaras, M. Dianati and R. Tafazolli, \"Why Rely on Blind AIMDs? A Response-Based Approach to TCP "
@@ -32,28 +30,6 @@ PAPER = ("I. Psaras, M. Dianati and R. Tafazolli, \"Why Rely on Blind AIMDs? A R
 
 class MraimdError(ValueError):
     """Bad input to :func:`reproduce` (seed count, output directory, a scenario the engine rejects)."""
-
-
-@dataclass
-class FigureOutcome:
-    figure: Figure
-    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
-    claims: list[Claim] = field(default_factory=list)
-    files: list[Path] = field(default_factory=list)
-    runs: int = 0
-
-
-@dataclass
-class Outcome:
-    out: Path
-    sizes: Sizes
-    figures: list[FigureOutcome]
-    wall_time_s: float
-    summary: Path
-
-    @property
-    def claims(self) -> list[Claim]:
-        return [claim for figure in self.figures for claim in figure.claims]
 
 
 def parse_count(option: str, text: Union[str, int, None]) -> Optional[int]:

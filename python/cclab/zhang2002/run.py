@@ -12,7 +12,6 @@ import datetime
 import json
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
 from typing import Optional, Union
@@ -21,8 +20,8 @@ import pandas as pd
 
 from cclab._core import ScenarioError, run_json
 from cclab._core import version as core_version
-from cclab.claims import Claim, markdown_table, tally
-from cclab.reproduction import concat_tables, label_tables, run_points, write_figure
+from cclab.claims import markdown_table, tally
+from cclab.reproduction import FigureOutcome, Outcome, concat_tables, label_tables, run_points, write_figure
 from cclab.scenario import validate
 from cclab.zhang2002.figures import FIGURES, FULL, QUICK, Figure, Point, Sizes
 
@@ -33,28 +32,6 @@ PAPER = ("C. Zhang and V. Tsaoussidis, \"The Interrelation of TCP Responsiveness
 class ReproduceError(ValueError):
     """Bad input to :func:`reproduce` (a figure the paper has not, a bad seed count, an
     unusable output directory, a scenario the engine rejects): one line for the user."""
-
-
-@dataclass
-class FigureOutcome:
-    figure: Figure
-    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
-    claims: list[Claim] = field(default_factory=list)
-    files: list[Path] = field(default_factory=list)
-    runs: int = 0
-
-
-@dataclass
-class Outcome:
-    out: Path
-    sizes: Sizes
-    figures: list[FigureOutcome]
-    wall_time_s: float
-    summary: Path
-
-    @property
-    def claims(self) -> list[Claim]:
-        return [claim for figure in self.figures for claim in figure.claims]
 
 
 def parse_figures(values: Optional[Iterable[Union[int, str]]]) -> list[int]:
