@@ -143,16 +143,7 @@ impl Link {
         }
         // ns-2 DropTail: drop if (queue length + 1) >= limit, the queue excluding the
         // packet in transmission.
-        if busy && waiting + 1 >= self.limit {
-            self.stats.queue_drops += 1;
-            return Admission::Dropped;
-        }
-        if let Some(limit) = self.limit_bytes {
-            if busy && self.waiting_bytes(waiting) + bytes as u64 >= limit {
-                self.stats.queue_drops += 1;
-                return Admission::Dropped;
-            }
-        }
+        // RED first: its average counts every arrival, as in ns-2's REDQueue::enque.
         let mut mark_ce = false;
         if self.red.is_some() {
             match self.red_verdict(now, waiting, busy, bytes, ect) {
@@ -162,6 +153,16 @@ impl Link {
                     self.stats.queue_drops += 1;
                     return Admission::Dropped;
                 }
+            }
+        }
+        if busy && waiting + 1 >= self.limit {
+            self.stats.queue_drops += 1;
+            return Admission::Dropped;
+        }
+        if let Some(limit) = self.limit_bytes {
+            if busy && self.waiting_bytes(waiting) + bytes as u64 >= limit {
+                self.stats.queue_drops += 1;
+                return Admission::Dropped;
             }
         }
         let tx_start = self.busy_until.max(now);
@@ -197,7 +198,7 @@ impl Link {
         let red = self.red.as_mut().expect("checked by the caller");
         let queue = if red.parameters_in_bytes() { waiting_bytes as f64 } else { waiting as f64 };
         red.update_average(queue, idle_ns);
-        red.decide(bytes, ect)
+        red.decide(bytes, ect, queue)
     }
 
     fn remove_head(&mut self) -> Held {

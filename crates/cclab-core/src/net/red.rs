@@ -157,8 +157,10 @@ pub struct Red {
     packets_per_ns: f64,
     /// Average queue (packets, or bytes in byte mode).
     pub average: f64,
-    /// Packets since the last drop/mark (-1: none since the average left the thresholds).
-    count: i64,
+    /// Arrivals since the last early drop or mark (ns-2 `count`).
+    count: u64,
+    /// The previous arrival was in the early-drop region (ns-2 `old`).
+    in_region: bool,
     rng: RngStream,
     pub stats: RedStats,
 }
@@ -185,7 +187,8 @@ impl Red {
             ecn: spec.ecn,
             packets_per_ns: packets_per_s / 1e9,
             average: 0.0,
-            count: -1,
+            count: 0,
+            in_region: false,
             rng,
             stats: RedStats::default(),
         }
@@ -226,24 +229,30 @@ impl Red {
         }
     }
 
-    /// Decide for one arriving packet of `bytes` (after `update_average`).
-    pub fn decide(&mut self, bytes: u32, ect: bool) -> RedVerdict {
+    /// Decide for one arriving packet of `bytes` that finds `queue` (packets, or bytes
+    /// in byte mode) waiting, after `update_average` — ns-2.35 `REDQueue::enque` and
+    /// `drop_early`: no early action while at most one packet waits; entering the region
+    /// restarts the count; the count spreads drops (Floyd & Jacobson §7, `wait_` variant).
+    pub fn decide(&mut self, bytes: u32, ect: bool, queue: f64) -> RedVerdict {
+        self.count += 1;
+        // ns-2 compares the queue with 1 in its own unit (packets, or bytes in byte mode).
+        if self.average < self.min_th || queue <= 1.0 {
+            self.in_region = false;
+            return RedVerdict::Enqueue;
+        }
         let Some(mut p) = self.base_probability() else {
             self.count = 0;
             self.stats.forced_drops += 1;
             return RedVerdict::ForcedDrop;
         };
-        if p == 0.0 {
-            self.count = -1;
+        if !self.in_region {
+            self.in_region = true;
+            self.count = 1;
             return RedVerdict::Enqueue;
         }
-        if self.bytes {
-            p = (p * bytes as f64 / self.mean_packet_size).min(1.0);
-        }
-        self.count += 1;
         let count = self.count as f64;
         // Spread drops evenly (Floyd & Jacobson §7); ns-2's wait_ variant waits longer.
-        let p_a = if self.wait {
+        let mut p_a = if self.wait {
             if count * p < 1.0 {
                 0.0
             } else if count * p < 2.0 {
@@ -256,11 +265,15 @@ impl Red {
         } else {
             1.0
         };
-        if self.rng.gen::<f64>() >= p_a {
+        if self.bytes && p_a < 1.0 {
+            p_a = (p_a * bytes as f64 / self.mean_packet_size).min(1.0);
+        }
+        p = p_a;
+        if self.rng.gen::<f64>() > p {
             return RedVerdict::Enqueue;
         }
         self.count = 0;
-        // RFC 3168 §7: mark instead of dropping, but only below max_th.
+        // RFC 3168 §7: mark instead of dropping, but only below max_th (ns-2 use_mark_p_).
         if self.ecn && ect && self.average < self.max_th {
             self.stats.marks += 1;
             RedVerdict::Mark
@@ -310,7 +323,7 @@ mod tests {
             let mut drops = 0;
             for _ in 0..n {
                 r.average = avg;
-                if r.decide(1000, false) == RedVerdict::Drop {
+                if r.decide(1000, false, 10.0) == RedVerdict::Drop {
                     drops += 1;
                 }
             }
@@ -337,19 +350,19 @@ mod tests {
         let verdicts: Vec<_> = (0..10_000)
             .map(|_| {
                 r.average = 12.0;
-                r.decide(1000, true)
+                r.decide(1000, true, 10.0)
             })
             .collect();
         assert!(verdicts.contains(&RedVerdict::Mark) && !verdicts.contains(&RedVerdict::Drop));
         let verdicts: Vec<_> = (0..10_000)
             .map(|_| {
                 r.average = 20.0;
-                r.decide(1000, true)
+                r.decide(1000, true, 10.0)
             })
             .collect();
         assert!(verdicts.contains(&RedVerdict::Drop) && !verdicts.contains(&RedVerdict::Mark));
         r.average = 31.0;
-        assert_eq!(r.decide(1000, true), RedVerdict::ForcedDrop);
+        assert_eq!(r.decide(1000, true, 10.0), RedVerdict::ForcedDrop);
     }
 
     #[test]
