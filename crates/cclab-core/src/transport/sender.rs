@@ -560,11 +560,6 @@ impl TcpSender {
             return app_due;
         }
         self.stats.timeouts += 1;
-        if std::env::var("CCLAB_DEBUG").is_ok() {
-            eprintln!("TIMEOUT t={:.3} rec={} una={} nxt={} max={} cwnd={:.1} ssth={:.1} pipe={} sacked={} lost={} rif={} rto={} dup={} lost_scan={} retx_scan={} rp={}",
-                now as f64/1e9, self.in_recovery, self.snd_una, self.snd_nxt, self.snd_max, self.window.cwnd, self.window.ssthresh,
-                self.pipe(), self.sacked, self.lost, self.retx_in_flight, self.rto.current(), self.dupacks, self.lost_scan, self.retx_scan, self.recovery_point);
-        }
         let event = self.congestion_event(now, CongestionSignal::Timeout);
         let r = self.cc.on_congestion(&self.window, &event);
         self.reductions += 1;
