@@ -151,10 +151,7 @@ def reproduce_zhang2002(
             outcome = reproduce(out, quick=quick, figures=figure, seeds=seed_count, jobs=jobs)
         except ReproduceError as error:
             _fail(error, USAGE_ERROR)
-    for figure_outcome in outcome.figures:
-        verdicts = ", ".join(claim.verdict for claim in figure_outcome.claims)
-        typer.echo(f"Figure {figure_outcome.figure.number:>2}: {verdicts}")
-    typer.echo(f"wrote {outcome.summary} and the figures' .png/.csv/.parquet in {outcome.wall_time_s:.0f} s")
+    _print_verdicts(outcome, lambda figure: f"Figure {figure.number:>2}")
 
 
 @reproduce_app.command("mraimd")
@@ -175,9 +172,14 @@ def reproduce_mraimd(
             outcome = reproduce(out, quick=quick, seeds=seeds, jobs=jobs)
         except MraimdError as error:
             _fail(error, USAGE_ERROR)
+    _print_verdicts(outcome, lambda figure: f"{figure.title:>9}")
+
+
+def _print_verdicts(outcome, name_of) -> None:
+    """One line per reproduced figure with its claims' verdicts, then where it went."""
     for figure_outcome in outcome.figures:
         verdicts = ", ".join(claim.verdict for claim in figure_outcome.claims)
-        typer.echo(f"{figure_outcome.figure.title:>9}: {verdicts}")
+        typer.echo(f"{name_of(figure_outcome.figure)}: {verdicts}")
     typer.echo(f"wrote {outcome.summary} and the figures' .png/.csv/.parquet in {outcome.wall_time_s:.0f} s")
 
 

@@ -109,3 +109,13 @@ def write_figure(figure: Any, tables: Tables, out: Path) -> list[Path]:
     png = out / f"{figure.stem}.png"
     figure.plot(tables, png)
     return [png, *files]
+
+
+def verdict_preamble(counts: dict, quick: bool) -> list[str]:
+    """The summary lines every reproduction shares: verdict tally, and the quick-mode caveat."""
+    lines = ["Verdicts: " + ", ".join(f"{count} {verdict}" for verdict, count in counts.items() if count) + ". "
+             "Numbers are means over seeds; a difference counts only beyond the tolerance stated in the claim."]
+    if quick:
+        lines += ["", "*Quick mode: shorter runs, fewer points and seeds than the paper; verdicts here are a smoke "
+                      "test, the full mode's are the reproduction.*"]
+    return lines

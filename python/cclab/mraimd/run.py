@@ -20,7 +20,7 @@ import pandas as pd
 from cclab._core import ScenarioError, run_json
 from cclab._core import version as core_version
 from cclab.claims import markdown_table, tally
-from cclab.reproduction import FigureOutcome, Outcome, concat_tables, label_tables, run_points, write_figure
+from cclab.reproduction import FigureOutcome, Outcome, verdict_preamble, concat_tables, label_tables, run_points, write_figure
 from cclab.mraimd.figures import FIGURES, FULL, QUICK, Point, fig7_numbers, model_windows, table1_comparison
 from cclab.scenario import validate
 
@@ -121,16 +121,12 @@ def summary_markdown(outcome: Outcome) -> str:
         f"{PAPER}. Table 1 and Figures 4–7, `cclab reproduce mraimd{' --quick' if sizes.name == 'quick' else ''}`: "
         f"{sizes.name} sizes, seeds {', '.join(map(str, sizes.seeds))}, runs of {sizes.duration_s:g} s, "
         f"cclab {core_version()}, {outcome.wall_time_s:.0f} s wall time.", "",
-        "Verdicts: " + ", ".join(f"{count} {verdict}" for verdict, count in counts.items() if count) + ". "
-        "Numbers are means over seeds; a difference counts only beyond the tolerance stated in the claim.", "",
+        *verdict_preamble(counts, quick=sizes.name == "quick"), "",
         "Setup choices where the paper is silent (see `cclab.mraimd.scenarios`): 100 Mb/s / 5 ms access links, "
         "1000-byte payloads, RED with ns-2.35's automatic thresholds and weight, the PER as Bernoulli loss at the head "
         "of the bottleneck (data direction), Table 1 without ECN, §4's AIMD both without ECN (`AIMD`, ns-2's "
         "default TCP-SACK) and with it (`AIMD+ECN`).",
     ]
-    if sizes.name == "quick":
-        lines += ["", "*Quick mode: shorter runs, fewer points and seeds than the paper; verdicts here are a smoke "
-                      "test, the full mode's are the reproduction.*"]
     for figure_outcome in outcome.figures:
         figure = figure_outcome.figure
         lines += ["", f"## {figure.title}: {figure.caption} ({figure.section})", "",

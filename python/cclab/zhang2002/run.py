@@ -21,7 +21,7 @@ import pandas as pd
 from cclab._core import ScenarioError, run_json
 from cclab._core import version as core_version
 from cclab.claims import markdown_table, tally
-from cclab.reproduction import FigureOutcome, Outcome, concat_tables, label_tables, run_points, write_figure
+from cclab.reproduction import FigureOutcome, Outcome, verdict_preamble, concat_tables, label_tables, run_points, write_figure
 from cclab.scenario import validate
 from cclab.zhang2002.figures import FIGURES, FULL, QUICK, Figure, Point, Sizes
 
@@ -123,12 +123,8 @@ def summary_markdown(outcome: Outcome) -> str:
         f"(dynamic {sizes.dynamic_duration_s:g} s, handoff {sizes.handoff_duration_s:g} s), "
         f"cclab {core_version()}, {outcome.wall_time_s:.0f} s wall time.",
         "",
-        "Verdicts: " + ", ".join(f"{count} {verdict}" for verdict, count in counts.items() if count) + ". "
-        "Numbers are means over seeds; a difference counts only beyond the tolerance stated in the claim.",
+        *verdict_preamble(counts, quick=sizes.name == "quick"),
     ]
-    if sizes.name == "quick":
-        lines += ["", "*Quick mode: shorter runs and fewer points than the paper; verdicts here are a smoke test, "
-                      "the full mode's are the reproduction.*"]
     for figure_outcome in outcome.figures:
         figure = figure_outcome.figure
         lines += ["", f"## Figure {figure.number}: {figure.caption} ({figure.section})", ""]
