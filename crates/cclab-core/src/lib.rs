@@ -5,6 +5,7 @@ pub mod cc;
 pub mod metrics;
 pub mod net;
 pub mod scenario;
+pub mod schema;
 pub mod sim;
 pub mod simulation;
 pub mod transport;

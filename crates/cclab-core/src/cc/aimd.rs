@@ -4,7 +4,7 @@
 //! α = 4(1 − β²)/3 (Eq. 3 of Zhang & Tsaoussidis), e.g. β = 7/8 → α ≈ 0.31.
 use super::reno::{additive_increase, slow_start, MIN_SSTHRESH};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionSignal, Reduction, Window};
-use crate::scenario::{OpenUnit, Positive};
+use crate::schema::{OpenUnit, Positive};
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
 /// How α is given: a number > 0, or "friendly" (Eq. 3).

@@ -8,7 +8,7 @@ pub mod aimd;
 pub mod mraimd;
 pub mod reno;
 
-use crate::scenario::{deserialize_tagged, parse_params, unknown_variant};
+use crate::schema::{deserialize_tagged, parse_params, unknown_variant};
 use crate::sim::Time;
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -171,7 +171,7 @@ impl CcConfig {
             "aimd" => parse_params(params).map(CcConfig::Aimd),
             "mraimd" => {
                 let config: MrAimdConfig = parse_params(params)?;
-                config.validate().map_err(|(field, msg)| crate::scenario::nested_error(field, &msg))?;
+                config.validate().map_err(|(field, msg)| crate::schema::nested_error(field, &msg))?;
                 Ok(CcConfig::Mraimd(config))
             }
             other => Err(unknown_variant("algorithm", other, ALGORITHMS)),

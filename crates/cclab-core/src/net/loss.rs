@@ -7,7 +7,7 @@
 //!   (mean `mean_outage`, at most `period`) and loses every packet it would send
 //!   (Zhang & Tsaoussidis 2002, §5.1: "every 5 seconds … interrupted by a handoff …
 //!   exponentially distributed, with a mean of 1 second").
-use crate::scenario::{deserialize_tagged, parse_params, unknown_variant, Probability};
+use crate::schema::{deserialize_tagged, parse_params, unknown_variant, Probability};
 use crate::sim::rng::RngStream;
 use crate::sim::{Duration, Time};
 use rand::Rng;
@@ -81,7 +81,7 @@ impl<'de> Deserialize<'de> for LossSpec {
                 "handoff" => {
                     let spec: HandoffLoss = parse_params(params)?;
                     if spec.period == Duration::ZERO {
-                        return Err(crate::scenario::nested_error("period", "must be > 0"));
+                        return Err(crate::schema::nested_error("period", "must be > 0"));
                     }
                     Ok(LossSpec::Handoff(spec))
                 }

@@ -6,7 +6,7 @@
 //! only below max_th (`use_mark_p_`), packet-mode thresholds. One difference: ns-2 marks
 //! only with `setbit_ true` (default false); here `ecn = true` (the default) marks
 //! ECN-capable packets, `ecn = false` drops them like the rest.
-use crate::scenario::{deserialize_tagged, parse_params, unknown_variant};
+use crate::schema::{deserialize_tagged, parse_params, unknown_variant};
 use crate::sim::rng::RngStream;
 use crate::sim::{Rate, Time};
 use rand::Rng;
@@ -80,13 +80,13 @@ impl<'de> Deserialize<'de> for QueueSpec {
             match kind {
                 "droptail" => parse_params::<std::collections::BTreeMap<String, ()>>(params).and_then(|extra| {
                     match extra.keys().next() {
-                        Some(key) => Err(crate::scenario::nested_error(key, "unknown field: droptail has no parameters")),
+                        Some(key) => Err(crate::schema::nested_error(key, "unknown field: droptail has no parameters")),
                         None => Ok(QueueSpec::Droptail),
                     }
                 }),
                 "red" => {
                     let spec: RedSpec = parse_params(params)?;
-                    spec.validate().map_err(|(field, msg)| crate::scenario::nested_error(field, &msg))?;
+                    spec.validate().map_err(|(field, msg)| crate::schema::nested_error(field, &msg))?;
                     Ok(QueueSpec::Red(spec))
                 }
                 other => Err(unknown_variant("kind", other, &["droptail", "red"])),
