@@ -1,6 +1,7 @@
 //! cclab-core: a packet-level discrete-event simulator for TCP congestion-control
 //! research. Pure Rust: no Python, no I/O, no wall clock, no OS entropy — the same
 //! scenario and seed always give the same result, bit for bit.
+pub mod app;
 pub mod cc;
 pub mod metrics;
 pub mod net;

@@ -3,7 +3,7 @@
 //! a one-line message naming the field path and the value, e.g.
 //! `flows[0].cc.beta: 1.5 is outside (0, 1)`.
 use crate::cc::CcConfig;
-use crate::schema::{deserialize_tagged, deserialize_with_path, nested_error, parse_params, unknown_variant};
+use crate::schema::deserialize_with_path;
 pub use crate::schema::{OpenUnit, Positive, Probability};
 use crate::sim::{Duration, Rate};
 use crate::transport::TcpConfig;
@@ -190,15 +190,20 @@ pub struct FlowGroup {
     pub group: Option<String>,
     #[serde(default = "one")]
     pub count: NonZeroU32,
+    /// "tcp" (default) or "udp".
     #[serde(default)]
-    pub cc: CcConfig,
+    pub transport: Transport,
+    /// TCP only (default "reno"); filled in when the scenario is normalised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc: Option<CcConfig>,
     #[serde(default)]
     pub start: StartSpec,
     /// When the application stops offering new data (outstanding losses are still repaired).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<Duration>,
-    #[serde(default)]
-    pub tcp: TcpConfig,
+    /// TCP only (defaults: docs/ns2-defaults.md); filled in when the scenario is normalised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpConfig>,
     /// Per-flow override of the source access link delay (so RTTs can differ).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_delay: Option<Duration>,
@@ -211,40 +216,31 @@ pub struct FlowGroup {
     /// `start`/`stop`; `count` must be the largest number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<Vec<(Duration, u32)>>,
-    /// What the application offers TCP: "bulk" (infinite FTP) or a CBR source.
-    #[serde(default)]
-    pub app: AppSpec,
+    /// What the application offers: over TCP "bulk" (infinite FTP, the default) or a
+    /// CBR writer; over UDP (required) a CBR or on/off source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<AppSpec>,
 }
 
-/// The application above a flow's TCP sender.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum AppSpec {
-    /// Always has data (ns-2 FTP).
+/// The transport protocol of a flow group.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Transport {
     #[default]
-    Bulk,
-    /// Writes `rate` bits per second into the socket (ns-2 CBR over TCP): the sender is
-    /// limited by what has been written.
-    Cbr { rate: Rate },
+    Tcp,
+    Udp,
 }
 
-impl<'de> Deserialize<'de> for AppSpec {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Cbr {
-            rate: Rate,
+impl Transport {
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Tcp => "tcp",
+            Transport::Udp => "udp",
         }
-        deserialize_tagged(d, "kind", "\"bulk\" or { kind = \"cbr\", rate = \"1Mbps\" }", |kind, params| match kind {
-            "bulk" => parse_params::<std::collections::BTreeMap<String, ()>>(params).and_then(|extra| match extra.keys().next() {
-                Some(key) => Err(nested_error(key, "unknown field: a bulk application has no parameters")),
-                None => Ok(AppSpec::Bulk),
-            }),
-            "cbr" => parse_params::<Cbr>(params).map(|c| AppSpec::Cbr { rate: c.rate }),
-            other => Err(unknown_variant("kind", other, &["bulk", "cbr"])),
-        })
     }
 }
+
+pub use crate::app::AppSpec;
 
 /// When one flow of a group runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -254,6 +250,64 @@ pub struct FlowWindow {
 }
 
 impl FlowGroup {
+    /// The congestion control of a TCP group (normalised scenarios always have one).
+    pub fn cc(&self) -> CcConfig {
+        self.cc.clone().unwrap_or_default()
+    }
+    pub fn tcp(&self) -> TcpConfig {
+        self.tcp.clone().unwrap_or_default()
+    }
+    pub fn app(&self) -> AppSpec {
+        self.app.unwrap_or_default()
+    }
+
+    /// Fill in the defaults of the group's transport, and reject what does not apply to it.
+    fn normalize(&mut self, packet_bytes: u32) -> Result<(), (&'static str, String)> {
+        match self.transport {
+            Transport::Tcp => {
+                self.cc.get_or_insert_with(CcConfig::default);
+                self.tcp.get_or_insert_with(TcpConfig::default);
+                match self.app.get_or_insert(AppSpec::Bulk) {
+                    AppSpec::Onoff { .. } => {
+                        return Err(("app", "an on/off source needs transport = \"udp\"".into()));
+                    }
+                    AppSpec::Cbr { jitter, .. } if *jitter > 0.0 => {
+                        return Err(("app.jitter", format!("{jitter}: only UDP CBR sources jitter")));
+                    }
+                    _ => {}
+                }
+            }
+            Transport::Udp => {
+                if let Some(cc) = &self.cc {
+                    return Err(("cc", format!("{:?}: a UDP flow has no congestion control", cc.label())));
+                }
+                if self.tcp.is_some() {
+                    return Err(("tcp", "a UDP flow has no TCP parameters".into()));
+                }
+                match self.app {
+                    None => {
+                        return Err((
+                            "app",
+                            "a UDP flow needs { kind = \"cbr\", rate = ... } or { kind = \"onoff\", rate = ..., on = ..., off = ... }".into(),
+                        ))
+                    }
+                    Some(AppSpec::Bulk) => return Err(("app", "\"bulk\" is a TCP application; UDP sends cbr or onoff".into())),
+                    Some(app) => {
+                        let rate = app.rate().expect("cbr and onoff have rates");
+                        // One packet per nanosecond at most: the clock's resolution.
+                        if (packet_bytes as f64 * 8.0 * 1e9) < rate.bps() as f64 {
+                            return Err((
+                                "app.rate",
+                                format!("{rate} sends {packet_bytes}-byte packets more often than once per nanosecond"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The active period of each flow under `schedule` (None without one).
     pub fn scheduled_windows(&self) -> Option<Vec<FlowWindow>> {
         let steps = self.schedule.as_ref()?;
@@ -368,8 +422,9 @@ pub struct TraceConfig {
 impl Scenario {
     pub fn from_json_str(text: &str) -> Result<Scenario, ScenarioError> {
         let mut d = serde_json::Deserializer::from_str(text);
-        let scenario: Scenario = deserialize_with_path(&mut d).map_err(ScenarioError)?;
+        let mut scenario: Scenario = deserialize_with_path(&mut d).map_err(ScenarioError)?;
         d.end().map_err(|e| ScenarioError(format!("trailing characters after the scenario: {e}")))?;
+        scenario.normalize()?;
         scenario.validate()?;
         Ok(scenario)
     }
@@ -385,7 +440,8 @@ impl Scenario {
             ScenarioError(format!("{}{}", position.unwrap_or_default(), e.message().trim()))
         })?;
         let value = serde_json::to_value(table).map_err(|e| ScenarioError(e.to_string()))?;
-        let scenario: Scenario = deserialize_with_path(value).map_err(ScenarioError)?;
+        let mut scenario: Scenario = deserialize_with_path(value).map_err(ScenarioError)?;
+        scenario.normalize()?;
         scenario.validate()?;
         Ok(scenario)
     }
@@ -393,6 +449,15 @@ impl Scenario {
     /// The scenario with every default filled in, as JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("scenario serializes")
+    }
+
+    /// Fill in per-transport defaults (so the normalised scenario shows them).
+    fn normalize(&mut self) -> Result<(), ScenarioError> {
+        let packet_bytes = self.packet_size.get() + self.header_size;
+        for (i, group) in self.flows.iter_mut().enumerate() {
+            group.normalize(packet_bytes).map_err(|(field, msg)| ScenarioError(format!("flows[{i}].{field}: {msg}")))?;
+        }
+        Ok(())
     }
 
     /// Checks that involve more than one field.
@@ -434,7 +499,7 @@ impl Scenario {
                     return err(format!("flows[{i}].stop"), format!("{stop} is not after the start {}", g.start.at));
                 }
             }
-            g.tcp.validate().map_err(|(field, msg)| ScenarioError(format!("flows[{i}].tcp.{field}: {msg}")))?;
+            g.tcp().validate().map_err(|(field, msg)| ScenarioError(format!("flows[{i}].tcp.{field}: {msg}")))?;
             g.validate_schedule().map_err(|(field, msg)| ScenarioError(format!("flows[{i}].{field}: {msg}")))?;
         }
         Ok(())

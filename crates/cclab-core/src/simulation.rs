@@ -1,33 +1,50 @@
-//! The engine loop: it owns the event queue, the packet arena, the links and the flows,
-//! and moves packets between them. Nothing here knows about Python or files.
-use crate::cc::CongestionControl;
+//! The engine loop: it owns the event queue, the packet arena, the links and the
+//! endpoints, and moves packets between them. It knows no protocol: endpoints are
+//! sans-IO state machines ([`Endpoint`]) that take packets and timer calls and hand back
+//! packets to send. Nothing here knows about Python or files.
+use crate::app::{PacketSchedule, TcpApplication};
 use crate::metrics::*;
 use crate::net::link::Admission;
 use crate::net::packet::ecn;
 use crate::net::topology::{AccessDelays, Network};
-use crate::net::{Link, LinkId, Packet, PacketArena, PacketId, PacketKind, RouteId};
-use crate::scenario::{AppSpec, Scenario, ScenarioError};
-use crate::sim::rng::{stream, FLOW_START_STREAMS};
+use crate::net::{Link, LinkId, PacketId, RouteId};
+use crate::scenario::{AppSpec, Scenario, ScenarioError, Transport};
+use crate::sim::rng::{stream, APP_STREAMS, FLOW_START_STREAMS};
 use crate::sim::{Event, EventQueue, Time, NS_PER_SEC};
-use crate::transport::sender::{Application, Transmission};
-use crate::transport::{AckInfo, Recovery, TcpReceiver, TcpSender};
+use crate::transport::{Endpoint, Header, Outbox, Outgoing, PacketClass, TcpReceiver, TcpSender, UdpSink, UdpSource};
 use rand::Rng;
 
+type Packet = crate::net::Packet<Header, PacketClass>;
+
+/// One flow: a source endpoint (id 2·flow) sending data on `data_route` to a sink
+/// endpoint (id 2·flow + 1), which answers, if it does, on `reply_route`.
 struct Flow {
     group: usize,
-    sender: TcpSender,
-    receiver: TcpReceiver,
     data_route: RouteId,
-    ack_route: RouteId,
+    reply_route: RouteId,
     base_rtt: Time,
     start: Time,
     stop: Option<Time>,
-    rto_timer: LazyTimer,
-    delack_timer: LazyTimer,
     delivered_bins: Vec<u64>,
-    /// Data segments delivered in order to the application by the end of the run.
+    /// Application packets delivered (TCP: in order) by the end of the run.
     delivered_by_horizon: u64,
     trace: Option<FlowTrace>,
+}
+
+/// An endpoint and the engine's one timer event for it.
+struct Host {
+    endpoint: Endpoint,
+    timer: LazyTimer,
+}
+
+fn source_of(flow: u32) -> u32 {
+    2 * flow
+}
+fn flow_of(endpoint: u32) -> u32 {
+    endpoint / 2
+}
+fn is_source(endpoint: u32) -> bool {
+    endpoint % 2 == 0
 }
 
 /// A host timer kept as a deadline the host owns; the engine keeps at most one event
@@ -56,21 +73,62 @@ impl LazyTimer {
     }
 }
 
+/// Why a source acted (the `event` column of flow traces).
+#[derive(Clone, Copy)]
+enum Cause {
+    Arrival,
+    Timer,
+}
+
+/// The engine's [`Outbox`]: what an endpoint sends is allocated in the arena and
+/// counted at once; the engine offers it to the route's first link after the call.
+struct EngineOutbox<'a> {
+    packets: &'a mut crate::net::PacketArena<Header, PacketClass>,
+    sent: &'a mut Vec<PacketId>,
+    counts: &'a mut Counts,
+    destination: u32,
+    route: RouteId,
+}
+
+impl Outbox for EngineOutbox<'_> {
+    #[inline(always)]
+    fn send(&mut self, out: Outgoing) {
+        let class = out.header.class();
+        match class {
+            PacketClass::Data => self.counts.data_sent += 1,
+            PacketClass::Ack => self.counts.acks_sent += 1,
+            PacketClass::Syn => {}
+        }
+        let id = self.packets.alloc(Packet {
+            destination: self.destination,
+            size: out.size,
+            route: self.route,
+            hop: 0,
+            ecn: if out.ect { ecn::ECT } else { 0 },
+            class,
+            header: out.header,
+        });
+        self.sent.push(id);
+    }
+}
+
 pub struct Simulation {
     scenario: Scenario,
     horizon: Time,
     events: EventQueue,
-    packets: PacketArena,
+    packets: crate::net::PacketArena<Header, PacketClass>,
     links: Vec<Link>,
     routes: Vec<Vec<LinkId>>,
     bottleneck: LinkId,
     flows: Vec<Flow>,
-    outbox: Vec<Transmission>,
-    /// Scratch space for tracing congestion-control state.
-    cc_state: Vec<(&'static str, f64)>,
+    hosts: Vec<Host>,
+    /// Packets an endpoint sent during its current call, to be offered to its first link.
+    sent: Vec<PacketId>,
+    /// Scratch space for tracing a source's state.
+    trace_window: Vec<(&'static str, f64)>,
+    trace_cc: Vec<(&'static str, f64)>,
+    trace_key: String,
     payload_bytes: u32,
-    data_wire_bytes: u32,
-    ack_bytes: u32,
     bin_width: Time,
     counts: Counts,
 }
@@ -88,9 +146,6 @@ struct Counts {
     acks_dropped: u64,
     syn_dropped: u64,
 }
-
-/// Extra ACK bytes per SACK block (ns-2 TCPSink/Sack1: 8).
-const SACK_BLOCK_BYTES: u32 = 8;
 
 impl Simulation {
     pub fn new(scenario: Scenario) -> Result<Simulation, ScenarioError> {
@@ -120,36 +175,48 @@ impl Simulation {
         let bin_width = scenario.bin_width.ns();
         let horizon = scenario.duration.ns();
         let bins = horizon.div_ceil(bin_width) as usize;
+        let data_bytes = scenario.packet_size.get() + scenario.header_size;
+        let ack_bytes = scenario.ack_size.get();
         let mut flows = Vec::with_capacity(plans.len());
+        let mut hosts = Vec::with_capacity(2 * plans.len());
         for (id, ((g, start, stop), path)) in plans.into_iter().zip(&network.paths).enumerate() {
             let group = &scenario.flows[g];
-            let tcp = group.tcp.clone();
-            let first_data = if tcp.syn { 1 } else { 0 };
-            let receiver = TcpReceiver::new(
-                tcp.recovery == Recovery::Sack,
-                tcp.delayed_ack.then_some(tcp.delayed_ack_timeout.ns()),
-                first_data,
-            );
+            let (source, sink) = match group.transport {
+                Transport::Tcp => {
+                    let tcp = group.tcp();
+                    let first_data = if tcp.syn { 1 } else { 0 };
+                    let receiver = TcpReceiver::new(
+                        tcp.recovery == crate::transport::Recovery::Sack,
+                        tcp.delayed_ack.then_some(tcp.delayed_ack_timeout.ns()),
+                        first_data,
+                    );
+                    let mut sender = TcpSender::new(tcp, group.cc().build(), start, data_bytes, ack_bytes);
+                    if let Some(stop) = stop {
+                        sender.stop_application_at(stop);
+                    }
+                    if let AppSpec::Cbr { rate, .. } = group.app() {
+                        let bits = scenario.packet_size.get() as f64 * 8.0;
+                        sender.set_application(TcpApplication::Cbr { ns_per_segment: bits * 1e9 / rate.bps() as f64 });
+                    }
+                    (Endpoint::TcpSender(Box::new(sender)), Endpoint::TcpSink { receiver, ack_bytes })
+                }
+                Transport::Udp => {
+                    let rng = stream(scenario.seed, APP_STREAMS + id as u64);
+                    let schedule = PacketSchedule::new(&group.app(), data_bytes, start, rng)
+                        .expect("validated: UDP flows have a cbr or onoff application");
+                    (Endpoint::UdpSource(Box::new(UdpSource::new(schedule, stop, data_bytes))), Endpoint::UdpSink(UdpSink::default()))
+                }
+            };
+            hosts.push(Host { endpoint: source, timer: LazyTimer::default() });
+            hosts.push(Host { endpoint: sink, timer: LazyTimer::default() });
             let trace = scenario.trace.flows.then(|| FlowTrace { id: id as u32, ..Default::default() });
-            let mut sender = TcpSender::new(tcp, group.cc.build());
-            if let Some(stop) = stop {
-                sender.stop_application_at(stop);
-            }
-            if let AppSpec::Cbr { rate } = group.app {
-                let bits = scenario.packet_size.get() as f64 * 8.0;
-                sender.set_application(Application::Cbr { ns_per_segment: bits * 1e9 / rate.bps() as f64 });
-            }
             flows.push(Flow {
                 group: g,
-                sender,
-                receiver,
                 data_route: path.data_route,
-                ack_route: path.ack_route,
+                reply_route: path.ack_route,
                 base_rtt: path.base_rtt,
                 start,
                 stop,
-                rto_timer: LazyTimer::default(),
-                delack_timer: LazyTimer::default(),
                 delivered_bins: vec![0; bins],
                 delivered_by_horizon: 0,
                 trace,
@@ -163,27 +230,29 @@ impl Simulation {
         if scenario.trace.queue {
             links[network.bottleneck as usize].queue_trace = Some(Vec::new());
         }
-        let mut events = EventQueue::default();
-        for (id, flow) in flows.iter().enumerate() {
-            events.schedule(flow.start, Event::FlowStart(id as u32));
-        }
-        Ok(Simulation {
+        let mut simulation = Simulation {
             payload_bytes: scenario.packet_size.get(),
-            data_wire_bytes: scenario.packet_size.get() + scenario.header_size,
-            ack_bytes: scenario.ack_size.get(),
             bin_width,
             horizon,
-            events,
-            packets: PacketArena::default(),
+            events: EventQueue::default(),
+            packets: Default::default(),
             links,
             routes: network.routes,
             bottleneck: network.bottleneck,
             flows,
-            outbox: Vec::new(),
-            cc_state: Vec::new(),
+            hosts,
+            sent: Vec::new(),
+            trace_window: Vec::new(),
+            trace_cc: Vec::new(),
+            trace_key: String::new(),
             counts: Counts::default(),
             scenario,
-        })
+        };
+        // Every source's first deadline is its start.
+        for flow in 0..simulation.flows.len() as u32 {
+            simulation.arm_timer(source_of(flow));
+        }
+        Ok(simulation)
     }
 
     /// Turn off pass-through links and eager hosts: every hop becomes an event. The
@@ -201,12 +270,7 @@ impl Simulation {
         while let Some((now, event)) = self.events.pop_until(self.horizon) {
             match event {
                 Event::LinkArrival(link) => self.on_link_arrival(now, link),
-                Event::RetransmitTimer(flow) => self.on_retransmit_timer(now, flow),
-                Event::DelayedAckTimer(flow) => self.on_delayed_ack_timer(now, flow),
-                Event::FlowStart(flow) => {
-                    self.flows[flow as usize].sender.start(now, &mut self.outbox);
-                    self.after_sender(now, flow);
-                }
+                Event::Timer(endpoint) => self.on_timer(now, endpoint),
             }
         }
         self.summarise()
@@ -258,10 +322,10 @@ impl Simulation {
                     now = arrives;
                 }
                 Admission::Dropped | Admission::Lost => {
-                    match self.packets.get(id).kind {
-                        PacketKind::Ack => self.counts.acks_dropped += 1,
-                        PacketKind::Data => self.counts.data_dropped += 1,
-                        PacketKind::Syn => self.counts.syn_dropped += 1,
+                    match self.packets.get(id).class {
+                        PacketClass::Ack => self.counts.acks_dropped += 1,
+                        PacketClass::Data => self.counts.data_dropped += 1,
+                        PacketClass::Syn => self.counts.syn_dropped += 1,
                     }
                     self.packets.free(id);
                     return;
@@ -272,12 +336,14 @@ impl Simulation {
 
     /// A packet reaches its destination host at `at`.
     ///
-    /// Hosts are eager: the last link of a route is pass-through, so a packet is handed
-    /// to its host as soon as its arrival time is known, possibly ahead of the engine's
-    /// clock. That is exact because a host is a function of its own inputs only: its
-    /// arrivals, which come over one FIFO path and so in time order, and its own timers,
-    /// which are fired first whenever they fall due before the arrival. Arrivals after
-    /// the end of the run are left undelivered (counted as in flight).
+    /// Hosts are eager: when the last link of a route is pass-through, a packet is
+    /// handed to its endpoint as soon as its arrival time is known, possibly ahead of
+    /// the engine's clock. That is exact because an endpoint is a function of its own
+    /// inputs only: its arrivals, which come over one FIFO path and so in time order,
+    /// and its own timers, which are fired first whenever they fall due before the
+    /// arrival (and what it sends goes to a link only it feeds: see
+    /// `Network::pass_through_links`). Arrivals after the end of the run are left
+    /// undelivered (counted as in flight).
     fn arrive_at_host(&mut self, at: Time, id: PacketId) {
         if at > self.horizon {
             return self.count_late(id);
@@ -287,153 +353,126 @@ impl Simulation {
 
     /// A packet whose next step falls after the end of the run: count it in flight.
     fn count_late(&mut self, id: PacketId) {
-        match self.packets.get(id).kind {
-            PacketKind::Data => self.counts.data_late += 1,
-            PacketKind::Ack => self.counts.acks_late += 1,
-            PacketKind::Syn => {}
+        match self.packets.get(id).class {
+            PacketClass::Data => self.counts.data_late += 1,
+            PacketClass::Ack => self.counts.acks_late += 1,
+            PacketClass::Syn => {}
         }
         self.packets.free(id);
     }
 
     fn deliver(&mut self, now: Time, id: PacketId) {
         let packet = *self.packets.get(id);
-        let f = packet.flow;
-        match packet.kind {
-            PacketKind::Data | PacketKind::Syn => {
-                self.counts.data_received += (packet.kind == PacketKind::Data) as u64;
-                self.fire_due_delayed_ack(f, now);
-                let flow = &mut self.flows[f as usize];
-                let receipt = flow.receiver.on_segment(
-                    now,
-                    packet.seq,
-                    packet.ecn & ecn::CE != 0,
-                    packet.ecn & ecn::CWR != 0,
-                );
-                if receipt.delivered > 0 {
-                    // The last bin also takes deliveries at exactly the horizon.
-                    let bin = ((now / self.bin_width) as usize).min(flow.delivered_bins.len() - 1);
-                    flow.delivered_bins[bin] += receipt.delivered as u64 * self.payload_bytes as u64;
-                    flow.delivered_by_horizon += receipt.delivered as u64;
-                }
-                match receipt.ack {
-                    // The data packet's slot becomes the ACK: no allocation.
-                    Some(ack) => self.send_ack(now, f, id, ack),
-                    None => self.packets.free(id),
-                }
-                self.ensure_delack_timer(f);
-            }
-            PacketKind::Ack => {
-                self.packets.free(id);
-                self.counts.acks_received += 1;
-                self.fire_due_retransmit_timer(f, now);
-                self.flows[f as usize].sender.on_ack(now, &packet.ack, &mut self.outbox);
-                self.after_sender(now, f);
-            }
+        // Freed first: the slot is reused at once by what the endpoint sends back.
+        self.packets.free(id);
+        match packet.class {
+            PacketClass::Data => self.counts.data_received += 1,
+            PacketClass::Ack => self.counts.acks_received += 1,
+            PacketClass::Syn => {}
         }
+        let endpoint = packet.destination;
+        self.fire_due_timers(endpoint, now);
+        let ce = packet.ecn & ecn::CE != 0;
+        let (host, mut outbox) = self.endpoint_and_outbox(endpoint);
+        let delivered = host.on_packet(now, &packet.header, ce, &mut outbox);
+        let route = outbox.route;
+        if delivered > 0 {
+            let flow = &mut self.flows[flow_of(endpoint) as usize];
+            // The last bin also takes deliveries at exactly the horizon.
+            let bin = ((now / self.bin_width) as usize).min(flow.delivered_bins.len() - 1);
+            flow.delivered_bins[bin] += delivered as u64 * self.payload_bytes as u64;
+            flow.delivered_by_horizon += delivered as u64;
+        }
+        self.after_endpoint(now, endpoint, route, Cause::Arrival);
     }
 
-    fn send_ack(&mut self, now: Time, flow: u32, id: PacketId, ack: AckInfo) {
-        let route = self.flows[flow as usize].ack_route;
-        *self.packets.get_mut(id) = Packet {
-            flow,
-            kind: PacketKind::Ack,
-            seq: ack.cumulative,
-            size: self.ack_bytes + SACK_BLOCK_BYTES * ack.sack_count as u32,
-            route,
-            hop: 0,
-            ecn: if ack.ece { ecn::ECE } else { 0 },
-            ack,
+    /// An endpoint and where it sends: packets go straight into the arena, addressed to
+    /// the flow's other endpoint on the endpoint's own route.
+    fn endpoint_and_outbox(&mut self, endpoint: u32) -> (&mut Endpoint, EngineOutbox<'_>) {
+        let flow = &self.flows[flow_of(endpoint) as usize];
+        debug_assert!(self.sent.is_empty(), "a host's first link is never pass-through: no nested sends");
+        let outbox = EngineOutbox {
+            packets: &mut self.packets,
+            sent: &mut self.sent,
+            counts: &mut self.counts,
+            destination: endpoint ^ 1,
+            route: if is_source(endpoint) { flow.data_route } else { flow.reply_route },
         };
-        self.counts.acks_sent += 1;
-        let first = self.routes[route as usize][0];
-        self.offer(now, first, id);
+        (&mut self.hosts[endpoint as usize].endpoint, outbox)
     }
 
-    /// Put the sender's queued transmissions on the wire, keep its timer armed, trace.
-    fn after_sender(&mut self, now: Time, f: u32) {
-        let mut outbox = std::mem::take(&mut self.outbox);
-        let route = self.flows[f as usize].data_route;
-        let first = self.routes[route as usize][0];
-        for tx in outbox.drain(..) {
-            let size = if tx.syn { self.ack_bytes } else { self.data_wire_bytes };
-            self.counts.data_sent += !tx.syn as u64;
-            let mut bits = if tx.ect { ecn::ECT } else { 0 };
-            if tx.cwr {
-                bits |= ecn::CWR;
+    /// Put what the endpoint sent on the wire, keep its timer armed, trace a source.
+    fn after_endpoint(&mut self, now: Time, endpoint: u32, route: RouteId, cause: Cause) {
+        if !self.sent.is_empty() {
+            let first = self.routes[route as usize][0];
+            for i in 0..self.sent.len() {
+                let id = self.sent[i];
+                self.offer(now, first, id);
             }
-            let id = self.packets.alloc(Packet {
-                flow: f,
-                kind: if tx.syn { PacketKind::Syn } else { PacketKind::Data },
-                seq: tx.seq,
-                size,
-                route,
-                hop: 0,
-                ecn: bits,
-                ack: AckInfo::default(),
-            });
-            self.offer(now, first, id);
+            self.sent.clear();
         }
-        self.outbox = outbox;
-        self.arm_retransmit_timer(f);
-        let flow = &mut self.flows[f as usize];
-        if let Some(trace) = flow.trace.as_mut() {
-            trace.t_s.push(now as f64 / NS_PER_SEC as f64);
-            trace.cwnd.push(flow.sender.window.cwnd);
-            trace.ssthresh.push(flow.sender.window.ssthresh.min(1e9));
-            trace.srtt_ms.push(flow.sender.srtt_ns().unwrap_or(f64::NAN) / 1e6);
-            self.cc_state.clear();
-            flow.sender.cc.state(&mut self.cc_state);
-            for &(name, value) in &self.cc_state {
-                trace.cc_state.entry(format!("cc_{name}")).or_default().push(value);
+        self.arm_timer(endpoint);
+        if is_source(endpoint) && self.flows[flow_of(endpoint) as usize].trace.is_some() {
+            self.trace(now, endpoint, cause);
+        }
+    }
+
+    #[inline(always)]
+    fn arm_timer(&mut self, endpoint: u32) {
+        let host = &mut self.hosts[endpoint as usize];
+        host.timer.arm(host.endpoint.deadline(), &mut self.events, Event::Timer(endpoint));
+    }
+
+    fn on_timer(&mut self, now: Time, endpoint: u32) {
+        self.hosts[endpoint as usize].timer.fired(now);
+        if !self.fire_timer(now, endpoint) {
+            self.arm_timer(endpoint);
+        }
+    }
+
+    /// Call the endpoint's timer at `now`; if it acted, send and re-arm as after any action.
+    fn fire_timer(&mut self, now: Time, endpoint: u32) -> bool {
+        let (host, mut outbox) = self.endpoint_and_outbox(endpoint);
+        let acted = host.on_timer(now, &mut outbox);
+        let route = outbox.route;
+        if acted {
+            self.after_endpoint(now, endpoint, route, Cause::Timer);
+        }
+        acted
+    }
+
+    /// Before an early-delivered packet at `before`: fire the endpoint's timers that
+    /// fall due first, at their own times.
+    fn fire_due_timers(&mut self, endpoint: u32, before: Time) {
+        while let Some(deadline) = self.hosts[endpoint as usize].endpoint.deadline().filter(|&d| d < before) {
+            if !self.fire_timer(deadline, endpoint) {
+                self.arm_timer(endpoint);
             }
         }
     }
 
-    fn arm_retransmit_timer(&mut self, f: u32) {
-        let flow = &mut self.flows[f as usize];
-        flow.rto_timer.arm(flow.sender.timer_deadline(), &mut self.events, Event::RetransmitTimer(f));
-    }
-
-    fn on_retransmit_timer(&mut self, now: Time, f: u32) {
-        let flow = &mut self.flows[f as usize];
-        flow.rto_timer.fired(now);
-        if flow.sender.on_timer(now, &mut self.outbox) {
-            self.after_sender(now, f);
-        } else {
-            self.arm_retransmit_timer(f);
-        }
-    }
-
-    /// Before an early-delivered ACK at `before`: expire the timer if it falls due first.
-    fn fire_due_retransmit_timer(&mut self, f: u32, before: Time) {
-        while let Some(deadline) = self.flows[f as usize].sender.timer_deadline().filter(|&d| d < before) {
-            self.flows[f as usize].sender.on_timer(deadline, &mut self.outbox);
-            self.after_sender(deadline, f);
-        }
-    }
-
-    /// Before an early-delivered segment at `before`: send a delayed ACK falling due first.
-    fn fire_due_delayed_ack(&mut self, f: u32, before: Time) {
-        if let Some(deadline) = self.flows[f as usize].receiver.delayed_ack_deadline().filter(|&d| d < before) {
-            self.send_delayed_ack(deadline, f);
-        }
-    }
-
-    fn ensure_delack_timer(&mut self, f: u32) {
-        let flow = &mut self.flows[f as usize];
-        flow.delack_timer.arm(flow.receiver.delayed_ack_deadline(), &mut self.events, Event::DelayedAckTimer(f));
-    }
-
-    fn on_delayed_ack_timer(&mut self, now: Time, f: u32) {
-        self.flows[f as usize].delack_timer.fired(now);
-        self.send_delayed_ack(now, f);
-        self.ensure_delack_timer(f);
-    }
-
-    fn send_delayed_ack(&mut self, now: Time, f: u32) {
-        if let Some(ack) = self.flows[f as usize].receiver.on_delayed_ack_timer(now) {
-            let id = self.packets.alloc(Packet::default());
-            self.send_ack(now, f, id, ack);
+    fn trace(&mut self, now: Time, endpoint: u32, cause: Cause) {
+        self.trace_window.clear();
+        self.trace_cc.clear();
+        self.hosts[endpoint as usize].endpoint.trace(&mut self.trace_window, &mut self.trace_cc);
+        let trace = self.flows[flow_of(endpoint) as usize].trace.as_mut().expect("checked by the caller");
+        trace.t_s.push(now as f64 / NS_PER_SEC as f64);
+        trace.event.push(match cause {
+            Cause::Arrival => "arrival",
+            Cause::Timer => "timer",
+        });
+        let key = &mut self.trace_key;
+        let columns = self.trace_window.iter().map(|&(name, value)| (name, "", value));
+        for (name, prefix, value) in columns.chain(self.trace_cc.iter().map(|&(name, value)| (name, "cc_", value))) {
+            key.clear();
+            key.push_str(prefix);
+            key.push_str(name);
+            match trace.columns.get_mut(key.as_str()) {
+                Some(column) => column.push(value),
+                None => {
+                    trace.columns.insert(key.clone(), vec![value]);
+                }
+            }
         }
     }
 
@@ -443,39 +482,68 @@ impl Simulation {
         let payload = self.payload_bytes as u64;
         let mut flows = Vec::with_capacity(self.flows.len());
         for (id, flow) in self.flows.iter().enumerate() {
-            let stats = flow.sender.stats;
             let delivered = flow.delivered_by_horizon;
-            flows.push(FlowMetrics {
+            let group = &self.scenario.flows[flow.group];
+            let mut metrics = FlowMetrics {
                 id: id as u32,
                 group: self.scenario.group_name(flow.group),
-                cc: flow.sender.cc.label(),
+                transport: group.transport.name(),
+                cc: None,
                 goodput_mbps: mbps(delivered * payload),
-                throughput_mbps: mbps(stats.data_packets_sent * payload),
-                retransmitted_packets: stats.retransmitted_packets,
-                timeouts: stats.timeouts,
-                fast_recoveries: stats.fast_recoveries,
-                data_packets_sent: stats.data_packets_sent,
+                throughput_mbps: 0.0,
+                retransmitted_packets: None,
+                timeouts: None,
+                fast_recoveries: None,
+                data_packets_sent: 0,
                 delivered_packets: delivered,
                 start_s: flow.start as f64 / NS_PER_SEC as f64,
                 stop_s: flow.stop.map(|t| t as f64 / NS_PER_SEC as f64),
                 base_rtt_ms: flow.base_rtt as f64 / 1e6,
-                mean_rtt_ms: (stats.rtt.samples > 0).then(|| stats.rtt.rtt_ns / stats.rtt.samples as f64 / 1e6),
-                mean_rto_ms: (stats.rtt.samples > 0).then(|| stats.rtt.rto_ns / stats.rtt.samples as f64 / 1e6),
-                ecn_reactions: stats.ecn_reductions,
-                cc_state: {
+                mean_rtt_ms: None,
+                mean_rto_ms: None,
+                ecn_reactions: None,
+                cc_state: Default::default(),
+                lost_packets: None,
+                mean_delay_ms: None,
+            };
+            let source = &self.hosts[source_of(id as u32) as usize].endpoint;
+            let sink = &self.hosts[source_of(id as u32) as usize + 1].endpoint;
+            match (source, sink) {
+                (Endpoint::TcpSender(sender), _) => {
+                    use crate::cc::CongestionControl;
+                    let stats = sender.stats;
+                    metrics.cc = Some(sender.cc.label());
+                    metrics.data_packets_sent = stats.data_packets_sent;
+                    metrics.retransmitted_packets = Some(stats.retransmitted_packets);
+                    metrics.timeouts = Some(stats.timeouts);
+                    metrics.fast_recoveries = Some(stats.fast_recoveries);
+                    let rtt = stats.rtt;
+                    metrics.mean_rtt_ms = (rtt.samples > 0).then(|| rtt.rtt_ns / rtt.samples as f64 / 1e6);
+                    metrics.mean_rto_ms = (rtt.samples > 0).then(|| rtt.rto_ns / rtt.samples as f64 / 1e6);
+                    metrics.ecn_reactions = Some(stats.ecn_reductions);
                     let mut state = Vec::new();
-                    flow.sender.cc.state(&mut state);
-                    state.into_iter().map(|(name, value)| (name.to_string(), value)).collect()
-                },
-            });
+                    sender.cc.state(&mut state);
+                    metrics.cc_state = state.into_iter().map(|(name, value)| (name.to_string(), value)).collect();
+                }
+                (Endpoint::UdpSource(udp), Endpoint::UdpSink(sink)) => {
+                    metrics.data_packets_sent = udp.packets_sent;
+                    metrics.lost_packets = Some(sink.lost());
+                    metrics.mean_delay_ms = sink.mean_delay_ns().map(|ns| ns / 1e6);
+                }
+                _ => unreachable!("flows pair a source with its own kind of sink"),
+            }
+            metrics.throughput_mbps = mbps(metrics.data_packets_sent * payload);
+            flows.push(metrics);
         }
         let groups = (0..self.scenario.flows.len())
             .map(|g| {
                 let members: Vec<&FlowMetrics> =
                     flows.iter().zip(&self.flows).filter(|(_, f)| f.group == g).map(|(m, _)| m).collect();
+                let group = &self.scenario.flows[g];
                 GroupMetrics {
                     name: self.scenario.group_name(g),
-                    cc: self.scenario.flows[g].cc.label(),
+                    transport: group.transport.name(),
+                    cc: (group.transport == Transport::Tcp).then(|| group.cc().label()),
                     flows: members.len() as u32,
                     goodput_mbps: members.iter().map(|m| m.goodput_mbps).sum(),
                     throughput_mbps: members.iter().map(|m| m.throughput_mbps).sum(),
@@ -503,15 +571,15 @@ impl Simulation {
         let (mut data_in_flight, mut acks_in_flight) = (0, 0);
         for link in &self.links {
             for id in link.in_flight() {
-                match self.packets.get(id).kind {
-                    PacketKind::Ack => acks_in_flight += 1,
-                    PacketKind::Data => data_in_flight += 1,
-                    PacketKind::Syn => {}
+                match self.packets.get(id).class {
+                    PacketClass::Ack => acks_in_flight += 1,
+                    PacketClass::Data => data_in_flight += 1,
+                    PacketClass::Syn => {}
                 }
             }
         }
         let data_sent: u64 = flows.iter().map(|f| f.data_packets_sent).sum();
-        debug_assert_eq!(data_sent, self.counts.data_sent, "sender and network disagree on packets sent");
+        debug_assert_eq!(data_sent, self.counts.data_sent, "sources and network disagree on packets sent");
         let conservation = Conservation {
             data_sent: self.counts.data_sent,
             data_received: self.counts.data_received,

@@ -28,35 +28,50 @@ pub struct SystemMetrics {
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct GroupMetrics {
     pub name: String,
-    pub cc: String,
+    /// "tcp" or "udp".
+    pub transport: &'static str,
+    /// The congestion control's label; null for UDP.
+    pub cc: Option<String>,
     pub flows: u32,
     pub goodput_mbps: f64,
     pub throughput_mbps: f64,
 }
 
+/// One flow's results. Counters that exist for one transport only are null for the other.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct FlowMetrics {
     pub id: u32,
     pub group: String,
-    pub cc: String,
+    /// "tcp" or "udp".
+    pub transport: &'static str,
+    /// The congestion control's label; null for UDP.
+    pub cc: Option<String>,
+    /// Payload bytes delivered to the receiving application (TCP: in order) ÷ duration.
     pub goodput_mbps: f64,
+    /// Payload bytes of every data packet sent (TCP: retransmissions included) ÷ duration.
     pub throughput_mbps: f64,
-    pub retransmitted_packets: u64,
-    pub timeouts: u64,
-    pub fast_recoveries: u64,
+    /// TCP only.
+    pub retransmitted_packets: Option<u64>,
+    pub timeouts: Option<u64>,
+    pub fast_recoveries: Option<u64>,
     pub data_packets_sent: u64,
     pub delivered_packets: u64,
     pub start_s: f64,
     pub stop_s: Option<f64>,
+    /// Two-way propagation delay of the flow's path (no queueing, no serialisation).
     pub base_rtt_ms: f64,
-    /// Mean of the RTT samples the RTO estimator took (one per RTT, Karn's rule).
+    /// TCP: mean of the RTT samples the RTO estimator took (one per RTT, Karn's rule).
     pub mean_rtt_ms: Option<f64>,
-    /// Mean RTO (before back-off) after each of those samples: the T0 of Eq. 1.
+    /// TCP: mean RTO (before back-off) after each of those samples: the T0 of Eq. 1.
     pub mean_rto_ms: Option<f64>,
-    /// Times the sender reacted to ECN-Echo.
-    pub ecn_reactions: u64,
-    /// The congestion controller's state at the end (`CongestionControl::state`).
+    /// TCP: times the sender reacted to ECN-Echo.
+    pub ecn_reactions: Option<u64>,
+    /// TCP: the congestion controller's state at the end (`CongestionControl::state`).
     pub cc_state: std::collections::BTreeMap<String, f64>,
+    /// UDP: datagrams missing below the highest one received (the sink's view of loss).
+    pub lost_packets: Option<u64>,
+    /// UDP: mean one-way delay of the datagrams received.
+    pub mean_delay_ms: Option<f64>,
 }
 
 /// Data-packet accounting: sent = received + dropped + in flight.
@@ -83,17 +98,17 @@ pub struct Bins {
     pub delivered_bytes: Vec<Vec<u64>>,
 }
 
+/// One row per action of a flow's source: `t_s`, what caused it (`event`: "arrival" of
+/// a packet — an ACK for TCP — or "timer": the start, a retransmission timeout, an
+/// application wake-up), then the source's own columns (TCP: cwnd, ssthresh, srtt_ms,
+/// and the congestion controller's state as `cc_<variable>`).
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct FlowTrace {
     pub id: u32,
     pub t_s: Vec<f64>,
-    pub cwnd: Vec<f64>,
-    pub ssthresh: Vec<f64>,
-    pub srtt_ms: Vec<f64>,
-    /// The congestion controller's own state (`CongestionControl::state`), one column
-    /// per variable, named `cc_<variable>`.
+    pub event: Vec<&'static str>,
     #[serde(flatten)]
-    pub cc_state: std::collections::BTreeMap<String, Vec<f64>>,
+    pub columns: std::collections::BTreeMap<String, Vec<f64>>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]

@@ -7,7 +7,7 @@ pub mod red;
 pub mod topology;
 
 pub use link::{Link, LinkStats};
-pub use packet::{Packet, PacketArena, PacketId, PacketKind};
+pub use packet::{Packet, PacketArena, PacketId};
 
 pub type LinkId = u32;
 pub type RouteId = u32;

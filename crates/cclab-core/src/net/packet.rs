@@ -1,49 +1,48 @@
-//! Packets live in one arena and are addressed by 32-bit ids; freed slots are reused,
-//! so the hot path allocates nothing once the arena has grown to the peak population.
+//! Packets live in one arena and are addressed by 32-bit ids; freed slots are reused
+//! (last freed, first reused), so the hot path allocates nothing once the arena has
+//! grown to the peak population. The network moves a packet by its route, size and ECN
+//! bits only; what it carries for its endpoints is a header type `H` it never reads,
+//! and a small class `C` (the endpoints' classification, kept apart from the header so
+//! counting needs no look inside it).
 use super::RouteId;
-use crate::transport::{AckInfo, Seq};
 
 pub type PacketId = u32;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum PacketKind {
-    #[default]
-    Data,
-    Syn,
-    Ack,
-}
-
-/// ECN bits (RFC 3168) carried by a packet.
+/// ECN bits (RFC 3168) of the IP header; TCP's own ECE and CWR flags are in its header.
 pub mod ecn {
+    /// ECN-capable transport: RED may mark the packet instead of dropping it.
     pub const ECT: u8 = 1;
+    /// Congestion experienced: set by a marking queue.
     pub const CE: u8 = 2;
-    pub const ECE: u8 = 4;
-    pub const CWR: u8 = 8;
 }
 
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Packet {
-    pub flow: u32,
-    pub kind: PacketKind,
-    /// Data/SYN: the segment number. ACK: unused (see `ack`).
-    pub seq: Seq,
+#[derive(Clone, Copy, Debug)]
+pub struct Packet<H, C> {
+    /// The endpoint this packet is for.
+    pub destination: u32,
     /// Bytes on the wire.
     pub size: u32,
     /// The route this packet follows (source routing) and its position on it.
     pub route: RouteId,
     pub hop: u16,
     pub ecn: u8,
-    pub ack: AckInfo,
+    pub class: C,
+    pub header: H,
 }
 
-#[derive(Default)]
-pub struct PacketArena {
-    slots: Vec<Packet>,
+pub struct PacketArena<H, C> {
+    slots: Vec<Packet<H, C>>,
     free: Vec<PacketId>,
 }
 
-impl PacketArena {
-    pub fn alloc(&mut self, packet: Packet) -> PacketId {
+impl<H, C> Default for PacketArena<H, C> {
+    fn default() -> Self {
+        PacketArena { slots: Vec::new(), free: Vec::new() }
+    }
+}
+
+impl<H, C> PacketArena<H, C> {
+    pub fn alloc(&mut self, packet: Packet<H, C>) -> PacketId {
         match self.free.pop() {
             Some(id) => {
                 self.slots[id as usize] = packet;
@@ -59,11 +58,11 @@ impl PacketArena {
         self.free.push(id);
     }
     #[inline]
-    pub fn get(&self, id: PacketId) -> &Packet {
+    pub fn get(&self, id: PacketId) -> &Packet<H, C> {
         &self.slots[id as usize]
     }
     #[inline]
-    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet<H, C> {
         &mut self.slots[id as usize]
     }
     /// Packets currently allocated.

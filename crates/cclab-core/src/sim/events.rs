@@ -9,26 +9,22 @@ use super::Time;
 pub enum Event {
     /// The packet at the head of this link direction reaches the far end.
     LinkArrival(u32),
-    /// A flow's retransmission timer may be due.
-    RetransmitTimer(u32),
-    /// A flow's receiver may owe a delayed ACK.
-    DelayedAckTimer(u32),
-    FlowStart(u32),
+    /// This endpoint's timer may be due (its start, a retransmission, a delayed ACK,
+    /// the next datagram of a UDP source...): the endpoint's own deadline decides.
+    Timer(u32),
 }
 
-const ID_BITS: u32 = 21;
-const KIND_BITS: u32 = 3;
+const ID_BITS: u32 = 23;
+const KIND_BITS: u32 = 1;
 const EVENT_BITS: u32 = ID_BITS + KIND_BITS;
-/// Largest id an event can carry (links, flows).
+/// Largest id an event can carry (link directions, endpoints).
 pub const MAX_EVENT_ID: u32 = (1 << ID_BITS) - 1;
 
 impl Event {
     fn encode(self) -> u64 {
         let (kind, id) = match self {
             Event::LinkArrival(id) => (0, id),
-            Event::RetransmitTimer(id) => (1, id),
-            Event::DelayedAckTimer(id) => (2, id),
-            Event::FlowStart(id) => (3, id),
+            Event::Timer(id) => (1, id),
         };
         debug_assert!(id <= MAX_EVENT_ID);
         (kind << ID_BITS | id as u64) & ((1 << EVENT_BITS) - 1)
@@ -37,9 +33,7 @@ impl Event {
         let id = (code & MAX_EVENT_ID as u64) as u32;
         match (code >> ID_BITS) & ((1 << KIND_BITS) - 1) {
             0 => Event::LinkArrival(id),
-            1 => Event::RetransmitTimer(id),
-            2 => Event::DelayedAckTimer(id),
-            _ => Event::FlowStart(id),
+            _ => Event::Timer(id),
         }
     }
 }
@@ -153,21 +147,21 @@ mod tests {
     #[test]
     fn ties_run_in_insertion_order() {
         let mut q = EventQueue::default();
-        q.schedule(5, Event::FlowStart(2));
-        q.schedule(3, Event::FlowStart(9));
-        q.schedule(5, Event::FlowStart(1));
+        q.schedule(5, Event::Timer(2));
+        q.schedule(3, Event::Timer(9));
+        q.schedule(5, Event::Timer(1));
         q.schedule(5, Event::LinkArrival(7));
-        q.schedule(5, Event::RetransmitTimer(MAX_EVENT_ID));
+        q.schedule(5, Event::Timer(MAX_EVENT_ID));
         let order: Vec<_> = std::iter::from_fn(|| q.pop_until(10)).collect();
         assert_eq!(q.pending(), 0);
         assert_eq!(
             order,
             vec![
-                (3, Event::FlowStart(9)),
-                (5, Event::FlowStart(2)),
-                (5, Event::FlowStart(1)),
+                (3, Event::Timer(9)),
+                (5, Event::Timer(2)),
+                (5, Event::Timer(1)),
                 (5, Event::LinkArrival(7)),
-                (5, Event::RetransmitTimer(MAX_EVENT_ID)),
+                (5, Event::Timer(MAX_EVENT_ID)),
             ]
         );
     }

@@ -1,15 +1,27 @@
-//! One-way bulk TCP in the style of ns-2's agents (no connection set-up beyond ns-2's
-//! SYN-like first packet): sender with SACK (RFC 6675) or NewReno (RFC 6582) loss
-//! recovery, RFC 6298 retransmission timer, and a receiver with cumulative + SACK ACKs
-//! and optional delayed ACKs.
+//! Transports as sans-IO endpoints: each is told the time and the packets that reach it,
+//! appends what it wants sent to an output vector, and exposes its next timer deadline.
+//!
+//! * TCP in the style of ns-2's one-way agents (no connection set-up beyond ns-2's
+//!   SYN-like first packet): sender with SACK (RFC 6675) or NewReno (RFC 6582) loss
+//!   recovery, RFC 6298 retransmission timer, and a receiver with cumulative + SACK ACKs
+//!   and optional delayed ACKs.
+//! * UDP: a source sending on an application's schedule, and a sink that counts.
+//!
+//! [`Endpoint`] puts them behind one enum; the engine only moves packets and fires timers.
 pub mod config;
+pub mod endpoint;
 pub mod receiver;
 pub mod rto;
 pub mod sender;
+pub mod udp;
 
 pub use config::{Recovery, TcpConfig};
+pub use endpoint::{Endpoint, Outbox, Outgoing};
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;
+pub use udp::{UdpSink, UdpSource};
+
+use crate::sim::Time;
 
 /// Sequence numbers count segments (packets), as in ns-2.
 pub type Seq = u32;
@@ -32,5 +44,38 @@ pub struct AckInfo {
 impl AckInfo {
     pub fn sack_blocks(&self) -> &[SackBlock] {
         &self.sack[..self.sack_count as usize]
+    }
+}
+
+/// What a packet carries for its endpoints; the network never looks inside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Header {
+    /// A TCP data segment, or ns-2's SYN-like first packet (`syn`, no payload). `cwr`:
+    /// Congestion Window Reduced (RFC 3168), tells the receiver to stop echoing ECE.
+    TcpData { seq: Seq, syn: bool, cwr: bool },
+    TcpAck(AckInfo),
+    /// A UDP datagram: its number in the flow and when it left the source.
+    Udp { seq: u32, sent_at: Time },
+}
+
+/// How packet conservation counts a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacketClass {
+    /// Carries application data (TCP data segments, UDP datagrams).
+    Data,
+    /// Acknowledgements and receiver feedback.
+    Ack,
+    /// ns-2's SYN-like first packet: neither.
+    Syn,
+}
+
+impl Header {
+    #[inline]
+    pub fn class(&self) -> PacketClass {
+        match self {
+            Header::TcpData { syn: true, .. } => PacketClass::Syn,
+            Header::TcpData { .. } | Header::Udp { .. } => PacketClass::Data,
+            Header::TcpAck(_) => PacketClass::Ack,
+        }
     }
 }

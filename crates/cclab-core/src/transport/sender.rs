@@ -5,23 +5,11 @@
 //! The sender is sans-IO: it is told the time, appends the segments it wants sent to an
 //! output vector, and exposes the deadline of its retransmission timer.
 use super::rto::RtoEstimator;
-use super::{AckInfo, Recovery, Seq, TcpConfig};
+use super::{AckInfo, Header, Outbox, Outgoing, Recovery, Seq, TcpConfig};
+use crate::app::TcpApplication;
 use crate::cc::{AckSample, CongestionControl, CongestionEvent, CongestionSignal, Controller, Window};
 use crate::sim::Time;
 use std::collections::VecDeque;
-
-/// A segment the sender asks the network to carry.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Transmission {
-    pub seq: Seq,
-    pub retransmission: bool,
-    /// The SYN-like first packet (header only, no payload).
-    pub syn: bool,
-    /// ECN-capable transport (RFC 3168 ECT).
-    pub ect: bool,
-    /// Congestion Window Reduced: tells the receiver to stop echoing ECE.
-    pub cwr: bool,
-}
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SenderStats {
@@ -32,15 +20,6 @@ pub struct SenderStats {
     pub fast_recoveries: u64,
     pub ecn_reductions: u64,
     pub rtt: RttSums,
-}
-
-/// What the application offers the sender.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Application {
-    /// Always data to send.
-    Bulk,
-    /// A constant-bit-rate writer: one segment every `ns_per_segment` from the start.
-    Cbr { ns_per_segment: f64 },
 }
 
 const SACKED: u8 = 1;
@@ -84,11 +63,16 @@ pub struct TcpSender {
     dupacks: u32,
     rto: RtoEstimator,
     rto_deadline: Option<Time>,
-    app: Application,
+    app: TcpApplication,
     /// When a CBR application will next have a segment ready (the sender is idle for
     /// want of data until then).
     app_wakeup: Option<Time>,
     started_at: Time,
+    /// When the application starts (the sender's first deadline).
+    start_at: Time,
+    /// Bytes on the wire of a data segment and of the SYN-like first packet.
+    data_bytes: u32,
+    syn_bytes: u32,
     /// The segment timed for the RTO estimator, one per RTT as ns-2 does (`rtt_seq_`).
     rtt_probe: Option<(Seq, Time)>,
     /// The application stops offering new data at this time (losses are still repaired).
@@ -112,7 +96,9 @@ pub struct RttSums {
 }
 
 impl TcpSender {
-    pub fn new(cfg: TcpConfig, cc: Controller) -> TcpSender {
+    /// A sender whose application starts at `start_at`; segments carry `data_bytes` on
+    /// the wire, the SYN-like first packet `syn_bytes`.
+    pub fn new(cfg: TcpConfig, cc: Controller, start_at: Time, data_bytes: u32, syn_bytes: u32) -> TcpSender {
         let first_data = if cfg.syn { 1 } else { 0 };
         TcpSender {
             window: Window { cwnd: cfg.initial_window, ssthresh: cfg.initial_ssthresh },
@@ -135,9 +121,12 @@ impl TcpSender {
             timeout_recover: None,
             dupacks: 0,
             rto_deadline: None,
-            app: Application::Bulk,
+            app: TcpApplication::Bulk,
             app_wakeup: None,
             started_at: 0,
+            start_at,
+            data_bytes,
+            syn_bytes,
             rtt_probe: None,
             stop_at: None,
             reductions: 0,
@@ -151,7 +140,7 @@ impl TcpSender {
         }
     }
 
-    pub fn start(&mut self, now: Time, out: &mut Vec<Transmission>) {
+    fn start(&mut self, now: Time, out: &mut impl Outbox) {
         self.started = true;
         self.started_at = now;
         self.try_send(now, out);
@@ -164,23 +153,26 @@ impl TcpSender {
         self.stop_at = Some(at);
     }
 
-    /// The sender's next timer: retransmission or application wake-up.
+    /// The sender's next timer: its start, retransmission or application wake-up.
     pub fn timer_deadline(&self) -> Option<Time> {
+        if !self.started {
+            return Some(self.start_at);
+        }
         match (self.rto_deadline, self.app_wakeup) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
     }
 
-    pub fn set_application(&mut self, app: Application) {
+    pub fn set_application(&mut self, app: TcpApplication) {
         self.app = app;
     }
 
     /// When data segment `seq` has been written by the application.
     fn written_at(&self, seq: Seq) -> Time {
         match self.app {
-            Application::Bulk => 0,
-            Application::Cbr { ns_per_segment } => {
+            TcpApplication::Bulk => 0,
+            TcpApplication::Cbr { ns_per_segment } => {
                 let index = seq.saturating_sub(self.first_data) as f64 + 1.0;
                 self.started_at + (index * ns_per_segment).ceil() as Time
             }
@@ -238,7 +230,7 @@ impl TcpSender {
         }
     }
 
-    fn emit(&mut self, now: Time, seq: Seq, retransmission: bool, out: &mut Vec<Transmission>) {
+    fn emit(&mut self, now: Time, seq: Seq, retransmission: bool, out: &mut impl Outbox) {
         let syn = seq < self.first_data;
         if !syn {
             self.stats.data_packets_sent += 1;
@@ -249,11 +241,15 @@ impl TcpSender {
         let cwr = self.pending_cwr && !syn;
         self.pending_cwr &= !cwr;
         // RFC 3168 §6.1.5: retransmissions (and the SYN) are not ECN-capable.
-        out.push(Transmission { seq, retransmission, syn, ect: self.cfg.ecn && !syn && !retransmission, cwr });
+        out.send(Outgoing {
+            header: Header::TcpData { seq, syn, cwr },
+            size: if syn { self.syn_bytes } else { self.data_bytes },
+            ect: self.cfg.ecn && !syn && !retransmission,
+        });
         self.arm_timer_if_idle(now);
     }
 
-    fn send_new(&mut self, now: Time, out: &mut Vec<Transmission>) {
+    fn send_new(&mut self, now: Time, out: &mut impl Outbox) {
         let seq = self.snd_max;
         self.board.push_back(SegmentState { sent_at: now, flags: 0 });
         self.snd_max += 1;
@@ -264,7 +260,7 @@ impl TcpSender {
         self.emit(now, seq, false, out);
     }
 
-    fn retransmit(&mut self, now: Time, seq: Seq, count_in_pipe: bool, out: &mut Vec<Transmission>) {
+    fn retransmit(&mut self, now: Time, seq: Seq, count_in_pipe: bool, out: &mut impl Outbox) {
         let seg = self.seg_mut(seq);
         seg.sent_at = now;
         let newly_in_flight = count_in_pipe && seg.flags & RETX_IN_FLIGHT == 0;
@@ -279,19 +275,19 @@ impl TcpSender {
     }
 
     /// Send whatever the window and the application allow.
-    fn try_send(&mut self, now: Time, out: &mut Vec<Transmission>) {
+    fn try_send(&mut self, now: Time, out: &mut impl Outbox) {
         if !self.started {
             return;
         }
         self.send_allowed(now, out);
-        if let Application::Cbr { .. } = self.app {
+        if let TcpApplication::Cbr { .. } = self.app {
             let next = self.written_at(self.snd_max);
             let running = self.stop_at.map_or(true, |stop| next < stop);
             self.app_wakeup = (next > now && running).then_some(next);
         }
     }
 
-    fn send_allowed(&mut self, now: Time, out: &mut Vec<Transmission>) {
+    fn send_allowed(&mut self, now: Time, out: &mut impl Outbox) {
         if self.in_recovery && self.cfg.recovery == Recovery::Sack {
             // RFC 6675 §5 step (C): while cwnd − pipe ≥ 1 segment, send NextSeg().
             while self.pipe() as f64 + 1.0 <= self.window.cwnd {
@@ -433,7 +429,7 @@ impl TcpSender {
         }
     }
 
-    pub fn on_ack(&mut self, now: Time, ack: &AckInfo, out: &mut Vec<Transmission>) {
+    pub fn on_ack(&mut self, now: Time, ack: &AckInfo, out: &mut impl Outbox) {
         if ack.cumulative < self.snd_una || ack.cumulative > self.snd_max {
             return; // stale or corrupt
         }
@@ -513,7 +509,7 @@ impl TcpSender {
         self.try_send(now, out);
     }
 
-    fn enter_recovery(&mut self, now: Time, out: &mut Vec<Transmission>) {
+    fn enter_recovery(&mut self, now: Time, out: &mut impl Outbox) {
         let event = self.congestion_event(now, CongestionSignal::FastRetransmit);
         let r = self.cc.on_congestion(&self.window, &event);
         self.reductions += 1;
@@ -548,7 +544,14 @@ impl TcpSender {
 
     /// A timer may have expired at `now` (the engine's timer events can be stale: the
     /// deadlines decide). Returns whether one did.
-    pub fn on_timer(&mut self, now: Time, out: &mut Vec<Transmission>) -> bool {
+    pub fn on_timer(&mut self, now: Time, out: &mut impl Outbox) -> bool {
+        if !self.started {
+            if now < self.start_at {
+                return false;
+            }
+            self.start(now, out);
+            return true;
+        }
         let app_due = self.app_wakeup.is_some_and(|t| t <= now);
         if app_due {
             self.app_wakeup = None;

@@ -1,0 +1,119 @@
+//! The endpoints of a flow behind one enum: TCP sender and sink, UDP source and sink.
+//! The engine calls only these methods: a packet arrived, a timer may be due, when is
+//! the next deadline, what to trace. Each flow has a source endpoint (sends data) and a
+//! sink endpoint (receives it, and for TCP answers with ACKs).
+use super::{AckInfo, Header, TcpReceiver, TcpSender, UdpSink, UdpSource};
+use crate::cc::CongestionControl;
+use crate::sim::Time;
+
+/// A packet an endpoint asks the network to carry on its flow's route.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outgoing {
+    pub header: Header,
+    /// Bytes on the wire.
+    pub size: u32,
+    /// ECN-capable transport (RFC 3168 ECT): RED may mark it instead of dropping it.
+    pub ect: bool,
+}
+
+/// Where an endpoint puts the packets it sends. The engine's outbox writes them straight
+/// into its packet arena, addressed to the flow's other endpoint on the right route; unit
+/// tests collect them in a `Vec<Outgoing>`.
+pub trait Outbox {
+    fn send(&mut self, packet: Outgoing);
+}
+
+impl Outbox for Vec<Outgoing> {
+    fn send(&mut self, packet: Outgoing) {
+        self.push(packet);
+    }
+}
+
+/// Extra ACK bytes per SACK block (ns-2 TCPSink/Sack1: 8).
+pub const SACK_BLOCK_BYTES: u32 = 8;
+
+pub enum Endpoint {
+    /// Boxed, as the UDP source: they are several times larger than the sinks.
+    TcpSender(Box<TcpSender>),
+    TcpSink { receiver: TcpReceiver, ack_bytes: u32 },
+    UdpSource(Box<UdpSource>),
+    UdpSink(UdpSink),
+}
+
+impl Endpoint {
+    /// A packet of this endpoint's flow arrives at `now`. Returns the application
+    /// packets it newly delivered in order (sinks only).
+    #[inline]
+    pub fn on_packet(&mut self, now: Time, header: &Header, ce: bool, out: &mut impl Outbox) -> u32 {
+        match (self, header) {
+            (Endpoint::TcpSender(sender), Header::TcpAck(ack)) => {
+                sender.on_ack(now, ack, out);
+                0
+            }
+            (Endpoint::TcpSink { receiver, ack_bytes }, &Header::TcpData { seq, cwr, .. }) => {
+                let receipt = receiver.on_segment(now, seq, ce, cwr);
+                if let Some(ack) = receipt.ack {
+                    out.send(ack_packet(ack, *ack_bytes));
+                }
+                receipt.delivered
+            }
+            (Endpoint::UdpSink(sink), &Header::Udp { seq, sent_at }) => sink.on_datagram(now, seq, sent_at),
+            (endpoint, header) => {
+                // Each flow's packets are routed to its own endpoints only.
+                debug_assert!(false, "{header:?} delivered to a {}", endpoint.kind());
+                0
+            }
+        }
+    }
+
+    /// A timer may be due at `now` (the engine's timer events can be stale: the
+    /// deadlines decide). Returns whether the endpoint acted.
+    pub fn on_timer(&mut self, now: Time, out: &mut impl Outbox) -> bool {
+        match self {
+            Endpoint::TcpSender(sender) => sender.on_timer(now, out),
+            Endpoint::TcpSink { receiver, ack_bytes } => match receiver.on_delayed_ack_timer(now) {
+                Some(ack) => {
+                    out.send(ack_packet(ack, *ack_bytes));
+                    true
+                }
+                None => false,
+            },
+            Endpoint::UdpSource(source) => source.on_timer(now, out),
+            Endpoint::UdpSink(_) => false,
+        }
+    }
+
+    /// The next time this endpoint wants `on_timer` called.
+    #[inline]
+    pub fn deadline(&self) -> Option<Time> {
+        match self {
+            Endpoint::TcpSender(sender) => sender.timer_deadline(),
+            Endpoint::TcpSink { receiver, .. } => receiver.delayed_ack_deadline(),
+            Endpoint::UdpSource(source) => source.deadline(),
+            Endpoint::UdpSink(_) => None,
+        }
+    }
+
+    /// Trace columns of a source: the window and the congestion controller's own state.
+    pub fn trace(&self, window: &mut Vec<(&'static str, f64)>, cc_state: &mut Vec<(&'static str, f64)>) {
+        if let Endpoint::TcpSender(sender) = self {
+            window.push(("cwnd", sender.window.cwnd));
+            window.push(("ssthresh", sender.window.ssthresh.min(1e9)));
+            window.push(("srtt_ms", sender.srtt_ns().unwrap_or(f64::NAN) / 1e6));
+            sender.cc.state(cc_state);
+        }
+    }
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Endpoint::TcpSender(_) => "TCP sender",
+            Endpoint::TcpSink { .. } => "TCP sink",
+            Endpoint::UdpSource(_) => "UDP source",
+            Endpoint::UdpSink(_) => "UDP sink",
+        }
+    }
+}
+
+fn ack_packet(ack: AckInfo, ack_bytes: u32) -> Outgoing {
+    Outgoing { header: Header::TcpAck(ack), size: ack_bytes + SACK_BLOCK_BYTES * ack.sack_count as u32, ect: false }
+}
