@@ -158,7 +158,8 @@ def test_traces_become_tables(small_scenario):
     result = cclab.run(small_scenario, trace={"flows": True, "queue": True})
     flows = result.traces["flows"]
     # the window, then the algorithm's own state (TCP(α, β): alpha, beta)
-    assert list(flows.columns) == ["flow_id", "t_s", "cwnd", "ssthresh", "srtt_ms", "cc_alpha", "cc_beta"]
+    assert list(flows.columns) == ["flow_id", "t_s", "event", "cwnd", "ssthresh", "srtt_ms", "cc_alpha", "cc_beta"]
+    assert set(flows.event) == {"arrival", "timer"}
     assert (flows["cc_alpha"] > 0).all() and flows["cc_beta"].between(0, 1, inclusive="neither").all()
     assert sorted(flows["flow_id"].unique()) == [0, 1, 2, 3, 4]
     assert (flows["cwnd"] > 0).all()

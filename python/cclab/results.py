@@ -91,8 +91,8 @@ class Result:
                 ],
                 ignore_index=True,
             )
-            # the window first, then the algorithm's own state (cc_* columns)
-            window = ["flow_id", "t_s", "cwnd", "ssthresh", "srtt_ms"]
+            # what caused the row, the window, then the algorithm's own state (cc_* columns)
+            window = [c for c in ("flow_id", "t_s", "event", "cwnd", "ssthresh", "srtt_ms") if c in flows.columns]
             tables["flows"] = flows[window + sorted(c for c in flows.columns if c not in window)]
         if traces.get("bottleneck_queue"):
             tables["bottleneck_queue"] = pd.DataFrame(traces["bottleneck_queue"])[["t_s", "packets"]]

@@ -209,7 +209,9 @@ impl Simulation {
             };
             hosts.push(Host { endpoint: source, timer: LazyTimer::default() });
             hosts.push(Host { endpoint: sink, timer: LazyTimer::default() });
-            let trace = scenario.trace.flows.then(|| FlowTrace { id: id as u32, ..Default::default() });
+            // Sources with state to trace only (a UDP source has none).
+            let traced = scenario.trace.flows && group.transport == Transport::Tcp;
+            let trace = traced.then(|| FlowTrace { id: id as u32, ..Default::default() });
             flows.push(Flow {
                 group: g,
                 data_route: path.data_route,
