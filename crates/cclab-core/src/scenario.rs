@@ -5,9 +5,9 @@
 use crate::cc::CcConfig;
 use crate::schema::deserialize_with_path;
 pub use crate::schema::{OpenUnit, Positive, Probability};
-use crate::sim::{Duration, Rate};
+use crate::sim::Duration;
 use crate::transport::TcpConfig;
-use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+use serde::{de, Deserialize, Deserializer, Serialize};
 use std::fmt;
 use std::num::NonZeroU32;
 
@@ -68,116 +68,8 @@ fn one() -> NonZeroU32 {
     NonZeroU32::new(1).unwrap()
 }
 
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum TopologyKind {
-    Dumbbell,
-}
-
-/// A dumbbell: source i → R1 over its source access link, R1 → R2 over the
-/// bottleneck, R2 → sink i over its sink access link; ACKs return over the same links.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Topology {
-    pub kind: TopologyKind,
-    pub bottleneck: LinkSpec,
-    pub source_access: LinkSpec,
-    pub sink_access: LinkSpec,
-}
-
-/// One link, both directions; `loss` applies to the forward (data) direction,
-/// `reverse_loss` to the ACK direction.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LinkSpec {
-    pub rate: Rate,
-    pub delay: Duration,
-    #[serde(default)]
-    pub queue: QueueSpec,
-    /// Queue limit per direction: packets (integer) or a multiple of the bandwidth-delay
-    /// product ("1bdp" = this link's rate × the nominal two-way propagation delay,
-    /// in packets of `packet_size`). The limit counts the packet being transmitted, as
-    /// ns-2's DropTail does.
-    #[serde(default)]
-    pub buffer: BufferSpec,
-    /// Optional limit in bytes as well (ns-2 `queue-in-bytes`): an arrival is dropped if
-    /// the bytes waiting plus its own would reach it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub buffer_bytes: Option<std::num::NonZeroU64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub loss: Option<LossSpec>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reverse_loss: Option<LossSpec>,
-}
-
+pub use crate::net::topology::{BufferSpec, Dumbbell, GraphLink, LinkOverrides, LinkSpec, Topology};
 pub use crate::net::red::{QueueSpec, RedMode, RedSpec};
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum BufferSpec {
-    Packets(u32),
-    Bdp(f64),
-}
-
-impl Default for BufferSpec {
-    fn default() -> Self {
-        BufferSpec::Bdp(1.0)
-    }
-}
-
-impl Serialize for BufferSpec {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            BufferSpec::Packets(n) => s.serialize_u32(*n),
-            BufferSpec::Bdp(x) => s.collect_str(&format_args!("{x}bdp")),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for BufferSpec {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl de::Visitor<'_> for V {
-            type Value = BufferSpec;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a packet count (e.g. 100) or a multiple of the BDP (e.g. \"1bdp\")")
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<BufferSpec, E> {
-                match u32::try_from(v) {
-                    Ok(n) if n >= 1 => Ok(BufferSpec::Packets(n)),
-                    _ => Err(E::custom(format!("{v} is not a buffer size of at least 1 packet"))),
-                }
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<BufferSpec, E> {
-                if v < 1 {
-                    return Err(E::custom(format!("{v} is not a buffer size of at least 1 packet")));
-                }
-                self.visit_u64(v as u64)
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<BufferSpec, E> {
-                if v.fract() == 0.0 && v >= 1.0 {
-                    self.visit_u64(v as u64)
-                } else {
-                    Err(E::custom(format!("{v} is not a whole number of packets")))
-                }
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<BufferSpec, E> {
-                let text = v.trim();
-                if let Some(multiple) = text.strip_suffix("bdp") {
-                    match multiple.trim().parse::<f64>() {
-                        Ok(x) if x.is_finite() && x > 0.0 => return Ok(BufferSpec::Bdp(x)),
-                        _ => {}
-                    }
-                } else if let Ok(n) = text.trim_end_matches("packets").trim().parse::<u64>() {
-                    return self.visit_u64(n);
-                }
-                Err(E::custom(format!(
-                    "{v:?} is not a buffer size (write a packet count like 100, or \"1bdp\")"
-                )))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
 
 pub use crate::net::loss::LossSpec;
 
@@ -204,12 +96,26 @@ pub struct FlowGroup {
     /// TCP only (defaults: docs/ns2-defaults.md); filled in when the scenario is normalised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpConfig>,
-    /// Per-flow override of the source access link delay (so RTTs can differ).
+    /// Dumbbell: per-flow override of the source access link delay (so RTTs can differ).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_delay: Option<Duration>,
-    /// Per-flow override of the sink access link delay.
+    /// Dumbbell: per-flow override of the sink access link delay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sink_delay: Option<Duration>,
+    /// Dumbbell: "forward" (default; data from the source side to the sink side) or
+    /// "reverse" (from the sink side to the source side, for two-way traffic).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<Direction>,
+    /// Graph and chain: the node the data leaves from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// Graph and chain: the node the data goes to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// Graph and chain: the nodes the data visits, `from` first and `to` last (default:
+    /// a shortest path). Replies take the reverse path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<Vec<String>>,
     /// Number of active flows of the group over time, as [time, number] steps
     /// (e.g. [["0s", 12], ["15s", 25]]): flow i runs from the first step whose number
     /// exceeds i until the first later step whose number is i or less. Instead of
@@ -220,6 +126,15 @@ pub struct FlowGroup {
     /// CBR writer; over UDP (required) a CBR or on/off source.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app: Option<AppSpec>,
+}
+
+/// Which way a dumbbell flow's data goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    #[default]
+    Forward,
+    Reverse,
 }
 
 /// The transport protocol of a flow group.
@@ -476,18 +391,23 @@ impl Scenario {
         if total > 1_000_000 {
             return err("flows".into(), format!("{total} flows in all; at most 1000000 are supported"));
         }
-        for (name, link) in [
-            ("bottleneck", &self.topology.bottleneck),
-            ("source_access", &self.topology.source_access),
-            ("sink_access", &self.topology.sink_access),
-        ] {
-            if self.buffer_packets(link) < 1 {
-                return err(
-                    format!("topology.{name}.buffer"),
-                    format!("{:?} is less than one packet on this link", link.buffer),
-                );
+        for (i, g) in self.flows.iter().enumerate() {
+            let on_dumbbell = self.topology.is_dumbbell();
+            let misplaced = if on_dumbbell {
+                [("from", g.from.is_some()), ("to", g.to.is_some()), ("route", g.route.is_some())]
+            } else {
+                [("direction", g.direction.is_some()), ("source_delay", g.source_delay.is_some()), ("sink_delay", g.sink_delay.is_some())]
+            };
+            if let Some((field, _)) = misplaced.iter().find(|(_, given)| *given) {
+                let why = if on_dumbbell {
+                    "a dumbbell gives each flow its own hosts; from/to/route need kind = \"graph\" or \"chain\""
+                } else {
+                    "applies to the dumbbell only; on a graph or chain give from/to (or a route)"
+                };
+                return err(format!("flows[{i}].{field}"), why.into());
             }
         }
+        self.expand_topology()?;
         let mut names = std::collections::HashSet::new();
         for (i, g) in self.flows.iter().enumerate() {
             let name = self.group_name(i);
@@ -509,20 +429,23 @@ impl Scenario {
         self.flows[index].group.clone().unwrap_or_else(|| format!("group{index}"))
     }
 
-    /// Nominal two-way propagation delay of the dumbbell (no per-flow overrides).
-    pub fn nominal_rtt(&self) -> Duration {
-        let t = &self.topology;
-        Duration(2 * (t.source_access.delay.0 + t.bottleneck.delay.0 + t.sink_access.delay.0))
-    }
-
-    /// A link's queue limit in packets, resolving "Nbdp" against the nominal RTT.
-    pub fn buffer_packets(&self, link: &LinkSpec) -> u32 {
-        match link.buffer {
-            BufferSpec::Packets(n) => n,
-            BufferSpec::Bdp(multiple) => {
-                let bdp_bits = link.rate.bps() as f64 * self.nominal_rtt().secs_f64();
-                (multiple * bdp_bits / (8.0 * self.packet_size.get() as f64)).round() as u32
-            }
-        }
+    /// The topology expanded into its graph, with every flow's route.
+    pub fn expand_topology(&self) -> Result<crate::net::topology::Graph, ScenarioError> {
+        let groups: Vec<crate::net::topology::FlowEnds> = self
+            .flows
+            .iter()
+            .map(|g| crate::net::topology::FlowEnds {
+                count: g.count.get(),
+                from: g.from.as_deref(),
+                to: g.to.as_deref(),
+                route: g.route.as_deref(),
+                reverse: g.direction == Some(Direction::Reverse),
+                source_delay: g.source_delay,
+                sink_delay: g.sink_delay,
+            })
+            .collect();
+        self.topology
+            .expand(&groups, self.packet_size.get())
+            .map_err(|e| ScenarioError(format!("{}: {}", e.path, e.message)))
     }
 }

@@ -6,7 +6,8 @@ use crate::app::{PacketSchedule, TcpApplication};
 use crate::metrics::*;
 use crate::net::link::Admission;
 use crate::net::packet::ecn;
-use crate::net::topology::{AccessDelays, Network};
+use crate::net::network::{build_links, pass_through_links, Stream};
+use crate::net::topology::Graph;
 use crate::net::{Link, LinkId, PacketId, RouteId};
 use crate::scenario::{AppSpec, Scenario, ScenarioError, Transport};
 use crate::sim::rng::{stream, APP_STREAMS, FLOW_START_STREAMS};
@@ -120,6 +121,8 @@ pub struct Simulation {
     links: Vec<Link>,
     routes: Vec<Vec<LinkId>>,
     bottleneck: LinkId,
+    /// Nodes and link directions, for the per-link results.
+    graph: Graph,
     flows: Vec<Flow>,
     hosts: Vec<Host>,
     /// Packets an endpoint sent during its current call, to be offered to its first link.
@@ -150,7 +153,6 @@ struct Counts {
 impl Simulation {
     pub fn new(scenario: Scenario) -> Result<Simulation, ScenarioError> {
         let mut plans = Vec::new();
-        let mut delays = Vec::new();
         for (g, group) in scenario.flows.iter().enumerate() {
             let n = group.count.get();
             let mut start_rng = stream(scenario.seed, FLOW_START_STREAMS + g as u64);
@@ -168,10 +170,9 @@ impl Simulation {
                     }
                 };
                 plans.push((g, start, stop));
-                delays.push(AccessDelays { source: group.source_delay, sink: group.sink_delay });
             }
         }
-        let network = Network::dumbbell(&scenario, &delays);
+        let mut graph = scenario.expand_topology()?;
         let bin_width = scenario.bin_width.ns();
         let horizon = scenario.duration.ns();
         let bins = horizon.div_ceil(bin_width) as usize;
@@ -179,7 +180,8 @@ impl Simulation {
         let ack_bytes = scenario.ack_size.get();
         let mut flows = Vec::with_capacity(plans.len());
         let mut hosts = Vec::with_capacity(2 * plans.len());
-        for (id, ((g, start, stop), path)) in plans.into_iter().zip(&network.paths).enumerate() {
+        let mut streams = Vec::with_capacity(2 * plans.len());
+        for (id, ((g, start, stop), path)) in plans.into_iter().zip(&graph.paths).enumerate() {
             let group = &scenario.flows[g];
             let (source, sink) = match group.transport {
                 Transport::Tcp => {
@@ -207,6 +209,11 @@ impl Simulation {
                     (Endpoint::UdpSource(Box::new(UdpSource::new(schedule, stop, data_bytes))), Endpoint::UdpSink(UdpSink::default()))
                 }
             };
+            let (source_id, sink_id) = (source_of(id as u32), source_of(id as u32) + 1);
+            streams.push(Stream { route: path.data_route, from: source_id, to: sink_id });
+            if matches!(sink, Endpoint::TcpSink { .. }) {
+                streams.push(Stream { route: path.reply_route, from: sink_id, to: source_id });
+            }
             hosts.push(Host { endpoint: source, timer: LazyTimer::default() });
             hosts.push(Host { endpoint: sink, timer: LazyTimer::default() });
             // Sources with state to trace only (a UDP source has none).
@@ -215,7 +222,7 @@ impl Simulation {
             flows.push(Flow {
                 group: g,
                 data_route: path.data_route,
-                reply_route: path.ack_route,
+                reply_route: path.reply_route,
                 base_rtt: path.base_rtt,
                 start,
                 stop,
@@ -224,13 +231,14 @@ impl Simulation {
                 trace,
             });
         }
-        let pass_through = network.pass_through_links();
-        let mut links = network.links;
-        for link in pass_through {
-            links[link as usize].pass_through = true;
+        let routes = std::mem::take(&mut graph.routes);
+        let mut links = build_links(&graph, scenario.seed);
+        let pass_through = pass_through_links(&routes, links.len(), hosts.len(), &streams);
+        for (link, pass) in links.iter_mut().zip(pass_through) {
+            link.pass_through = pass;
         }
         if scenario.trace.queue {
-            links[network.bottleneck as usize].queue_trace = Some(Vec::new());
+            links[graph.bottleneck as usize].queue_trace = Some(Vec::new());
         }
         let mut simulation = Simulation {
             payload_bytes: scenario.packet_size.get(),
@@ -239,8 +247,9 @@ impl Simulation {
             events: EventQueue::default(),
             packets: Default::default(),
             links,
-            routes: network.routes,
-            bottleneck: network.bottleneck,
+            routes,
+            bottleneck: graph.bottleneck,
+            graph,
             flows,
             hosts,
             sent: Vec::new(),
@@ -554,22 +563,41 @@ impl Simulation {
             .collect();
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_mbps).collect();
         let bottleneck = &self.links[self.bottleneck as usize];
-        let bottleneck_bytes = bottleneck.stats.bytes_sent + bottleneck.transmitted_bytes_held(self.horizon);
         let system = SystemMetrics {
             goodput_mbps: goodputs.iter().sum(),
             throughput_mbps: flows.iter().map(|f| f.throughput_mbps).sum(),
             jain_index: jain_index(&goodputs),
-            bottleneck_utilization: bottleneck_bytes as f64 * 8.0 / (bottleneck.rate.bps() as f64 * duration_s),
+            bottleneck_utilization: bottleneck.utilization(self.horizon),
             bottleneck_drops: bottleneck.stats.queue_drops,
             loss_model_drops: self.links.iter().map(|l| l.stats.loss_drops).sum(),
             bottleneck_ecn_marks: bottleneck.red.as_ref().map_or(0, |r| r.stats.marks),
             bottleneck_red_drops: bottleneck.red.as_ref().map_or(0, |r| r.stats.early_drops + r.stats.forced_drops),
-            mean_queue_delay_ms: if bottleneck.stats.admitted == 0 {
-                0.0
-            } else {
-                bottleneck.stats.queueing_delay_sum as f64 / bottleneck.stats.admitted as f64 / 1e6
-            },
+            mean_queue_delay_ms: bottleneck.mean_queue_delay_ns() / 1e6,
+            bottleneck_link: self.graph.link_name(self.bottleneck),
         };
+        let links = self
+            .links
+            .iter()
+            .enumerate()
+            .map(|(id, link)| {
+                let direction = &self.graph.links[id];
+                LinkMetrics {
+                    name: self.graph.link_name(id as LinkId),
+                    from: self.graph.nodes[direction.from as usize].clone(),
+                    to: self.graph.nodes[direction.to as usize].clone(),
+                    rate_mbps: link.rate.bps() as f64 / 1e6,
+                    delay_ms: link.delay as f64 / 1e6,
+                    buffer_packets: link.limit,
+                    arrivals: link.stats.arrivals,
+                    departures: link.transmitted_by(self.horizon).0,
+                    queue_drops: link.stats.queue_drops,
+                    loss_drops: link.stats.loss_drops,
+                    ecn_marks: link.red.as_ref().map_or(0, |r| r.stats.marks),
+                    utilization: link.utilization(self.horizon),
+                    mean_queue_delay_ms: link.mean_queue_delay_ns() / 1e6,
+                }
+            })
+            .collect();
         let (mut data_in_flight, mut acks_in_flight) = (0, 0);
         for link in &self.links {
             for id in link.in_flight() {
@@ -608,6 +636,7 @@ impl Simulation {
             data_packets_sent: data_sent,
             system,
             groups,
+            links,
             bins: Bins {
                 width_s: self.bin_width as f64 / NS_PER_SEC as f64,
                 delivered_bytes: self.flows.iter().map(|f| f.delivered_bins.clone()).collect(),

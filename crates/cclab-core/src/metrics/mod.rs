@@ -23,6 +23,35 @@ pub struct SystemMetrics {
     pub bottleneck_red_drops: u64,
     /// Mean time packets waited in the bottleneck queue before transmission.
     pub mean_queue_delay_ms: f64,
+    /// The link direction the bottleneck metrics describe: the dumbbell's r1-r2; on a
+    /// graph or chain `topology.bottleneck`, or else the slowest direction carrying data.
+    pub bottleneck_link: String,
+}
+
+/// One link direction's counters over the run.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LinkMetrics {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub rate_mbps: f64,
+    pub delay_ms: f64,
+    /// Queue limit in packets (counting the one in transmission).
+    pub buffer_packets: u32,
+    /// Packets offered to the link (before its loss model and queue).
+    pub arrivals: u64,
+    /// Packets whose transmission had ended by the end of the run.
+    pub departures: u64,
+    /// Dropped by the queue: a full buffer, or RED.
+    pub queue_drops: u64,
+    /// Eaten by the loss model.
+    pub loss_drops: u64,
+    /// Marked CE by RED instead of dropped.
+    pub ecn_marks: u64,
+    /// Bytes transmitted ÷ (rate × duration).
+    pub utilization: f64,
+    /// Mean time admitted packets waited before their transmission started.
+    pub mean_queue_delay_ms: f64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -132,6 +161,8 @@ pub struct RunResult {
     pub data_packets_sent: u64,
     pub system: SystemMetrics,
     pub groups: Vec<GroupMetrics>,
+    /// Every link direction, in the topology's order (forward then reverse per link).
+    pub links: Vec<LinkMetrics>,
     pub flows: Vec<FlowMetrics>,
     pub bins: Bins,
     pub conservation: Conservation,

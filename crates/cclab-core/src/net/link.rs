@@ -20,9 +20,8 @@ use super::loss::LossModel;
 use super::red::{Red, RedVerdict};
 use super::PacketId;
 use crate::sim::{Rate, Time};
-use std::collections::VecDeque;
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Held {
     packet: PacketId,
     bytes: u32,
@@ -57,7 +56,12 @@ pub struct Link {
     pub red: Option<Box<Red>>,
     /// Hands packets on at admission (see the module docs); never has events.
     pub pass_through: bool,
-    held: VecDeque<Held>,
+    /// The held packets, a ring addressed by admission count: packet number n (counted
+    /// from the first ever admitted) is at `n & ring_mask`; the held ones are
+    /// [removed_total, admitted_total). The counters already say where the ends are, so
+    /// a plain power-of-two vector serves as the ring.
+    held: Vec<Held>,
+    ring_mask: u64,
     /// Index (counted from the first packet ever admitted) of the first held packet whose
     /// transmission has not started at the latest arrival time seen.
     waiting_from: u64,
@@ -95,7 +99,8 @@ impl Link {
             loss: loss.map(Box::new),
             red: None,
             pass_through: false,
-            held: VecDeque::new(),
+            held: vec![Held::default(); 16],
+            ring_mask: 15,
             waiting_from: 0,
             admitted_total: 0,
             admitted_bytes: 0,
@@ -107,11 +112,44 @@ impl Link {
         }
     }
 
+    /// Packet number `n` (counted from the first ever admitted), which must be held.
+    #[inline]
+    fn held_at(&self, n: u64) -> &Held {
+        &self.held[(n & self.ring_mask) as usize]
+    }
+
+    fn held_count(&self) -> u64 {
+        self.admitted_total - self.removed_total
+    }
+
+    fn front(&self) -> Option<&Held> {
+        (self.held_count() > 0).then(|| self.held_at(self.removed_total))
+    }
+
+    /// The held packets, oldest first.
+    fn held_packets(&self) -> impl Iterator<Item = &Held> + '_ {
+        (self.removed_total..self.admitted_total).map(|n| self.held_at(n))
+    }
+
+    fn push(&mut self, held: Held) {
+        if self.held_count() == self.held.len() as u64 {
+            // Full: double the ring, keeping each held packet at its number's new place.
+            let mut grown = vec![Held::default(); 2 * self.held.len()];
+            let mask = grown.len() as u64 - 1;
+            for n in self.removed_total..self.admitted_total {
+                grown[(n & mask) as usize] = *self.held_at(n);
+            }
+            self.held = grown;
+            self.ring_mask = mask;
+        }
+        let slot = (self.admitted_total & self.ring_mask) as usize;
+        self.held[slot] = held;
+    }
+
     /// Packets waiting for the transmitter at time `now` (not counting the one being sent).
     fn waiting_at(&mut self, now: Time) -> u32 {
-        let front = self.removed_total;
         while self.waiting_from < self.admitted_total {
-            let held = &self.held[(self.waiting_from - front) as usize];
+            let held = self.held_at(self.waiting_from);
             if held.tx_start > now {
                 break;
             }
@@ -124,7 +162,7 @@ impl Link {
     #[inline]
     pub fn offer(&mut self, now: Time, packet: PacketId, bytes: u32, ect: bool) -> Admission {
         if self.pass_through {
-            while self.held.front().is_some_and(|h| h.arrives <= now) {
+            while self.front().is_some_and(|h| h.arrives <= now) {
                 self.remove_head();
             }
         }
@@ -174,10 +212,10 @@ impl Link {
         self.stats.admitted += 1;
         self.stats.queueing_delay_sum += (tx_start - now) as u128;
         let arrives = tx_end + self.delay;
-        self.held.push_back(Held { packet, bytes, bytes_before: self.admitted_bytes, tx_start, arrives });
+        self.push(Held { packet, bytes, bytes_before: self.admitted_bytes, tx_start, arrives });
         self.admitted_total += 1;
         self.admitted_bytes += bytes as u64;
-        let schedule = if self.held.len() == 1 && !self.pass_through { Some(arrives) } else { None };
+        let schedule = if self.held_count() == 1 && !self.pass_through { Some(arrives) } else { None };
         Admission::Admitted { arrives, schedule, mark_ce }
     }
 
@@ -188,8 +226,7 @@ impl Link {
         if waiting == 0 {
             return 0;
         }
-        let first_waiting = (self.waiting_from - self.removed_total) as usize;
-        self.admitted_bytes - self.held[first_waiting].bytes_before
+        self.admitted_bytes - self.held_at(self.waiting_from).bytes_before
     }
 
     fn red_verdict(&mut self, now: Time, waiting: u32, busy: bool, bytes: u32, ect: bool) -> RedVerdict {
@@ -202,7 +239,8 @@ impl Link {
     }
 
     fn remove_head(&mut self) -> Held {
-        let head = self.held.pop_front().expect("a held packet");
+        assert!(self.held_count() > 0, "a held packet");
+        let head = *self.held_at(self.removed_total);
         self.removed_total += 1;
         if self.waiting_from < self.removed_total {
             self.waiting_from = self.removed_total;
@@ -217,18 +255,36 @@ impl Link {
     #[inline]
     pub fn take_arrival(&mut self) -> (PacketId, Option<Time>) {
         let head = self.remove_head();
-        (head.packet, self.held.front().map(|h| h.arrives))
+        (head.packet, self.front().map(|h| h.arrives))
     }
 
     /// Packets this link holds (queued, in transmission or propagating); none for a
     /// pass-through link, whose packets are already held downstream.
     pub fn in_flight(&self) -> impl Iterator<Item = PacketId> + '_ {
-        self.held.iter().filter(|_| !self.pass_through).map(|h| h.packet)
+        self.held_packets().filter(|_| !self.pass_through).map(|h| h.packet)
     }
 
-    /// Bytes of held packets whose transmission had ended by `horizon` (still propagating).
-    pub fn transmitted_bytes_held(&self, horizon: Time) -> u64 {
-        self.held.iter().filter(|h| h.arrives - self.delay <= horizon).map(|h| h.bytes as u64).sum()
+    /// Packets and bytes whose transmission had ended by `horizon`, the end of the run
+    /// (including those still propagating or, on a pass-through link, not yet removed).
+    pub fn transmitted_by(&self, horizon: Time) -> (u64, u64) {
+        let held = self.held_packets().filter(|h| h.arrives - self.delay <= horizon);
+        let (packets, bytes) = held.fold((0, 0), |(n, b), h| (n + 1, b + h.bytes as u64));
+        (self.stats.departures + packets, self.stats.bytes_sent + bytes)
+    }
+
+    /// Transmitted bytes ÷ what the link could carry over `horizon`.
+    pub fn utilization(&self, horizon: Time) -> f64 {
+        let seconds = horizon as f64 / 1e9;
+        self.transmitted_by(horizon).1 as f64 * 8.0 / (self.rate.bps() as f64 * seconds)
+    }
+
+    /// Mean queueing delay of admitted packets, in ns.
+    pub fn mean_queue_delay_ns(&self) -> f64 {
+        if self.stats.admitted == 0 {
+            0.0
+        } else {
+            self.stats.queueing_delay_sum as f64 / self.stats.admitted as f64
+        }
     }
 }
 
@@ -262,6 +318,29 @@ mod tests {
         let fates: Vec<bool> = (0..4).map(|id| matches!(link.offer(0, id, 1000, false), Admission::Admitted { .. })).collect();
         assert_eq!(fates, vec![true, true, true, false]);
         assert!(matches!(link.offer(0, 9, 400, false), Admission::Admitted { .. }), "2000 + 400 < 2500");
+    }
+
+    #[test]
+    fn ring_keeps_order_across_wrap_and_growth() {
+        // 8 Mb/s, no delay: packet k (admitted at 0) arrives at (k + 1) ms.
+        let mut link = Link::new(Rate(8_000_000), 0, 1000, None);
+        for id in 0..10 {
+            link.offer(0, id, 1000, false);
+        }
+        for id in 0..7 {
+            assert_eq!(link.take_arrival().0, id);
+        }
+        // 40 more while the ring's start has moved: it wraps, then grows twice
+        for id in 10..50 {
+            link.offer(0, id, 1000, false);
+        }
+        assert_eq!(link.in_flight().collect::<Vec<_>>(), (7..50).collect::<Vec<_>>());
+        for id in 7..50 {
+            let (packet, next) = link.take_arrival();
+            assert_eq!(packet, id);
+            assert_eq!(next, (id < 49).then_some((id as u64 + 2) * 1_000_000));
+        }
+        assert_eq!(link.stats.departures, 50);
     }
 
     #[test]

@@ -17,6 +17,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(tag = "model", rename_all = "snake_case")]
 pub enum LossSpec {
+    /// No loss model (`loss = "none"`), e.g. to take an inherited one off a direction.
+    None,
     Bernoulli(BernoulliLoss),
     GilbertElliott(GilbertElliottLoss),
     Handoff(HandoffLoss),
@@ -70,12 +72,24 @@ fn one_second() -> Duration {
     Duration::from_millis(1000)
 }
 
-pub const LOSS_MODELS: &[&str] = &["bernoulli", "gilbert_elliott", "handoff"];
+pub const LOSS_MODELS: &[&str] = &["none", "bernoulli", "gilbert_elliott", "handoff"];
+
+impl LossSpec {
+    pub fn is_none(&self) -> bool {
+        matches!(self, LossSpec::None)
+    }
+}
 
 impl<'de> Deserialize<'de> for LossSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         deserialize_tagged(d, "model", "a table such as { model = \"bernoulli\", rate = 0.01 }", |model, params| {
             match model {
+                "none" => parse_params::<std::collections::BTreeMap<String, ()>>(params).and_then(|extra| {
+                    match extra.keys().next() {
+                        Some(key) => Err(crate::schema::nested_error(key, "unknown field: \"none\" has no parameters")),
+                        None => Ok(LossSpec::None),
+                    }
+                }),
                 "bernoulli" => parse_params(params).map(LossSpec::Bernoulli),
                 "gilbert_elliott" => parse_params(params).map(LossSpec::GilbertElliott),
                 "handoff" => {
@@ -98,8 +112,10 @@ pub enum LossModel {
 }
 
 impl LossModel {
-    pub fn new(spec: &LossSpec, rng: RngStream) -> LossModel {
-        match *spec {
+    /// The model `spec` describes (None for `"none"`).
+    pub fn new(spec: &LossSpec, rng: RngStream) -> Option<LossModel> {
+        Some(match *spec {
+            LossSpec::None => return None,
             LossSpec::Bernoulli(b) => LossModel::Bernoulli { rate: b.rate.0, rng },
             LossSpec::GilbertElliott(spec) => LossModel::GilbertElliott { spec, bad: false, rng },
             LossSpec::Handoff(h) => {
@@ -112,7 +128,7 @@ impl LossModel {
                 model.next_outage(h.period.ns());
                 model
             }
-        }
+        })
     }
 
     /// Draw the outage starting at `start` (handoff only).
@@ -166,7 +182,7 @@ mod tests {
 
     fn model(text: &str) -> LossModel {
         let spec: LossSpec = serde_json::from_str(text).unwrap();
-        LossModel::new(&spec, stream(9, 1))
+        LossModel::new(&spec, stream(9, 1)).unwrap()
     }
 
     #[test]

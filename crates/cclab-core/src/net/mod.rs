@@ -1,7 +1,8 @@
-//! Network elements: packets in an arena, links with their queues and loss models, and
-//! topology builders that wire links into routes.
+//! Network elements: packets in an arena, links with their queues and loss models,
+//! topologies (a graph, or a preset that expands into one) and the built network.
 pub mod link;
 pub mod loss;
+pub mod network;
 pub mod packet;
 pub mod red;
 pub mod topology;

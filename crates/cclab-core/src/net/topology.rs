@@ -1,113 +1,806 @@
-//! Topology builders: they create the links and the source routes packets follow.
-use super::link::Link;
-use super::loss::LossModel;
+//! Topologies: the scenario's `[topology]` (a general graph or a preset) and its
+//! expansion into one graph of nodes and link directions with a route for every flow.
+//!
+//! * `graph`: duplex links between named nodes; each direction has its own queue,
+//!   buffer and loss model, and the reverse direction takes the forward one's
+//!   parameters unless `reverse = { ... }` overrides them.
+//! * `chain`: `hops` in a row, nodes `n0` … `nK`.
+//! * `dumbbell`: flow i gets its own source `s<i>` and sink `d<i>`; source access links
+//!   `s<i>`–`r1`, the bottleneck `r1`–`r2`, sink access links `r2`–`d<i>`. A group with
+//!   `direction = "reverse"` sends from `d<i>` to `s<i>` (two-way traffic).
+//!
+//! Routes are shortest paths (fewest hops) unless a flow gives its own; ties go to the
+//! path found first by a breadth-first search that tries each node's links in the
+//! order they are listed. Replies (ACKs) take the reverse directions of the data path.
+//! Link directions are numbered in the order they are listed, forward then reverse
+//! (duplex link k is directions 2k and 2k+1): the numbering names each direction's
+//! random streams, so it never depends on the flows.
+use super::loss::LossSpec;
+use super::red::QueueSpec;
 use super::{LinkId, RouteId};
-use crate::scenario::{LinkSpec, Scenario};
-use super::red::{QueueSpec, Red};
-use crate::sim::rng::{stream, LINK_LOSS_STREAMS, RED_STREAMS};
-use crate::sim::{Duration, Time};
+use crate::schema::{deserialize_tagged, parse_params, unknown_variant};
+use crate::sim::{Duration, Rate, Time};
+use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::HashMap;
+use std::fmt;
+use std::num::NonZeroU64;
 
-/// Links and routes of a built topology.
-pub struct Network {
-    pub links: Vec<Link>,
-    pub routes: Vec<Vec<LinkId>>,
-    /// The forward (data) direction of the shared bottleneck.
-    pub bottleneck: LinkId,
-    pub paths: Vec<FlowPath>,
+/// `[topology]`: every kind expands into the same graph (see the module docs).
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Topology {
+    Dumbbell(Dumbbell),
+    Graph(GraphTopology),
+    Chain(ChainTopology),
 }
 
-/// Where one flow's data and ACKs go.
+pub const TOPOLOGY_KINDS: &[&str] = &["dumbbell", "graph", "chain"];
+
+impl<'de> Deserialize<'de> for Topology {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_tagged(d, "kind", "a table with kind = \"dumbbell\", \"graph\" or \"chain\"", |kind, params| match kind {
+            "dumbbell" => parse_params(params).map(Topology::Dumbbell),
+            "graph" => parse_params(params).map(Topology::Graph),
+            "chain" => parse_params(params).map(Topology::Chain),
+            other => Err(unknown_variant("kind", other, TOPOLOGY_KINDS)),
+        })
+    }
+}
+
+/// The dumbbell preset (see the module docs).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dumbbell {
+    pub bottleneck: LinkSpec,
+    pub source_access: LinkSpec,
+    pub sink_access: LinkSpec,
+}
+
+/// A dumbbell link, both directions; `loss` applies to the left-to-right direction
+/// (source side to sink side: the data of forward flows), `reverse_loss` to the other.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub rate: Rate,
+    pub delay: Duration,
+    #[serde(default)]
+    pub queue: QueueSpec,
+    /// Queue limit per direction: packets (integer) or a multiple of the bandwidth-delay
+    /// product ("1bdp" = this link's rate × the reference RTT, in packets of
+    /// `packet_size`; see [`Topology`]). The limit counts the packet being transmitted,
+    /// as ns-2's DropTail does.
+    #[serde(default)]
+    pub buffer: BufferSpec,
+    /// Optional limit in bytes as well (ns-2 `queue-in-bytes`): an arrival is dropped if
+    /// the bytes waiting plus its own would reach it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer_bytes: Option<NonZeroU64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<LossSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_loss: Option<LossSpec>,
+}
+
+/// `kind = "graph"`: duplex links between named nodes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GraphTopology {
+    pub links: Vec<GraphLink>,
+    /// The link direction `system`'s bottleneck metrics describe (default: the slowest
+    /// direction that carries data, the first listed among equals).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bottleneck: Option<String>,
+    /// The RTT that "Nbdp" buffers use (default: per link direction, the largest base
+    /// RTT of the flows routed over it, either way).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bdp_rtt: Option<Duration>,
+}
+
+/// `kind = "chain"`: `hops[i]` joins `n<i>` to `n<i+1>`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChainTopology {
+    pub hops: Vec<GraphLink>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bottleneck: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bdp_rtt: Option<Duration>,
+}
+
+/// A duplex link of a graph (`from`/`to` required) or a chain's hop (no `from`/`to`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GraphLink {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// Name of the from→to direction (default "FROM-TO").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub rate: Rate,
+    pub delay: Duration,
+    #[serde(default)]
+    pub queue: QueueSpec,
+    #[serde(default)]
+    pub buffer: BufferSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer_bytes: Option<NonZeroU64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<LossSpec>,
+    /// The to→from direction's differences (its name defaults to "TO-FROM").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse: Option<LinkOverrides>,
+}
+
+/// What the reverse direction of a graph link changes; the rest is the forward one's.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkOverrides {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<QueueSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<BufferSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer_bytes: Option<NonZeroU64>,
+    /// `"none"` removes the forward direction's loss model from this direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<LossSpec>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BufferSpec {
+    Packets(u32),
+    Bdp(f64),
+}
+
+impl Default for BufferSpec {
+    fn default() -> Self {
+        BufferSpec::Bdp(1.0)
+    }
+}
+
+impl Serialize for BufferSpec {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            BufferSpec::Packets(n) => s.serialize_u32(*n),
+            BufferSpec::Bdp(x) => s.collect_str(&format_args!("{x}bdp")),
+        }
+    }
+}
+
+impl fmt::Display for BufferSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BufferSpec::Packets(n) => write!(f, "{n}"),
+            BufferSpec::Bdp(x) => write!(f, "\"{x}bdp\""),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for BufferSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl de::Visitor<'_> for V {
+            type Value = BufferSpec;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a packet count (e.g. 100) or a multiple of the BDP (e.g. \"1bdp\")")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<BufferSpec, E> {
+                match u32::try_from(v) {
+                    Ok(n) if n >= 1 => Ok(BufferSpec::Packets(n)),
+                    _ => Err(E::custom(format!("{v} is not a buffer size of at least 1 packet"))),
+                }
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<BufferSpec, E> {
+                if v < 1 {
+                    return Err(E::custom(format!("{v} is not a buffer size of at least 1 packet")));
+                }
+                self.visit_u64(v as u64)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<BufferSpec, E> {
+                if v.fract() == 0.0 && v >= 1.0 {
+                    self.visit_u64(v as u64)
+                } else {
+                    Err(E::custom(format!("{v} is not a whole number of packets")))
+                }
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<BufferSpec, E> {
+                let text = v.trim();
+                if let Some(multiple) = text.strip_suffix("bdp") {
+                    match multiple.trim().parse::<f64>() {
+                        Ok(x) if x.is_finite() && x > 0.0 => return Ok(BufferSpec::Bdp(x)),
+                        _ => {}
+                    }
+                } else if let Ok(n) = text.trim_end_matches("packets").trim().parse::<u64>() {
+                    return self.visit_u64(n);
+                }
+                Err(E::custom(format!(
+                    "{v:?} is not a buffer size (write a packet count like 100, or \"1bdp\")"
+                )))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Where one group of flows runs: what the scenario's `[[flows]]` table says about it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowEnds<'a> {
+    pub count: u32,
+    pub from: Option<&'a str>,
+    pub to: Option<&'a str>,
+    pub route: Option<&'a [String]>,
+    /// Dumbbell only: data from the sink side to the source side.
+    pub reverse: bool,
+    /// Dumbbell only: per-flow access delays.
+    pub source_delay: Option<Duration>,
+    pub sink_delay: Option<Duration>,
+}
+
+/// An error naming the scenario field and the value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopologyError {
+    pub path: String,
+    pub message: String,
+}
+
+fn error<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, TopologyError> {
+    Err(TopologyError { path: path.into(), message: message.into() })
+}
+
+/// Parameters one or more link directions share.
+#[derive(Clone, Debug)]
+pub struct LinkParams {
+    pub rate: Rate,
+    pub queue: QueueSpec,
+    pub buffer: BufferSpec,
+    pub buffer_bytes: Option<NonZeroU64>,
+    pub loss: Option<LossSpec>,
+    /// The scenario path of the buffer's definition, for errors.
+    origin: String,
+}
+
+/// One direction of a link, as built.
+#[derive(Clone, Debug)]
+pub struct LinkDirection {
+    pub from: u32,
+    pub to: u32,
+    pub delay: Duration,
+    /// Index into [`Graph::params`].
+    pub params: u32,
+    /// Given by the scenario (the default "FROM-TO" is made when asked for).
+    pub name: Option<Box<str>>,
+    /// The queue limit in packets, "Nbdp" resolved.
+    pub buffer: u32,
+}
+
+/// Where one flow's packets go.
 #[derive(Clone, Copy, Debug)]
 pub struct FlowPath {
     pub data_route: RouteId,
-    pub ack_route: RouteId,
+    /// The reverse directions of the data route's links, last first.
+    pub reply_route: RouteId,
     /// Two-way propagation delay of the path (no queueing, no serialisation).
     pub base_rtt: Time,
 }
 
-/// Per-flow access delays (None: the topology's own).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct AccessDelays {
-    pub source: Option<Duration>,
-    pub sink: Option<Duration>,
+/// The expanded topology: nodes, link directions, the routes flows use.
+#[derive(Clone, Debug, Default)]
+pub struct Graph {
+    pub nodes: Vec<String>,
+    pub params: Vec<LinkParams>,
+    pub links: Vec<LinkDirection>,
+    pub routes: Vec<Vec<LinkId>>,
+    pub paths: Vec<FlowPath>,
+    /// The direction `system`'s bottleneck metrics describe.
+    pub bottleneck: LinkId,
 }
 
-impl Network {
-    /// Links whose every packet goes on to a link fed by nothing else, or to its
-    /// destination host: such links hand packets on at admission (see `net::link`).
-    ///
-    /// A route's first link is never pass-through: a host's output must wait for an
-    /// event, or a single-flow path would hand packets round the loop sender → receiver
-    /// → sender inside one call and the sender would see its inputs out of time order.
-    /// (Each host here is one flow's endpoint, fed by that flow's last link only.)
-    pub fn pass_through_links(&self) -> Vec<LinkId> {
-        const HOST: LinkId = LinkId::MAX;
-        // The one upstream of each link (HOST if a route starts there); None if several.
-        let mut upstream: Vec<Option<Option<LinkId>>> = vec![None; self.links.len()];
-        for route in &self.routes {
-            for (hop, &link) in route.iter().enumerate() {
-                let from = if hop == 0 { HOST } else { route[hop - 1] };
-                let slot = &mut upstream[link as usize];
-                *slot = match *slot {
-                    None => Some(Some(from)),
-                    Some(Some(prev)) if prev == from => Some(Some(prev)),
-                    _ => Some(None),
-                };
-            }
+impl Graph {
+    pub fn link_name(&self, link: LinkId) -> String {
+        let direction = &self.links[link as usize];
+        match &direction.name {
+            Some(name) => name.to_string(),
+            None => format!("{}-{}", self.nodes[direction.from as usize], self.nodes[direction.to as usize]),
         }
-        let mut pass_through = vec![true; self.links.len()];
-        for route in &self.routes {
-            for (hop, &link) in route.iter().enumerate() {
-                let ok = hop > 0
-                    && match route.get(hop + 1) {
-                        Some(&next) => upstream[next as usize] == Some(Some(link)),
-                        None => true,
-                    };
-                pass_through[link as usize] &= ok;
-            }
-        }
-        (0..self.links.len() as LinkId).filter(|&link| pass_through[link as usize]).collect()
     }
+    pub fn rate(&self, link: LinkId) -> Rate {
+        self.params[self.links[link as usize].params as usize].rate
+    }
+}
 
-    fn add_link(&mut self, scenario: &Scenario, spec: &LinkSpec, delay: Duration, forward: bool) -> LinkId {
-        let id = self.links.len() as LinkId;
-        let loss_spec = if forward { spec.loss.as_ref() } else { spec.reverse_loss.as_ref() };
-        let loss = loss_spec.map(|s| LossModel::new(s, stream(scenario.seed, LINK_LOSS_STREAMS + id as u64)));
-        let mut link = Link::new(spec.rate, delay.ns(), scenario.buffer_packets(spec), loss);
-        link.limit_bytes = spec.buffer_bytes.map(|b| b.get());
-        if let QueueSpec::Red(red) = &spec.queue {
-            let rng = stream(scenario.seed, RED_STREAMS + id as u64);
-            link.red = Some(Box::new(Red::new(red, spec.rate, delay.ns(), rng)));
+/// A graph under construction.
+#[derive(Default)]
+struct Builder {
+    graph: Graph,
+    node_ids: HashMap<String, u32>,
+    routes: HashMap<Vec<LinkId>, RouteId>,
+    /// Outgoing link directions of each node, in the order listed.
+    adjacency: Vec<Vec<LinkId>>,
+    /// The direction from a to b, if linked.
+    direction: HashMap<(u32, u32), LinkId>,
+}
+
+impl Builder {
+    fn node(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.node_ids.get(name) {
+            return id;
         }
-        self.links.push(link);
+        let id = self.graph.nodes.len() as u32;
+        self.graph.nodes.push(name.to_string());
+        self.node_ids.insert(name.to_string(), id);
+        self.adjacency.push(Vec::new());
         id
     }
 
-    fn add_route(&mut self, links: Vec<LinkId>) -> RouteId {
-        self.routes.push(links);
-        (self.routes.len() - 1) as RouteId
+    fn params(&mut self, params: LinkParams) -> u32 {
+        self.graph.params.push(params);
+        (self.graph.params.len() - 1) as u32
     }
 
-    /// The dumbbell: for each flow its own source and sink, N source→R1 access links,
-    /// the R1→R2 bottleneck, R2→sink access links; ACKs return over the reverse
-    /// directions of the same links.
-    pub fn dumbbell(scenario: &Scenario, flows: &[AccessDelays]) -> Network {
-        let topo = &scenario.topology;
-        let mut net = Network { links: Vec::new(), routes: Vec::new(), bottleneck: 0, paths: Vec::new() };
-        net.bottleneck = net.add_link(scenario, &topo.bottleneck, topo.bottleneck.delay, true);
-        let bottleneck_reverse = net.add_link(scenario, &topo.bottleneck, topo.bottleneck.delay, false);
-        for delays in flows {
-            let source_delay = delays.source.unwrap_or(topo.source_access.delay);
-            let sink_delay = delays.sink.unwrap_or(topo.sink_access.delay);
-            let source_up = net.add_link(scenario, &topo.source_access, source_delay, true);
-            let source_down = net.add_link(scenario, &topo.source_access, source_delay, false);
-            let sink_down = net.add_link(scenario, &topo.sink_access, sink_delay, true);
-            let sink_up = net.add_link(scenario, &topo.sink_access, sink_delay, false);
-            let data_route = net.add_route(vec![source_up, net.bottleneck, sink_down]);
-            let ack_route = net.add_route(vec![sink_up, bottleneck_reverse, source_down]);
-            let base_rtt = 2 * (source_delay.ns() + topo.bottleneck.delay.ns() + sink_delay.ns());
-            net.paths.push(FlowPath { data_route, ack_route, base_rtt });
+    /// Add a duplex link: returns the forward direction's id (the reverse is id + 1).
+    fn duplex(&mut self, a: u32, b: u32, forward: (Duration, u32, Option<Box<str>>), reverse: (Duration, u32, Option<Box<str>>)) -> LinkId {
+        let id = self.graph.links.len() as LinkId;
+        for (from, to, (delay, params, name)) in [(a, b, forward), (b, a, reverse)] {
+            let link = self.graph.links.len() as LinkId;
+            self.graph.links.push(LinkDirection { from, to, delay, params, name, buffer: 0 });
+            self.adjacency[from as usize].push(link);
+            self.direction.insert((from, to), link);
         }
-        net
+        id
+    }
+
+    fn route(&mut self, links: Vec<LinkId>) -> RouteId {
+        if let Some(&id) = self.routes.get(&links) {
+            return id;
+        }
+        let id = self.graph.routes.len() as RouteId;
+        self.graph.routes.push(links.clone());
+        self.routes.insert(links, id);
+        id
+    }
+
+    /// Record a flow over the data route `data`: its reply route and base RTT.
+    fn flow(&mut self, data: Vec<LinkId>) {
+        let reply: Vec<LinkId> = data.iter().rev().map(|&link| link ^ 1).collect();
+        let delay = |links: &[LinkId], graph: &Graph| links.iter().map(|&l| graph.links[l as usize].delay.ns()).sum::<u64>();
+        let base_rtt = delay(&data, &self.graph) + delay(&reply, &self.graph);
+        let data_route = self.route(data);
+        let reply_route = self.route(reply);
+        self.graph.paths.push(FlowPath { data_route, reply_route, base_rtt });
+    }
+
+    fn node_id(&self, name: &str, path: &str) -> Result<u32, TopologyError> {
+        match self.node_ids.get(name) {
+            Some(&id) => Ok(id),
+            None => {
+                let mut known: Vec<&str> = self.graph.nodes.iter().map(String::as_str).collect();
+                known.truncate(12);
+                let more = if self.graph.nodes.len() > known.len() { ", ..." } else { "" };
+                error(path, format!("unknown node {name:?}; the nodes are {}{more}", known.join(", ")))
+            }
+        }
+    }
+
+    /// Fewest hops from `from` to `to` (breadth first, links tried in listed order).
+    fn shortest_path(&self, from: u32, to: u32) -> Option<Vec<LinkId>> {
+        let mut via: Vec<Option<LinkId>> = vec![None; self.graph.nodes.len()];
+        let mut seen = vec![false; self.graph.nodes.len()];
+        let mut queue = std::collections::VecDeque::from([from]);
+        seen[from as usize] = true;
+        while let Some(node) = queue.pop_front() {
+            if node == to {
+                let mut path = Vec::new();
+                let mut at = to;
+                while let Some(link) = via[at as usize] {
+                    path.push(link);
+                    at = self.graph.links[link as usize].from;
+                }
+                path.reverse();
+                return Some(path);
+            }
+            for &link in &self.adjacency[node as usize] {
+                let next = self.graph.links[link as usize].to;
+                if !seen[next as usize] {
+                    seen[next as usize] = true;
+                    via[next as usize] = Some(link);
+                    queue.push_back(next);
+                }
+            }
+        }
+        None
+    }
+
+    /// The data path of a graph flow group: its own route, or the shortest path.
+    fn group_path(&self, g: usize, ends: &FlowEnds, cache: &mut HashMap<(u32, u32), Vec<LinkId>>) -> Result<Vec<LinkId>, TopologyError> {
+        let field = |name: &str| format!("flows[{g}].{name}");
+        if let Some(route) = ends.route {
+            if route.len() < 2 {
+                return error(field("route"), format!("{route:?} needs at least two nodes"));
+            }
+            let nodes = route
+                .iter()
+                .enumerate()
+                .map(|(i, name)| self.node_id(name, &format!("flows[{g}].route[{i}]")))
+                .collect::<Result<Vec<u32>, _>>()?;
+            if let Some(from) = ends.from.filter(|&from| from != route[0]) {
+                return error(field("route"), format!("starts at {:?}, not at from = {from:?}", route[0]));
+            }
+            if let Some(to) = ends.to.filter(|&to| to != route[route.len() - 1]) {
+                return error(field("route"), format!("ends at {:?}, not at to = {to:?}", route[route.len() - 1]));
+            }
+            let mut seen = std::collections::HashSet::new();
+            let mut links = Vec::new();
+            for (i, pair) in nodes.windows(2).enumerate() {
+                if !seen.insert(pair[0]) {
+                    return error(field("route"), format!("visits {:?} twice", route[i]));
+                }
+                match self.direction.get(&(pair[0], pair[1])) {
+                    Some(&link) => links.push(link),
+                    None => {
+                        return error(field("route"), format!("is not a path: no link between {:?} and {:?}", route[i], route[i + 1]))
+                    }
+                }
+            }
+            if seen.contains(&nodes[nodes.len() - 1]) {
+                return error(field("route"), format!("visits {:?} twice", route[route.len() - 1]));
+            }
+            return Ok(links);
+        }
+        let (Some(from_name), Some(to_name)) = (ends.from, ends.to) else {
+            let missing = if ends.from.is_none() { "from" } else { "to" };
+            return error(field(missing), "missing: a flow on a graph names its from and to nodes (or a route)");
+        };
+        let from = self.node_id(from_name, &field("from"))?;
+        let to = self.node_id(to_name, &field("to"))?;
+        if from == to {
+            return error(field("to"), format!("{to_name:?} is the same node as from"));
+        }
+        if let Some(path) = cache.get(&(from, to)) {
+            return Ok(path.clone());
+        }
+        let path = self
+            .shortest_path(from, to)
+            .map_or_else(|| error(field("to"), format!("node {to_name:?} cannot be reached from {from_name:?}")), Ok)?;
+        cache.insert((from, to), path.clone());
+        Ok(path)
+    }
+
+    /// Resolve every direction's buffer: "Nbdp" against `reference_rtt(direction)`.
+    fn resolve_buffers(&mut self, packet_bytes: u32, reference_rtt: impl Fn(LinkId) -> Time) -> Result<(), TopologyError> {
+        for link in 0..self.graph.links.len() {
+            let params = &self.graph.params[self.graph.links[link].params as usize];
+            let packets = match params.buffer {
+                BufferSpec::Packets(n) => n,
+                BufferSpec::Bdp(multiple) => {
+                    let bdp_bits = params.rate.bps() as f64 * reference_rtt(link as LinkId) as f64 / 1e9;
+                    (multiple * bdp_bits / (8.0 * packet_bytes as f64)).round().min(u32::MAX as f64) as u32
+                }
+            };
+            if packets < 1 {
+                return error(format!("{}.buffer", params.origin), format!("{} is less than one packet on this link", params.buffer));
+            }
+            self.graph.links[link].buffer = packets;
+        }
+        Ok(())
+    }
+}
+
+impl Topology {
+    /// Expand into the graph that every kind shares, with a path for each flow of
+    /// `groups` (in order). `packet_bytes` is the scenario's payload size ("Nbdp" buffers
+    /// count packets of that size).
+    pub fn expand(&self, groups: &[FlowEnds], packet_bytes: u32) -> Result<Graph, TopologyError> {
+        match self {
+            Topology::Dumbbell(dumbbell) => dumbbell.expand(groups, packet_bytes),
+            Topology::Graph(graph) => expand_graph(&graph.links, "topology.links", true, graph.bottleneck.as_deref(), graph.bdp_rtt, groups, packet_bytes),
+            Topology::Chain(chain) => expand_graph(&chain.hops, "topology.hops", false, chain.bottleneck.as_deref(), chain.bdp_rtt, groups, packet_bytes),
+        }
+    }
+
+    /// The per-flow fields only a dumbbell has, and the node fields it does not have.
+    pub fn is_dumbbell(&self) -> bool {
+        matches!(self, Topology::Dumbbell(_))
+    }
+}
+
+impl Dumbbell {
+    /// Two-way propagation delay of the dumbbell without per-flow overrides.
+    pub fn nominal_rtt(&self) -> Duration {
+        Duration(2 * (self.source_access.delay.0 + self.bottleneck.delay.0 + self.sink_access.delay.0))
+    }
+
+    fn expand(&self, groups: &[FlowEnds], packet_bytes: u32) -> Result<Graph, TopologyError> {
+        let mut b = Builder::default();
+        // Left to right takes `loss`, right to left `reverse_loss`.
+        let params = |b: &mut Builder, spec: &LinkSpec, origin: &str| {
+            let make = |loss: Option<LossSpec>| LinkParams {
+                rate: spec.rate,
+                queue: spec.queue,
+                buffer: spec.buffer,
+                buffer_bytes: spec.buffer_bytes,
+                loss: loss.filter(|loss| !loss.is_none()),
+                origin: origin.to_string(),
+            };
+            (b.params(make(spec.loss)), b.params(make(spec.reverse_loss)))
+        };
+        let bottleneck = params(&mut b, &self.bottleneck, "topology.bottleneck");
+        let source_access = params(&mut b, &self.source_access, "topology.source_access");
+        let sink_access = params(&mut b, &self.sink_access, "topology.sink_access");
+        let (r1, r2) = (b.node("r1"), b.node("r2"));
+        let delay = self.bottleneck.delay;
+        let forward = b.duplex(r1, r2, (delay, bottleneck.0, None), (delay, bottleneck.1, None));
+        let mut flow = 0;
+        for ends in groups {
+            let source_delay = ends.source_delay.unwrap_or(self.source_access.delay);
+            let sink_delay = ends.sink_delay.unwrap_or(self.sink_access.delay);
+            for _ in 0..ends.count {
+                let (s, d) = (b.node(&format!("s{flow}")), b.node(&format!("d{flow}")));
+                let source_link = b.duplex(s, r1, (source_delay, source_access.0, None), (source_delay, source_access.1, None));
+                let sink_link = b.duplex(r2, d, (sink_delay, sink_access.0, None), (sink_delay, sink_access.1, None));
+                let data = if ends.reverse {
+                    vec![sink_link + 1, forward + 1, source_link + 1]
+                } else {
+                    vec![source_link, forward, sink_link]
+                };
+                b.flow(data);
+                flow += 1;
+            }
+        }
+        b.graph.bottleneck = forward;
+        let nominal = self.nominal_rtt().ns();
+        b.resolve_buffers(packet_bytes, |_| nominal)?;
+        Ok(b.graph)
+    }
+}
+
+fn expand_graph(
+    links: &[GraphLink],
+    field: &str,
+    named_nodes: bool,
+    bottleneck: Option<&str>,
+    bdp_rtt: Option<Duration>,
+    groups: &[FlowEnds],
+    packet_bytes: u32,
+) -> Result<Graph, TopologyError> {
+    if links.is_empty() {
+        return error(field, "needs at least one link");
+    }
+    let mut b = Builder::default();
+    let mut names: HashMap<String, String> = HashMap::new();
+    for (k, link) in links.iter().enumerate() {
+        let at = format!("{field}[{k}]");
+        let (from, to) = if named_nodes {
+            match (&link.from, &link.to) {
+                (Some(from), Some(to)) => (from.clone(), to.clone()),
+                (None, _) => return error(format!("{at}.from"), "missing: a graph link joins two named nodes"),
+                (_, None) => return error(format!("{at}.to"), "missing: a graph link joins two named nodes"),
+            }
+        } else {
+            if link.from.is_some() || link.to.is_some() {
+                let key = if link.from.is_some() { "from" } else { "to" };
+                return error(format!("{at}.{key}"), "a chain's hops join n0, n1, ... in order; use kind = \"graph\" to name nodes");
+            }
+            (format!("n{k}"), format!("n{}", k + 1))
+        };
+        for (key, node) in [("from", &from), ("to", &to)] {
+            if node.trim().is_empty() {
+                return error(format!("{at}.{key}"), "a node name must not be empty");
+            }
+        }
+        if from == to {
+            return error(format!("{at}.to"), format!("{to:?} is the same node as from"));
+        }
+        let (a, z) = (b.node(&from), b.node(&to));
+        if let Some(&other) = b.direction.get(&(a, z)) {
+            return error(at, format!("a second link between {from:?} and {to:?} (the first is {field}[{}])", other / 2));
+        }
+        let reverse = link.reverse.clone().unwrap_or_default();
+        let forward_params = LinkParams {
+            rate: link.rate,
+            queue: link.queue,
+            buffer: link.buffer,
+            buffer_bytes: link.buffer_bytes,
+            loss: link.loss.filter(|loss| !loss.is_none()),
+            origin: at.clone(),
+        };
+        let reverse_params = LinkParams {
+            rate: reverse.rate.unwrap_or(link.rate),
+            queue: reverse.queue.unwrap_or(link.queue),
+            buffer: reverse.buffer.unwrap_or(link.buffer),
+            buffer_bytes: reverse.buffer_bytes.or(link.buffer_bytes),
+            loss: match reverse.loss {
+                Some(loss) => Some(loss).filter(|loss| !loss.is_none()),
+                None => forward_params.loss,
+            },
+            origin: if reverse.buffer.is_some() { format!("{at}.reverse") } else { at.clone() },
+        };
+        let mut direction_name = |name: Option<&String>, default: String, key: &str| -> Result<Option<Box<str>>, TopologyError> {
+            let shown = name.cloned().unwrap_or(default);
+            if shown.trim().is_empty() {
+                return error(format!("{at}.{key}"), "a link name must not be empty");
+            }
+            if let Some(first) = names.insert(shown.clone(), at.clone()) {
+                return error(format!("{at}.{key}"), format!("{shown:?} already names a direction of {first}"));
+            }
+            Ok(name.map(|n| n.clone().into_boxed_str()))
+        };
+        let forward_name = direction_name(link.name.as_ref(), format!("{from}-{to}"), "name")?;
+        let reverse_name = direction_name(reverse.name.as_ref(), format!("{to}-{from}"), "reverse.name")?;
+        let forward = b.params(forward_params);
+        let backward = b.params(reverse_params);
+        b.duplex(a, z, (link.delay, forward, forward_name), (reverse.delay.unwrap_or(link.delay), backward, reverse_name));
+    }
+    let mut cache = HashMap::new();
+    for (g, ends) in groups.iter().enumerate() {
+        let path = b.group_path(g, ends, &mut cache)?;
+        for _ in 0..ends.count {
+            b.flow(path.clone());
+        }
+    }
+    // "Nbdp": the largest base RTT of the flows using a direction, either way.
+    let longest_rtt = b.graph.paths.iter().map(|p| p.base_rtt).max().unwrap_or(0);
+    let mut reference = vec![None::<Time>; b.graph.links.len()];
+    for path in &b.graph.paths {
+        for route in [path.data_route, path.reply_route] {
+            for &link in &b.graph.routes[route as usize] {
+                let slot = &mut reference[link as usize];
+                *slot = Some(slot.map_or(path.base_rtt, |rtt| rtt.max(path.base_rtt)));
+            }
+        }
+    }
+    let fixed = bdp_rtt.map(|d| d.ns());
+    b.resolve_buffers(packet_bytes, |link| fixed.unwrap_or_else(|| reference[link as usize].unwrap_or(longest_rtt)))?;
+    b.graph.bottleneck = match bottleneck {
+        Some(name) => match (0..b.graph.links.len() as LinkId).find(|&link| b.graph.link_name(link) == name) {
+            Some(link) => link,
+            None => return error("topology.bottleneck", format!("{name:?} names no link direction")),
+        },
+        None => {
+            // The slowest direction that carries data; the first listed among equals.
+            let mut carries_data = vec![false; b.graph.links.len()];
+            for path in &b.graph.paths {
+                for &link in &b.graph.routes[path.data_route as usize] {
+                    carries_data[link as usize] = true;
+                }
+            }
+            (0..b.graph.links.len() as LinkId)
+                .filter(|&link| carries_data[link as usize])
+                .min_by_key(|&link| (b.graph.rate(link), link))
+                .unwrap_or(0)
+        }
+    };
+    Ok(b.graph)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn topology(text: &str) -> Topology {
+        let value: toml::Value = toml::from_str(text).unwrap();
+        crate::schema::deserialize_with_path(serde_json::to_value(value).unwrap()).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn ends<'a>(from: &'a str, to: &'a str, count: u32) -> FlowEnds<'a> {
+        FlowEnds { count, from: Some(from), to: Some(to), ..Default::default() }
+    }
+
+    fn route_names(graph: &Graph, route: RouteId) -> Vec<String> {
+        graph.routes[route as usize].iter().map(|&l| graph.link_name(l)).collect()
+    }
+
+    const DIAMOND: &str = r#"
+kind = "graph"
+links = [
+  { from = "a", to = "b", rate = "10Mbps", delay = "1ms", buffer = 10 },
+  { from = "a", to = "c", rate = "5Mbps", delay = "2ms", buffer = 10 },
+  { from = "b", to = "d", rate = "10Mbps", delay = "3ms", buffer = 10, name = "bd", reverse = { delay = "4ms", name = "db" } },
+  { from = "c", to = "d", rate = "10Mbps", delay = "1ms", buffer = 10 },
+]
+"#;
+
+    #[test]
+    fn shortest_paths_break_ties_by_listed_order() {
+        let graph = topology(DIAMOND).expand(&[ends("a", "d", 2), ends("d", "a", 1)], 1000).unwrap();
+        assert_eq!(graph.links.len(), 8);
+        // a→b→d and a→c→d both have two hops: a's first listed link wins
+        assert_eq!(route_names(&graph, graph.paths[0].data_route), ["a-b", "bd"]);
+        assert_eq!(route_names(&graph, graph.paths[0].reply_route), ["db", "b-a"]);
+        // flows with the same ends share their routes
+        assert_eq!(graph.paths[0].data_route, graph.paths[1].data_route);
+        // from d: d's first link is d–b (listed before c–d)
+        assert_eq!(route_names(&graph, graph.paths[2].data_route), ["db", "b-a"]);
+        // base RTT: 1 + 3 ms out, 4 + 1 ms back
+        assert_eq!(graph.paths[0].base_rtt, 9_000_000);
+        // the slowest direction carrying data: none is slower than 10 Mb/s on these paths
+        assert_eq!(graph.link_name(graph.bottleneck), "a-b");
+    }
+
+    #[test]
+    fn given_routes_and_reverse_overrides() {
+        let route = ["a".to_string(), "c".to_string(), "d".to_string()];
+        let group = FlowEnds { count: 1, route: Some(&route), ..Default::default() };
+        let graph = topology(DIAMOND).expand(&[group], 1000).unwrap();
+        assert_eq!(route_names(&graph, graph.paths[0].data_route), ["a-c", "c-d"]);
+        assert_eq!(graph.link_name(graph.bottleneck), "a-c", "5 Mb/s is the slowest on the path");
+        let db = (0..8).find(|&l| graph.link_name(l) == "db").unwrap();
+        assert_eq!(graph.links[db as usize].delay, Duration::from_millis(4));
+        assert_eq!(graph.rate(db), Rate(10_000_000), "the reverse inherits what it does not override");
+    }
+
+    #[test]
+    fn bdp_buffers_use_the_longest_rtt_over_the_link() {
+        let text = r#"
+kind = "chain"
+hops = [
+  { rate = "8Mbps", delay = "10ms" },
+  { rate = "8Mbps", delay = "20ms", buffer = "2bdp" },
+]
+"#;
+        let graph = topology(text).expand(&[ends("n0", "n2", 1), ends("n1", "n2", 1)], 1000).unwrap();
+        // n0→n2: RTT 60 ms, 8 Mb/s × 60 ms = 60 packets on the first hop (only that flow)
+        assert_eq!(graph.links[0].buffer, 60);
+        assert_eq!(graph.links[1].buffer, 60, "the reverse direction carries its ACKs");
+        // second hop: both flows, the longest RTT is 60 ms; 2bdp = 120
+        assert_eq!(graph.links[2].buffer, 120);
+        let fixed = topology(&format!("{text}\nbdp_rtt = \"100ms\"")).expand(&[ends("n1", "n2", 1)], 1000).unwrap();
+        assert_eq!(fixed.links[0].buffer, 100, "the first hop carries nothing: bdp_rtt decides");
+    }
+
+    #[test]
+    fn dumbbell_numbers_links_as_before() {
+        let text = r#"
+kind = "dumbbell"
+bottleneck = { rate = "10Mbps", delay = "25ms" }
+source_access = { rate = "100Mbps", delay = "5ms" }
+sink_access = { rate = "10Mbps", delay = "5ms" }
+"#;
+        let forward = FlowEnds { count: 2, ..Default::default() };
+        let reverse = FlowEnds { count: 1, reverse: true, source_delay: Some(Duration::from_millis(40)), ..Default::default() };
+        let graph = topology(text).expand(&[forward, reverse], 1000).unwrap();
+        let names: Vec<String> = (0..graph.links.len() as LinkId).map(|l| graph.link_name(l)).collect();
+        assert_eq!(&names[..6], ["r1-r2", "r2-r1", "s0-r1", "r1-s0", "r2-d0", "d0-r2"]);
+        assert_eq!(route_names(&graph, graph.paths[2].data_route), ["d2-r2", "r2-r1", "r1-s2"]);
+        assert_eq!(route_names(&graph, graph.paths[2].reply_route), ["s2-r1", "r1-r2", "r2-d2"]);
+        assert_eq!(graph.paths[2].base_rtt, 2 * (40 + 25 + 5) * 1_000_000);
+        // 1bdp of the bottleneck: 10 Mb/s × 70 ms nominal RTT = 87.5 → 88 packets
+        assert_eq!(graph.links[0].buffer, 88);
+    }
+
+    #[test]
+    fn bad_graphs_name_the_field_and_value() {
+        let run = |links: &str, flows: &[FlowEnds]| {
+            topology(&format!("kind = \"graph\"\nlinks = [{links}]")).expand(flows, 1000).unwrap_err()
+        };
+        let ab = r#"{ from = "a", to = "b", rate = "1Mbps", delay = "1ms", buffer = 5 }"#;
+        let cd = r#"{ from = "c", to = "d", rate = "1Mbps", delay = "1ms", buffer = 5 }"#;
+        let e = run(ab, &[ends("a", "x", 1)]);
+        assert_eq!((e.path.as_str(), e.message.starts_with("unknown node \"x\"")), ("flows[0].to", true), "{e:?}");
+        let e = run(&format!("{ab}, {cd}"), &[ends("a", "d", 1)]);
+        assert_eq!(e.path, "flows[0].to");
+        assert!(e.message.contains("cannot be reached from \"a\""), "{e:?}");
+        let e = run(&format!("{ab}, {ab}"), &[ends("a", "b", 1)]);
+        assert_eq!(e.path, "topology.links[1]");
+        let e = run(&format!("{ab}, {}", ab.replace("\"a\", to = \"b\"", "\"b\", to = \"a\"")), &[ends("a", "b", 1)]);
+        assert!(e.message.contains("a second link"), "{e:?}");
+        let route = ["a".to_string(), "c".to_string()];
+        let e = run(&format!("{ab}, {cd}"), &[FlowEnds { count: 1, route: Some(&route), ..Default::default() }]);
+        assert_eq!(e.path, "flows[0].route");
+        assert!(e.message.contains("no link between \"a\" and \"c\""), "{e:?}");
+        let e = run(r#"{ from = "a", to = "a", rate = "1Mbps", delay = "1ms" }"#, &[]);
+        assert_eq!(e.path, "topology.links[0].to");
+        let e = topology(&format!("kind = \"graph\"\nbottleneck = \"zz\"\nlinks = [{ab}]")).expand(&[ends("a", "b", 1)], 1000).unwrap_err();
+        assert_eq!(e.path, "topology.bottleneck");
+        // the default 1bdp of a 1 Mb/s, 1 ms link is a quarter packet
+        let e = run(r#"{ from = "a", to = "b", rate = "1Mbps", delay = "1ms" }"#, &[ends("a", "b", 1)]);
+        assert_eq!((e.path.as_str(), e.message.as_str()), ("topology.links[0].buffer", "\"1bdp\" is less than one packet on this link"));
     }
 }

@@ -1,0 +1,164 @@
+//! The built network: a [`Link`] for every direction of the expanded graph, and the
+//! analysis of which links may hand packets on at admission (pass-through).
+use super::link::Link;
+use super::loss::LossModel;
+use super::red::{QueueSpec, Red};
+use super::topology::Graph;
+use super::{LinkId, RouteId};
+use crate::sim::rng::{stream, LINK_LOSS_STREAMS, RED_STREAMS};
+
+/// Every direction of `graph` as a link, with its own random streams (by direction id).
+pub fn build_links(graph: &Graph, seed: u64) -> Vec<Link> {
+    (0..graph.links.len())
+        .map(|id| {
+            let direction = &graph.links[id];
+            let params = &graph.params[direction.params as usize];
+            let delay = direction.delay.ns();
+            let loss = params.loss.and_then(|spec| LossModel::new(&spec, stream(seed, LINK_LOSS_STREAMS + id as u64)));
+            let mut link = Link::new(params.rate, delay, direction.buffer, loss);
+            link.limit_bytes = params.buffer_bytes.map(|b| b.get());
+            if let QueueSpec::Red(red) = &params.queue {
+                let rng = stream(seed, RED_STREAMS + id as u64);
+                link.red = Some(Box::new(Red::new(red, params.rate, delay, rng)));
+            }
+            link
+        })
+        .collect()
+}
+
+/// Packets of one route sent by endpoint `from` to endpoint `to`.
+#[derive(Clone, Copy, Debug)]
+pub struct Stream {
+    pub route: RouteId,
+    pub from: u32,
+    pub to: u32,
+}
+
+/// What feeds a link: nothing yet, exactly one upstream (a link or an endpoint), or several.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Feeders {
+    None,
+    One(Upstream),
+    Many,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Upstream {
+    Link(LinkId),
+    Endpoint(u32),
+}
+
+impl Feeders {
+    fn add(&mut self, upstream: Upstream) {
+        *self = match *self {
+            Feeders::None => Feeders::One(upstream),
+            Feeders::One(only) if only == upstream => Feeders::One(only),
+            _ => Feeders::Many,
+        };
+    }
+}
+
+/// The links that may be pass-through: hand each packet on at admission, stamped with
+/// its future arrival time, with no event of their own (see `net::link`). That is exact
+/// only when every link and endpoint still sees its inputs in time order:
+///
+/// * a route's first link never is: what a host sends must wait for an event, or a
+///   packet could go round sender → receiver → sender inside one call;
+/// * a link is pass-through only if, on every route through it, the next link is fed
+///   by this link alone (a link fed by several would see their packets in the order
+///   they were handled, not the order they arrive);
+/// * where a route ends at an endpoint (which then takes packets early), whatever that
+///   endpoint sends must go to a link it alone feeds, for the same reason.
+///
+/// `streams` lists every (route, sending endpoint, receiving endpoint); an endpoint
+/// sends on one route at most.
+pub fn pass_through_links(routes: &[Vec<LinkId>], link_count: usize, endpoints: usize, streams: &[Stream]) -> Vec<bool> {
+    let mut feeders = vec![Feeders::None; link_count];
+    let mut used = vec![false; routes.len()];
+    let mut first_link_of: Vec<Option<LinkId>> = vec![None; endpoints];
+    for stream in streams {
+        let route = &routes[stream.route as usize];
+        feeders[route[0] as usize].add(Upstream::Endpoint(stream.from));
+        first_link_of[stream.from as usize] = Some(route[0]);
+        used[stream.route as usize] = true;
+    }
+    for (route, _) in routes.iter().zip(&used).filter(|(_, &used)| used) {
+        for hop in route.windows(2) {
+            feeders[hop[1] as usize].add(Upstream::Link(hop[0]));
+        }
+    }
+    // An endpoint that takes packets early must be the only feeder of where it sends.
+    let sole_feeder = |endpoint: u32| match first_link_of[endpoint as usize] {
+        None => true,
+        Some(link) => feeders[link as usize] == Feeders::One(Upstream::Endpoint(endpoint)),
+    };
+    let mut ends_ok = vec![true; routes.len()];
+    for stream in streams {
+        ends_ok[stream.route as usize] &= sole_feeder(stream.to);
+    }
+    let mut pass_through = vec![true; link_count];
+    for (r, route) in routes.iter().enumerate().filter(|&(r, _)| used[r]) {
+        for (hop, &link) in route.iter().enumerate() {
+            let ok = hop > 0
+                && match route.get(hop + 1) {
+                    Some(&next) => feeders[next as usize] == Feeders::One(Upstream::Link(link)),
+                    None => ends_ok[r],
+                };
+            pass_through[link as usize] &= ok;
+        }
+    }
+    // A link no route uses has nothing to hand on; leave it an ordinary link.
+    for (link, feeder) in feeders.iter().enumerate() {
+        if *feeder == Feeders::None {
+            pass_through[link] = false;
+        }
+    }
+    pass_through
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stream(route: RouteId, from: u32, to: u32) -> Stream {
+        Stream { route, from, to }
+    }
+
+    #[test]
+    fn dumbbell_shape_passes_bottleneck_and_last_hops() {
+        // links: 0 bottleneck, 1 its reverse; flow 0: 2 s→r1, 3 r1→s, 4 r2→d, 5 d→r2; flow 1: 6..9
+        let routes = vec![vec![2, 0, 4], vec![5, 1, 3], vec![6, 0, 8], vec![9, 1, 7]];
+        let streams = [stream(0, 0, 1), stream(1, 1, 0), stream(2, 2, 3), stream(3, 3, 2)];
+        let pt = pass_through_links(&routes, 10, 4, &streams);
+        let on: Vec<usize> = (0..10).filter(|&l| pt[l]).collect();
+        assert_eq!(on, [0, 1, 3, 4, 7, 8], "bottleneck both ways and each flow's last hops");
+    }
+
+    #[test]
+    fn a_link_fed_by_two_is_not_passed_through_to() {
+        // chain a→b→c with a second sender entering at b: link 1 (b→c) has two feeders,
+        // so link 0 may not hand packets to it early.
+        let routes = vec![vec![0, 1], vec![3, 2], vec![1], vec![3]];
+        let streams = [stream(0, 0, 1), stream(1, 1, 0), stream(2, 2, 3), stream(3, 3, 2)];
+        let pt = pass_through_links(&routes, 4, 4, &streams);
+        assert!(!pt[0] && !pt[1], "{pt:?}");
+        // the ACK path c→b→a: link 2 (b→a) is fed by link 3 alone and ends at sender 0,
+        // the only feeder of link 0, so it may pass through
+        assert!(pt[2], "{pt:?}");
+    }
+
+    #[test]
+    fn receivers_sharing_their_reply_link_are_not_fed_early() {
+        // two flows a→c over one path (routes shared); both receivers at c reply on
+        // link 3 (c→b): it has two endpoint feeders, so link 1 (b→c) must not be
+        // pass-through, or the two receivers' replies could reach link 3 out of order.
+        let routes = vec![vec![0, 1], vec![3, 2]];
+        let streams = [stream(0, 0, 1), stream(1, 1, 0), stream(0, 2, 3), stream(1, 3, 2)];
+        let pt = pass_through_links(&routes, 4, 4, &streams);
+        assert!(!pt[1], "{pt:?}");
+        assert!(!pt[2], "the senders share link 0 in the same way");
+        // with one flow only, both last hops pass through
+        let pt = pass_through_links(&routes, 4, 2, &streams[..2]);
+        assert!(pt[1] && pt[2], "{pt:?}");
+    }
+}
