@@ -16,10 +16,10 @@ from cclab._core import version as _core_version
 
 __version__ = _core_version()
 
-__all__ = ["run", "sweep", "load_scenario", "validate", "load_plan", "SweepStore", "Result", "ScenarioError",
+__all__ = ["run", "sweep", "load_scenario", "validate", "topology", "load_plan", "SweepStore", "Result", "ScenarioError",
            "__version__"]
 
-_LAZY = {"load_scenario": "cclab.scenario", "validate": "cclab.scenario", "run": "cclab.api", "sweep": "cclab.api", "Result": "cclab.results", "load_plan": "cclab.plan",
+_LAZY = {"load_scenario": "cclab.scenario", "validate": "cclab.scenario", "topology": "cclab.scenario", "run": "cclab.api", "sweep": "cclab.api", "Result": "cclab.results", "load_plan": "cclab.plan",
          "SweepStore": "cclab.sweep_store"}
 
 

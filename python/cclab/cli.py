@@ -102,10 +102,21 @@ def run(
 
 
 @app.command("validate")
-def validate_command(file: ScenarioFile, overrides: SetOption = None, as_json: JsonOption = False) -> None:
+def validate_command(
+    file: ScenarioFile,
+    overrides: SetOption = None,
+    as_json: JsonOption = False,
+    show_topology: Annotated[bool, typer.Option("--topology", help="Print the topology as the engine expands it "
+                                                "(nodes, every link direction, each flow's route) as JSON.")] = False,
+) -> None:
     """Check a scenario and print it normalized (every default filled in) as TOML."""
     with _user_errors():
         normalized = validate(file, list(overrides or []))
+        if show_topology:
+            from cclab.scenario import topology
+
+            _print_json(topology(file, list(overrides or [])))
+            return
     if as_json:
         _print_json(normalized)
     else:
@@ -279,6 +290,10 @@ def bench_command(
         print_report(report)
 
 
+# The summary lists at most this many link directions (all of them are in --json and --out).
+LINKS_SHOWN = 12
+
+
 def _print_summary(result) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -292,6 +307,7 @@ def _print_summary(result) -> None:
         ("goodput", f"{system['goodput_mbps']:.3f} Mb/s"),
         ("throughput", f"{system['throughput_mbps']:.3f} Mb/s"),
         ("Jain index", f"{system['jain_index']:.4f}"),
+        ("bottleneck link", system["bottleneck_link"]),
         ("bottleneck utilization", f"{system['bottleneck_utilization']:.1%}"),
         ("bottleneck drops", f"{system['bottleneck_drops']:,}"),
         ("loss-model drops", f"{system['loss_model_drops']:,}"),
@@ -301,7 +317,15 @@ def _print_summary(result) -> None:
         overview.add_row(label, value)
     console = Console()
     console.print(overview)
-    _print_frame(result.groups[["name", "cc", "flows", "goodput_mbps", "throughput_mbps"]], "groups", console)
+    # one protocol column: the congestion control of TCP groups, "udp" for UDP ones
+    groups = result.groups.assign(protocol=result.groups["cc"].fillna(result.groups["transport"]))
+    _print_frame(groups[["name", "protocol", "flows", "goodput_mbps", "throughput_mbps"]], "groups", console)
+    links = result.links[result.links["arrivals"] > 0]
+    shown = links.sort_values("utilization", ascending=False, kind="stable").head(LINKS_SHOWN)
+    title = "links" if len(shown) == len(links) else f"the {LINKS_SHOWN} busiest of {len(links)} links in use"
+    _print_frame(shown[["name", "rate_mbps", "utilization", "queue_drops", "loss_drops", "ecn_marks",
+                        "mean_queue_delay_ms"]], title, console)
+
 
 
 def _print_frame(frame, title: str, console=None) -> None:

@@ -17,7 +17,10 @@ class Result:
 
     * ``scenario``: the normalized scenario that ran (every default filled in).
     * ``system``: system metrics, plus duration_s, events, data_packets_sent, wall_time_s.
-    * ``flows`` / ``groups``: one row per flow / per group.
+    * ``flows`` / ``groups``: one row per flow / per group (TCP-only columns are null for
+      UDP flows and the other way round).
+    * ``links``: one row per link direction (name, from, to, rate, drops, marks,
+      utilization, mean queueing delay, ...).
     * ``bins``: per-flow goodput per time bin (bin_start_s, flow_id, group, delivered_bytes,
       goodput_mbps).
     * ``system_bins``: allotted system goodput and allotted fairness per bin (paper §4.2).
@@ -66,6 +69,10 @@ class Result:
         return pd.DataFrame(self.raw["groups"])
 
     @cached_property
+    def links(self) -> pd.DataFrame:
+        return pd.DataFrame(self.raw["links"])
+
+    @cached_property
     def bins(self) -> pd.DataFrame:
         bins = self.raw["bins"]
         table = analysis.bin_goodput(bins["delivered_bytes"], bins["width_s"], self.duration_s)
@@ -99,9 +106,10 @@ class Result:
         return tables or None
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        """Every table of this result by file stem: flows, groups, bins, system_bins and,
-        when traced, trace_flows and trace_bottleneck_queue."""
-        tables = {"flows": self.flows, "groups": self.groups, "bins": self.bins, "system_bins": self.system_bins}
+        """Every table of this result by file stem: flows, groups, links, bins, system_bins
+        and, when traced, trace_flows and trace_bottleneck_queue."""
+        tables = {"flows": self.flows, "groups": self.groups, "links": self.links, "bins": self.bins,
+                  "system_bins": self.system_bins}
         for name, table in (self.traces or {}).items():
             tables[f"trace_{name}"] = table
         return tables

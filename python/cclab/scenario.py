@@ -23,7 +23,7 @@ try:
 except ModuleNotFoundError:  # Python < 3.11 (tomli is the same parser)
     import tomli as tomllib
 
-from cclab._core import ScenarioError, validate_json
+from cclab._core import ScenarioError, topology_json, validate_json
 
 ScenarioSource = Union[str, PathLike, Mapping[str, Any]]
 Overrides = Union[Mapping[str, Any], Iterable[str], None]
@@ -52,6 +52,15 @@ def validate(source: ScenarioSource, overrides: Overrides = None) -> dict:
     Raises :class:`ScenarioError` naming the first invalid field and its value.
     """
     return json.loads(validate_json(scenario_json(load_scenario(source, overrides))))
+
+
+def topology(source: ScenarioSource, overrides: Overrides = None) -> dict:
+    """The scenario's topology expanded by the engine: ``nodes``, ``links`` (every
+    direction: name, from, to, rate, delay, buffer_packets with "Nbdp" resolved, queue,
+    loss), ``flows`` (each flow's route as node names, and its base RTT) and the
+    ``bottleneck`` link's name. Presets (dumbbell, chain) appear as the graph they
+    expand into."""
+    return json.loads(topology_json(scenario_json(load_scenario(source, overrides))))
 
 
 def scenario_json(scenario: Mapping[str, Any]) -> str:

@@ -7,7 +7,7 @@ Tables (every row carries ``run_id``, the hash of the run's normalized scenario)
   -> value), replication, seed, scenario_toml (the full normalized scenario), status
   (``ok`` / ``error``), error, cclab_version, git_commit, host, wall_time_s, events,
   finished_utc, and every system metric (goodput_mbps, jain_index, ...).
-* ``flows``, ``groups``, ``bins`` (per flow and bin), ``system_bins`` (per bin) and,
+* ``flows``, ``groups``, ``links`` (per link direction), ``bins`` (per flow and bin), ``system_bins`` (per bin) and,
   when traced, ``trace_flows`` / ``trace_bottleneck_queue``: the run's result tables.
 
 Each finished run is written in one transaction (its runs row and all its table rows),
@@ -34,7 +34,7 @@ RUN_COLUMNS = """
     replication INTEGER, seed BIGINT, scenario_toml VARCHAR, status VARCHAR NOT NULL, error VARCHAR,
     cclab_version VARCHAR, git_commit VARCHAR, host VARCHAR, finished_utc VARCHAR
 """
-RESULT_TABLES = ("flows", "groups", "bins", "system_bins", "trace_flows", "trace_bottleneck_queue")
+RESULT_TABLES = ("flows", "groups", "links", "bins", "system_bins", "trace_flows", "trace_bottleneck_queue")
 # Columns of ``runs`` that describe a run rather than measure it.
 BOOKKEEPING_COLUMNS = ("run_id", "plan_hash", "plan_name", "point_index", "params", "replication", "seed",
                        "scenario_toml", "status", "error", "cclab_version", "git_commit", "host", "finished_utc")

@@ -12,6 +12,7 @@ pub mod simulation;
 pub mod transport;
 
 pub use metrics::RunResult;
+pub use net::topology::TopologyDescription;
 pub use scenario::{Scenario, ScenarioError};
 pub use simulation::{run, Simulation};
 

@@ -32,6 +32,15 @@ fn run_json(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
     Ok(serde_json::to_string(&doc).expect("result serialises"))
 }
 
+/// Validate a scenario given as JSON; return its topology expanded into nodes, link
+/// directions (buffers resolved) and each flow's route, as JSON.
+#[pyfunction]
+fn topology_json(scenario_json: &str) -> PyResult<String> {
+    let scenario = Scenario::from_json_str(scenario_json).map_err(to_py)?;
+    let graph = scenario.expand_topology().map_err(to_py)?;
+    Ok(serde_json::to_string(&graph.describe()).expect("topology serialises"))
+}
+
 #[pyfunction]
 fn version() -> &'static str {
     cclab_core::VERSION
@@ -42,6 +51,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    m.add_function(wrap_pyfunction!(topology_json, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }

@@ -316,6 +316,74 @@ impl Graph {
     }
 }
 
+/// The expanded topology as data: what a user (or a translator to another simulator)
+/// needs to rebuild it. Routes list node names, `from` first.
+#[derive(Clone, Debug, Serialize)]
+pub struct TopologyDescription {
+    pub nodes: Vec<String>,
+    pub links: Vec<LinkDescription>,
+    pub flows: Vec<FlowRoute>,
+    pub bottleneck: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkDescription {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub rate: Rate,
+    pub delay: Duration,
+    /// The queue limit in packets ("Nbdp" resolved), counting the one in transmission.
+    pub buffer_packets: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffer_bytes: Option<NonZeroU64>,
+    pub queue: QueueSpec,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loss: Option<LossSpec>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowRoute {
+    pub id: u32,
+    pub route: Vec<String>,
+    pub base_rtt: Duration,
+}
+
+impl Graph {
+    pub fn describe(&self) -> TopologyDescription {
+        let node = |id: u32| self.nodes[id as usize].clone();
+        let links = (0..self.links.len() as LinkId)
+            .map(|id| {
+                let direction = &self.links[id as usize];
+                let params = &self.params[direction.params as usize];
+                LinkDescription {
+                    name: self.link_name(id),
+                    from: node(direction.from),
+                    to: node(direction.to),
+                    rate: params.rate,
+                    delay: direction.delay,
+                    buffer_packets: direction.buffer,
+                    buffer_bytes: params.buffer_bytes,
+                    queue: params.queue,
+                    loss: params.loss,
+                }
+            })
+            .collect();
+        let flows = self
+            .paths
+            .iter()
+            .enumerate()
+            .map(|(id, path)| {
+                let route = &self.routes[path.data_route as usize];
+                let mut nodes = vec![node(self.links[route[0] as usize].from)];
+                nodes.extend(route.iter().map(|&link| node(self.links[link as usize].to)));
+                FlowRoute { id: id as u32, route: nodes, base_rtt: Duration(path.base_rtt) }
+            })
+            .collect();
+        TopologyDescription { nodes: self.nodes.clone(), links, flows, bottleneck: self.link_name(self.bottleneck) }
+    }
+}
+
 /// A graph under construction.
 #[derive(Default)]
 struct Builder {
