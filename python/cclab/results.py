@@ -70,7 +70,9 @@ class Result:
 
     @cached_property
     def links(self) -> pd.DataFrame:
-        return pd.DataFrame(self.raw["links"])
+        links = pd.DataFrame(self.raw["links"])
+        first = ["name", "from", "to", "rate_mbps", "delay_ms", "buffer_packets"]
+        return links[first + [c for c in links.columns if c not in first]]
 
     @cached_property
     def bins(self) -> pd.DataFrame:
