@@ -17,12 +17,10 @@ use rand::Rng;
 
 type Packet = crate::net::Packet<Header, PacketClass>;
 
-/// One flow: a source endpoint (id 2·flow) sending data on `data_route` to a sink
-/// endpoint (id 2·flow + 1), which answers, if it does, on `reply_route`.
+/// One flow: a source endpoint (id 2·flow) sending data to a sink endpoint
+/// (id 2·flow + 1), which answers, if it does, on the reverse path.
 struct Flow {
     group: usize,
-    data_route: RouteId,
-    reply_route: RouteId,
     base_rtt: Time,
     start: Time,
     stop: Option<Time>,
@@ -32,10 +30,13 @@ struct Flow {
     trace: Option<FlowTrace>,
 }
 
-/// An endpoint and the engine's one timer event for it.
+/// An endpoint, the engine's one timer event for it, and what the hot path needs to
+/// know about it without touching its flow: the route it sends on, whether it is traced.
 struct Host {
     endpoint: Endpoint,
     timer: LazyTimer,
+    route: RouteId,
+    traced: bool,
 }
 
 fn source_of(flow: u32) -> u32 {
@@ -43,9 +44,6 @@ fn source_of(flow: u32) -> u32 {
 }
 fn flow_of(endpoint: u32) -> u32 {
     endpoint / 2
-}
-fn is_source(endpoint: u32) -> bool {
-    endpoint % 2 == 0
 }
 
 /// A host timer kept as a deadline the host owns; the engine keeps at most one event
@@ -95,11 +93,7 @@ impl Outbox for EngineOutbox<'_> {
     #[inline(always)]
     fn send(&mut self, out: Outgoing) {
         let class = out.header.class();
-        match class {
-            PacketClass::Data => self.counts.data_sent += 1,
-            PacketClass::Ack => self.counts.acks_sent += 1,
-            PacketClass::Syn => {}
-        }
+        self.counts.sent[class as usize] += 1;
         let id = self.packets.alloc(Packet {
             destination: self.destination,
             size: out.size,
@@ -136,18 +130,14 @@ pub struct Simulation {
     counts: Counts,
 }
 
+/// Packets of each class (indexed by `PacketClass as usize`) by what became of them.
 #[derive(Default)]
 struct Counts {
-    data_sent: u64,
-    data_received: u64,
-    /// Packets whose arrival at their host falls after the end of the run.
-    data_late: u64,
-    acks_late: u64,
-    acks_sent: u64,
-    acks_received: u64,
-    data_dropped: u64,
-    acks_dropped: u64,
-    syn_dropped: u64,
+    sent: [u64; PacketClass::COUNT],
+    received: [u64; PacketClass::COUNT],
+    dropped: [u64; PacketClass::COUNT],
+    /// Whose arrival at their host (or next link) falls after the end of the run.
+    late: [u64; PacketClass::COUNT],
 }
 
 impl Simulation {
@@ -214,15 +204,13 @@ impl Simulation {
             if matches!(sink, Endpoint::TcpSink { .. }) {
                 streams.push(Stream { route: path.reply_route, from: sink_id, to: source_id });
             }
-            hosts.push(Host { endpoint: source, timer: LazyTimer::default() });
-            hosts.push(Host { endpoint: sink, timer: LazyTimer::default() });
             // Sources with state to trace only (a UDP source has none).
             let traced = scenario.trace.flows && group.transport == Transport::Tcp;
+            hosts.push(Host { endpoint: source, timer: LazyTimer::default(), route: path.data_route, traced });
+            hosts.push(Host { endpoint: sink, timer: LazyTimer::default(), route: path.reply_route, traced: false });
             let trace = traced.then(|| FlowTrace { id: id as u32, ..Default::default() });
             flows.push(Flow {
                 group: g,
-                data_route: path.data_route,
-                reply_route: path.reply_route,
                 base_rtt: path.base_rtt,
                 start,
                 stop,
@@ -333,11 +321,7 @@ impl Simulation {
                     now = arrives;
                 }
                 Admission::Dropped | Admission::Lost => {
-                    match self.packets.get(id).class {
-                        PacketClass::Ack => self.counts.acks_dropped += 1,
-                        PacketClass::Data => self.counts.data_dropped += 1,
-                        PacketClass::Syn => self.counts.syn_dropped += 1,
-                    }
+                    self.counts.dropped[self.packets.get(id).class as usize] += 1;
                     self.packets.free(id);
                     return;
                 }
@@ -364,11 +348,7 @@ impl Simulation {
 
     /// A packet whose next step falls after the end of the run: count it in flight.
     fn count_late(&mut self, id: PacketId) {
-        match self.packets.get(id).class {
-            PacketClass::Data => self.counts.data_late += 1,
-            PacketClass::Ack => self.counts.acks_late += 1,
-            PacketClass::Syn => {}
-        }
+        self.counts.late[self.packets.get(id).class as usize] += 1;
         self.packets.free(id);
     }
 
@@ -376,11 +356,7 @@ impl Simulation {
         let packet = *self.packets.get(id);
         // Freed first: the slot is reused at once by what the endpoint sends back.
         self.packets.free(id);
-        match packet.class {
-            PacketClass::Data => self.counts.data_received += 1,
-            PacketClass::Ack => self.counts.acks_received += 1,
-            PacketClass::Syn => {}
-        }
+        self.counts.received[packet.class as usize] += 1;
         let endpoint = packet.destination;
         self.fire_due_timers(endpoint, now);
         let ce = packet.ecn & ecn::CE != 0;
@@ -400,16 +376,16 @@ impl Simulation {
     /// An endpoint and where it sends: packets go straight into the arena, addressed to
     /// the flow's other endpoint on the endpoint's own route.
     fn endpoint_and_outbox(&mut self, endpoint: u32) -> (&mut Endpoint, EngineOutbox<'_>) {
-        let flow = &self.flows[flow_of(endpoint) as usize];
         debug_assert!(self.sent.is_empty(), "a host's first link is never pass-through: no nested sends");
+        let host = &mut self.hosts[endpoint as usize];
         let outbox = EngineOutbox {
             packets: &mut self.packets,
             sent: &mut self.sent,
             counts: &mut self.counts,
             destination: endpoint ^ 1,
-            route: if is_source(endpoint) { flow.data_route } else { flow.reply_route },
+            route: host.route,
         };
-        (&mut self.hosts[endpoint as usize].endpoint, outbox)
+        (&mut host.endpoint, outbox)
     }
 
     /// Put what the endpoint sent on the wire, keep its timer armed, trace a source.
@@ -423,7 +399,7 @@ impl Simulation {
             self.sent.clear();
         }
         self.arm_timer(endpoint);
-        if is_source(endpoint) && self.flows[flow_of(endpoint) as usize].trace.is_some() {
+        if self.hosts[endpoint as usize].traced {
             self.trace(now, endpoint, cause);
         }
     }
@@ -598,28 +574,26 @@ impl Simulation {
                 }
             })
             .collect();
-        let (mut data_in_flight, mut acks_in_flight) = (0, 0);
+        let mut in_flight = self.counts.late;
         for link in &self.links {
             for id in link.in_flight() {
-                match self.packets.get(id).class {
-                    PacketClass::Ack => acks_in_flight += 1,
-                    PacketClass::Data => data_in_flight += 1,
-                    PacketClass::Syn => {}
-                }
+                in_flight[self.packets.get(id).class as usize] += 1;
             }
         }
+        let (data, acks, syn) = (PacketClass::Data as usize, PacketClass::Ack as usize, PacketClass::Syn as usize);
         let data_sent: u64 = flows.iter().map(|f| f.data_packets_sent).sum();
-        debug_assert_eq!(data_sent, self.counts.data_sent, "sources and network disagree on packets sent");
+        debug_assert_eq!(data_sent, self.counts.sent[data], "sources and network disagree on packets sent");
+        let counts = &self.counts;
         let conservation = Conservation {
-            data_sent: self.counts.data_sent,
-            data_received: self.counts.data_received,
-            data_dropped: self.counts.data_dropped,
-            data_in_flight: data_in_flight + self.counts.data_late,
-            acks_sent: self.counts.acks_sent,
-            acks_received: self.counts.acks_received,
-            acks_dropped: self.counts.acks_dropped,
-            acks_in_flight: acks_in_flight + self.counts.acks_late,
-            syn_dropped: self.counts.syn_dropped,
+            data_sent: counts.sent[data],
+            data_received: counts.received[data],
+            data_dropped: counts.dropped[data],
+            data_in_flight: in_flight[data],
+            acks_sent: counts.sent[acks],
+            acks_received: counts.received[acks],
+            acks_dropped: counts.dropped[acks],
+            acks_in_flight: in_flight[acks],
+            syn_dropped: counts.dropped[syn],
             all_drops: self.links.iter().map(|l| l.stats.queue_drops + l.stats.loss_drops).sum(),
         };
         let traces = (self.scenario.trace.flows || self.scenario.trace.queue).then(|| Traces {

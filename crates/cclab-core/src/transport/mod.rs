@@ -58,15 +58,21 @@ pub enum Header {
     Udp { seq: u32, sent_at: Time },
 }
 
-/// How packet conservation counts a packet.
+/// How packet conservation counts a packet; usable as an index (counters are arrays
+/// indexed by class, so counting takes no branch).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum PacketClass {
     /// Carries application data (TCP data segments, UDP datagrams).
-    Data,
+    Data = 0,
     /// Acknowledgements and receiver feedback.
-    Ack,
+    Ack = 1,
     /// ns-2's SYN-like first packet: neither.
-    Syn,
+    Syn = 2,
+}
+
+impl PacketClass {
+    pub const COUNT: usize = 3;
 }
 
 impl Header {
