@@ -3,7 +3,7 @@
 //! a one-line message naming the field path and the value, e.g.
 //! `flows[0].cc.beta: 1.5 is outside (0, 1)`.
 use crate::cc::CcConfig;
-use crate::schema::deserialize_with_path;
+use crate::schema::{deserialize_with_path, named_choice};
 pub use crate::schema::{OpenUnit, Positive, Probability};
 use crate::sim::Duration;
 use crate::transport::TcpConfig;
@@ -129,7 +129,7 @@ pub struct FlowGroup {
 }
 
 /// Which way a dumbbell flow's data goes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     #[default]
@@ -137,14 +137,18 @@ pub enum Direction {
     Reverse,
 }
 
+named_choice!(Direction, "direction", [Forward => "forward", Reverse => "reverse"]);
+
 /// The transport protocol of a flow group.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Transport {
     #[default]
     Tcp,
     Udp,
 }
+
+named_choice!(Transport, "transport", [Tcp => "tcp", Udp => "udp"]);
 
 impl Transport {
     pub fn name(self) -> &'static str {

@@ -135,3 +135,41 @@ where
     })
 }
 
+
+/// The parameters of a variant that takes none (`"droptail"`, `"none"`, `"bulk"`): any key
+/// given is an error naming it.
+pub fn no_params(params: serde_json::Value, variant: &str) -> Result<(), String> {
+    match params.as_object().and_then(|table| table.keys().next()) {
+        Some(key) => Err(nested_error(key, &format!("unknown field: {variant:?} has no parameters"))),
+        None => Ok(()),
+    }
+}
+
+/// `Deserialize` for an enum of plain names (`transport = "tcp"`): anything but a known
+/// name is an error naming the value and the choices, e.g. `unknown transport "quic",
+/// expected one of: tcp, udp` or `invalid type: integer `5`, expected one of: tcp, udp`.
+/// (Serde's derive, fed by serde_json, answers a number with a bare "expected value".)
+macro_rules! named_choice {
+    ($ty:ty, $what:literal, [$($variant:ident => $name:literal),+ $(,)?]) => {
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                const NAMES: &[&str] = &[$($name),+];
+                struct V;
+                impl serde::de::Visitor<'_> for V {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        write!(f, "one of: {}", NAMES.join(", "))
+                    }
+                    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<$ty, E> {
+                        match v {
+                            $($name => Ok(<$ty>::$variant),)+
+                            other => Err(E::custom(format!("unknown {} {other:?}, expected one of: {}", $what, NAMES.join(", ")))),
+                        }
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+    };
+}
+pub(crate) use named_choice;

@@ -292,7 +292,7 @@ fn bad_networks_and_flows_get_one_line_naming_the_field() {
         (base(ab, &flow("from = \"a\"\nto = \"b\"\ntransport = \"udp\"\ncc = \"reno\"\napp = { kind = \"cbr\", rate = \"1Mbps\" }")), "flows[0].cc: \"reno\": a UDP flow has no congestion control"),
         (base(ab, &flow("from = \"a\"\nto = \"b\"\ntransport = \"udp\"")), "flows[0].app: a UDP flow needs"),
         (base(ab, &flow("from = \"a\"\nto = \"b\"\ndirection = \"reverse\"")), "flows[0].direction: applies to the dumbbell only"),
-        (base(ab, &flow("from = \"a\"\nto = \"b\"\ntransport = \"quic\"")), "flows[0].transport: unknown variant `quic`"),
+        (base(ab, &flow("from = \"a\"\nto = \"b\"\ntransport = \"quic\"")), "flows[0].transport: unknown transport \"quic\", expected one of: tcp, udp"),
         (base(ab, &flow("from = \"a\"\nto = \"b\"\napp = { kind = \"onoff\", rate = \"1Mbps\", on = \"1s\", off = \"1s\" }")), "flows[0].app: an on/off source needs transport = \"udp\""),
         (base(ab, &flow("to = \"b\"")), "flows[0].from: missing"),
         (base(ab, &flow("from = \"a\"\nto = \"a\"")), "flows[0].to: \"a\" is the same node as from"),
@@ -303,6 +303,8 @@ fn bad_networks_and_flows_get_one_line_naming_the_field() {
         ),
         (base(ab, &flow("from = \"a\"\nto = \"b\"\ntransport = \"udp\"\napp = { kind = \"cbr\", rate = \"1e15bps\" }")), "flows[0].app.rate: 1000000Gbps sends 1040-byte packets more often than once per nanosecond"),
         ("duration = \"1s\"\n[topology]\nkind = \"ring\"\n[[flows]]\n".to_string(), "topology.kind: unknown kind \"ring\", expected one of: dumbbell, graph, chain"),
+        (base(ab, &flow("from = \"a\"\nto = \"b\"\ntransport = 5")), "flows[0].transport: invalid type: integer `5`, expected one of: tcp, udp"),
+        (base(&ab.replace("buffer = 10", "buffer = 10, loss = { model = \"none\", rate = 1 }"), &flow("from = \"a\"\nto = \"b\"")), "topology.links[0].loss.rate: unknown field: \"none\" has no parameters"),
     ];
     for (text, expected) in cases {
         let err = Scenario::from_toml_str(&text).map(|_| ()).unwrap_err().0;

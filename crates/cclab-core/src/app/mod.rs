@@ -60,12 +60,7 @@ impl<'de> Deserialize<'de> for AppSpec {
             "kind",
             "\"bulk\", { kind = \"cbr\", rate = \"1Mbps\" } or { kind = \"onoff\", rate = \"1Mbps\", on = \"1s\", off = \"1s\" }",
             |kind, params| match kind {
-                "bulk" => parse_params::<std::collections::BTreeMap<String, ()>>(params).and_then(|extra| {
-                    match extra.keys().next() {
-                        Some(key) => Err(nested_error(key, "unknown field: a bulk application has no parameters")),
-                        None => Ok(AppSpec::Bulk),
-                    }
-                }),
+                "bulk" => crate::schema::no_params(params, "bulk").map(|()| AppSpec::Bulk),
                 "cbr" => {
                     let c: Cbr = parse_params(params)?;
                     if !(c.jitter.is_finite() && (0.0..=1.0).contains(&c.jitter)) {

@@ -43,7 +43,7 @@ impl<'de> Deserialize<'de> for Alpha {
 /// How the decrease treats cuts that ns-2.35's `TcpAgent::slowdown` makes with ½
 /// regardless of `decrease_num_`: the first cut of a connection, cuts in slow start, and
 /// timeouts (ssthresh = window / 2).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DecreaseStyle {
     /// Every cut multiplies by β (the GAIMD model). Beware: after the first slow start
@@ -55,6 +55,8 @@ pub enum DecreaseStyle {
     #[default]
     Ns2,
 }
+
+crate::schema::named_choice!(DecreaseStyle, "decrease", [Gaimd => "gaimd", Ns2 => "ns2"]);
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]

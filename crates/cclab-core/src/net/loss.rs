@@ -84,12 +84,7 @@ impl<'de> Deserialize<'de> for LossSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         deserialize_tagged(d, "model", "a table such as { model = \"bernoulli\", rate = 0.01 }", |model, params| {
             match model {
-                "none" => parse_params::<std::collections::BTreeMap<String, ()>>(params).and_then(|extra| {
-                    match extra.keys().next() {
-                        Some(key) => Err(crate::schema::nested_error(key, "unknown field: \"none\" has no parameters")),
-                        None => Ok(LossSpec::None),
-                    }
-                }),
+                "none" => crate::schema::no_params(params, "none").map(|()| LossSpec::None),
                 "bernoulli" => parse_params(params).map(LossSpec::Bernoulli),
                 "gilbert_elliott" => parse_params(params).map(LossSpec::GilbertElliott),
                 "handoff" => {

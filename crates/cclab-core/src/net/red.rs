@@ -21,7 +21,7 @@ pub enum QueueSpec {
     Red(RedSpec),
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RedMode {
     /// Queue measured in packets.
@@ -31,6 +31,8 @@ pub enum RedMode {
     /// by packet size.
     Bytes,
 }
+
+crate::schema::named_choice!(RedMode, "mode", [Packets => "packets", Bytes => "bytes"]);
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -78,12 +80,7 @@ impl<'de> Deserialize<'de> for QueueSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         deserialize_tagged(d, "kind", "\"droptail\", \"red\" or { kind = \"red\", min_th = 5, ... }", |kind, params| {
             match kind {
-                "droptail" => parse_params::<std::collections::BTreeMap<String, ()>>(params).and_then(|extra| {
-                    match extra.keys().next() {
-                        Some(key) => Err(crate::schema::nested_error(key, "unknown field: droptail has no parameters")),
-                        None => Ok(QueueSpec::Droptail),
-                    }
-                }),
+                "droptail" => crate::schema::no_params(params, "droptail").map(|()| QueueSpec::Droptail),
                 "red" => {
                     let spec: RedSpec = parse_params(params)?;
                     spec.validate().map_err(|(field, msg)| crate::schema::nested_error(field, &msg))?;

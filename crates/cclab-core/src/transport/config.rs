@@ -3,7 +3,7 @@
 use crate::sim::Duration;
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Recovery {
     /// SACK-based loss recovery, RFC 6675 (ns-2 `Sack1` is the closest agent).
@@ -12,6 +12,8 @@ pub enum Recovery {
     /// NewReno, RFC 6582 (ns-2 `Newreno`); the receiver sends no SACK blocks.
     Newreno,
 }
+
+crate::schema::named_choice!(Recovery, "recovery", [Sack => "sack", Newreno => "newreno"]);
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
