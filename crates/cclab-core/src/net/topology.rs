@@ -384,10 +384,14 @@ impl Graph {
     }
 }
 
-/// A graph under construction.
+/// A graph under construction. A general graph is `indexed`: nodes by name, links by
+/// their ends, each node's links, and routes (shared by the flows that take them).
+/// Presets that place every node and route themselves (the dumbbell) skip the indexes,
+/// which would cost more than the rest of the build for many flows.
 #[derive(Default)]
 struct Builder {
     graph: Graph,
+    indexed: bool,
     node_ids: HashMap<String, u32>,
     routes: HashMap<Vec<LinkId>, RouteId>,
     /// Outgoing link directions of each node, in the order listed.
@@ -397,14 +401,21 @@ struct Builder {
 }
 
 impl Builder {
-    fn node(&mut self, name: &str) -> u32 {
-        if let Some(&id) = self.node_ids.get(name) {
-            return id;
-        }
+    fn indexed() -> Builder {
+        Builder { indexed: true, ..Default::default() }
+    }
+
+    /// The node named `name`, added if new (unindexed: always added).
+    fn node(&mut self, name: String) -> u32 {
         let id = self.graph.nodes.len() as u32;
-        self.graph.nodes.push(name.to_string());
-        self.node_ids.insert(name.to_string(), id);
-        self.adjacency.push(Vec::new());
+        if self.indexed {
+            if let Some(&id) = self.node_ids.get(&name) {
+                return id;
+            }
+            self.node_ids.insert(name.clone(), id);
+            self.adjacency.push(Vec::new());
+        }
+        self.graph.nodes.push(name);
         id
     }
 
@@ -419,19 +430,23 @@ impl Builder {
         for (from, to, (delay, params, name)) in [(a, b, forward), (b, a, reverse)] {
             let link = self.graph.links.len() as LinkId;
             self.graph.links.push(LinkDirection { from, to, delay, params, name, buffer: 0 });
-            self.adjacency[from as usize].push(link);
-            self.direction.insert((from, to), link);
+            if self.indexed {
+                self.adjacency[from as usize].push(link);
+                self.direction.insert((from, to), link);
+            }
         }
         id
     }
 
     fn route(&mut self, links: Vec<LinkId>) -> RouteId {
-        if let Some(&id) = self.routes.get(&links) {
-            return id;
-        }
         let id = self.graph.routes.len() as RouteId;
-        self.graph.routes.push(links.clone());
-        self.routes.insert(links, id);
+        if self.indexed {
+            if let Some(&known) = self.routes.get(&links) {
+                return known;
+            }
+            self.routes.insert(links.clone(), id);
+        }
+        self.graph.routes.push(links);
         id
     }
 
@@ -602,7 +617,7 @@ impl Dumbbell {
         let bottleneck = params(&mut b, &self.bottleneck, "topology.bottleneck");
         let source_access = params(&mut b, &self.source_access, "topology.source_access");
         let sink_access = params(&mut b, &self.sink_access, "topology.sink_access");
-        let (r1, r2) = (b.node("r1"), b.node("r2"));
+        let (r1, r2) = (b.node("r1".into()), b.node("r2".into()));
         let delay = self.bottleneck.delay;
         let forward = b.duplex(r1, r2, (delay, bottleneck.0, None), (delay, bottleneck.1, None));
         let mut flow = 0;
@@ -610,7 +625,7 @@ impl Dumbbell {
             let source_delay = ends.source_delay.unwrap_or(self.source_access.delay);
             let sink_delay = ends.sink_delay.unwrap_or(self.sink_access.delay);
             for _ in 0..ends.count {
-                let (s, d) = (b.node(&format!("s{flow}")), b.node(&format!("d{flow}")));
+                let (s, d) = (b.node(format!("s{flow}")), b.node(format!("d{flow}")));
                 let source_link = b.duplex(s, r1, (source_delay, source_access.0, None), (source_delay, source_access.1, None));
                 let sink_link = b.duplex(r2, d, (sink_delay, sink_access.0, None), (sink_delay, sink_access.1, None));
                 let data = if ends.reverse {
@@ -641,7 +656,7 @@ fn expand_graph(
     if links.is_empty() {
         return error(field, "needs at least one link");
     }
-    let mut b = Builder::default();
+    let mut b = Builder::indexed();
     let mut names: HashMap<String, String> = HashMap::new();
     for (k, link) in links.iter().enumerate() {
         let at = format!("{field}[{k}]");
@@ -666,7 +681,7 @@ fn expand_graph(
         if from == to {
             return error(format!("{at}.to"), format!("{to:?} is the same node as from"));
         }
-        let (a, z) = (b.node(&from), b.node(&to));
+        let (a, z) = (b.node(from.clone()), b.node(to.clone()));
         if let Some(&other) = b.direction.get(&(a, z)) {
             return error(at, format!("a second link between {from:?} and {to:?} (the first is {field}[{}])", other / 2));
         }
