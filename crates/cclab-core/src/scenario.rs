@@ -3,11 +3,11 @@
 //! a one-line message naming the field path and the value, e.g.
 //! `flows[0].cc.beta: 1.5 is outside (0, 1)`.
 use crate::cc::CcConfig;
-use crate::schema::{deserialize_with_path, named_choice};
+use crate::schema::{deserialize_with_path, duration_or_table, named_choice};
 pub use crate::schema::{OpenUnit, Positive, Probability};
 use crate::sim::Duration;
 use crate::transport::TcpConfig;
-use serde::{de, Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
 use std::num::NonZeroU32;
 
@@ -288,42 +288,25 @@ pub struct StartSpec {
 // Hand-written so a plain time ("0s") is accepted as well as a table.
 impl<'de> Deserialize<'de> for StartSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> de::Visitor<'de> for V {
-            type Value = StartSpec;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a time such as \"0s\", or { stagger = \"1s\" }, or { random = \"1s\" }")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<StartSpec, E> {
-                Ok(StartSpec { at: v.parse().map_err(E::custom)?, ..Default::default() })
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<StartSpec, E> {
-                Duration::deserialize(de::value::F64Deserializer::new(v))
-                    .map(|at| StartSpec { at, ..Default::default() })
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<StartSpec, E> {
-                self.visit_f64(v as f64)
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<StartSpec, E> {
-                self.visit_f64(v as f64)
-            }
-            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<StartSpec, A::Error> {
-                #[derive(Deserialize)]
-                #[serde(deny_unknown_fields)]
-                struct Table {
-                    #[serde(default)]
-                    at: Duration,
-                    stagger: Option<Duration>,
-                    random: Option<Duration>,
-                }
-                let t = Table::deserialize(de::value::MapAccessDeserializer::new(map))?;
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Table {
+            #[serde(default)]
+            at: Duration,
+            stagger: Option<Duration>,
+            random: Option<Duration>,
+        }
+        duration_or_table(
+            d,
+            "a time such as \"0s\", or { stagger = \"1s\" }, or { random = \"1s\" }",
+            |at| StartSpec { at, ..Default::default() },
+            |t: Table| {
                 if t.stagger.is_some() && t.random.is_some() {
-                    return Err(de::Error::custom("give either stagger or random, not both"));
+                    return Err("give either stagger or random, not both".into());
                 }
                 Ok(StartSpec { at: t.at, stagger: t.stagger, random: t.random })
-            }
-        }
-        d.deserialize_any(V)
+            },
+        )
     }
 }
 

@@ -173,3 +173,47 @@ macro_rules! named_choice {
     };
 }
 pub(crate) use named_choice;
+
+/// Deserialize a value written either as a duration (`"1s"`, or a number of seconds) or
+/// as a table `Table`: `from_duration` and `from_table` make the value. One helper for
+/// every such field (flow starts, on/off periods), so they read and fail alike.
+pub fn duration_or_table<'de, D, T, Table>(
+    d: D,
+    expecting: &'static str,
+    from_duration: fn(crate::sim::Duration) -> T,
+    from_table: fn(Table) -> Result<T, String>,
+) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    Table: Deserialize<'de>,
+{
+    use crate::sim::Duration;
+    struct V<T, Table> {
+        expecting: &'static str,
+        from_duration: fn(Duration) -> T,
+        from_table: fn(Table) -> Result<T, String>,
+    }
+    impl<'de, T, Table: Deserialize<'de>> de::Visitor<'de> for V<T, Table> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str(self.expecting)
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+            v.parse().map(self.from_duration).map_err(E::custom)
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+            Duration::deserialize(de::value::F64Deserializer::new(v)).map(self.from_duration)
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+            self.visit_f64(v as f64)
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+            self.visit_f64(v as f64)
+        }
+        fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+            let table = Table::deserialize(de::value::MapAccessDeserializer::new(map))?;
+            (self.from_table)(table).map_err(de::Error::custom)
+        }
+    }
+    d.deserialize_any(V { expecting, from_duration, from_table })
+}

@@ -114,8 +114,7 @@ pub struct Simulation {
     packets: crate::net::PacketArena<Header, PacketClass>,
     links: Vec<Link>,
     routes: Vec<Vec<LinkId>>,
-    bottleneck: LinkId,
-    /// Nodes and link directions, for the per-link results.
+    /// Nodes and link directions (for the per-link results) and the bottleneck.
     graph: Graph,
     flows: Vec<Flow>,
     hosts: Vec<Host>,
@@ -236,7 +235,6 @@ impl Simulation {
             packets: Default::default(),
             links,
             routes,
-            bottleneck: graph.bottleneck,
             graph,
             flows,
             hosts,
@@ -538,7 +536,7 @@ impl Simulation {
             })
             .collect();
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_mbps).collect();
-        let bottleneck = &self.links[self.bottleneck as usize];
+        let bottleneck = &self.links[self.graph.bottleneck as usize];
         let system = SystemMetrics {
             goodput_mbps: goodputs.iter().sum(),
             throughput_mbps: flows.iter().map(|f| f.throughput_mbps).sum(),
@@ -549,7 +547,7 @@ impl Simulation {
             bottleneck_ecn_marks: bottleneck.red.as_ref().map_or(0, |r| r.stats.marks),
             bottleneck_red_drops: bottleneck.red.as_ref().map_or(0, |r| r.stats.early_drops + r.stats.forced_drops),
             mean_queue_delay_ms: bottleneck.mean_queue_delay_ns() / 1e6,
-            bottleneck_link: self.graph.link_name(self.bottleneck),
+            bottleneck_link: self.graph.link_name(self.graph.bottleneck),
         };
         let links = self
             .links

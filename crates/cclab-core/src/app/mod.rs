@@ -5,12 +5,11 @@
 //! * Over UDP: `cbr` (one packet every size/rate, optionally jittered as ns-2's CBR
 //!   `random_`) or `onoff` (CBR at `rate` during on periods, silent during off periods;
 //!   fixed, exponential or Pareto period lengths): [`PacketSchedule`].
-use crate::schema::{deserialize_tagged, nested_error, parse_params, unknown_variant};
+use crate::schema::{deserialize_tagged, duration_or_table, nested_error, parse_params, unknown_variant};
 use crate::sim::rng::RngStream;
 use crate::sim::{Duration, Rate, Time, NS_PER_SEC};
 use rand::Rng;
-use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
-use std::fmt;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Scenario form: `app = "bulk"`, `{ kind = "cbr", rate = "1Mbps" }` or
 /// `{ kind = "onoff", rate = "6Mbps", on = "1s", off = { exponential = "1s" } }`.
@@ -152,49 +151,31 @@ impl Serialize for Period {
 
 impl<'de> Deserialize<'de> for Period {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> de::Visitor<'de> for V {
-            type Value = Period;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a duration such as \"1s\", { exponential = \"1s\" } or { pareto = \"1s\", shape = 1.5 }")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Period, E> {
-                v.parse().map(Period::Fixed).map_err(E::custom)
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Period, E> {
-                Duration::deserialize(de::value::F64Deserializer::new(v)).map(Period::Fixed)
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Period, E> {
-                self.visit_f64(v as f64)
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Period, E> {
-                self.visit_f64(v as f64)
-            }
-            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Period, A::Error> {
-                #[derive(Deserialize)]
-                #[serde(deny_unknown_fields)]
-                struct Table {
-                    exponential: Option<Duration>,
-                    pareto: Option<Duration>,
-                    shape: Option<f64>,
-                }
-                let t = Table::deserialize(de::value::MapAccessDeserializer::new(map))?;
-                match (t.exponential, t.pareto, t.shape) {
-                    (Some(mean), None, None) => Ok(Period::Exponential(mean)),
-                    (None, Some(mean), shape) => {
-                        let shape = shape.unwrap_or(1.5);
-                        if !(shape.is_finite() && shape > 1.0) {
-                            return Err(de::Error::custom(format!("shape {shape} is not > 1 (the mean must be finite)")));
-                        }
-                        Ok(Period::Pareto { mean, shape })
-                    }
-                    (Some(_), Some(_), _) => Err(de::Error::custom("give either exponential or pareto, not both")),
-                    (Some(_), None, Some(_)) => Err(de::Error::custom("shape applies to pareto periods only")),
-                    (None, None, _) => Err(de::Error::custom("give { exponential = \"1s\" } or { pareto = \"1s\", shape = 1.5 }")),
-                }
-            }
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Table {
+            exponential: Option<Duration>,
+            pareto: Option<Duration>,
+            shape: Option<f64>,
         }
-        d.deserialize_any(V)
+        duration_or_table(
+            d,
+            "a duration such as \"1s\", { exponential = \"1s\" } or { pareto = \"1s\", shape = 1.5 }",
+            Period::Fixed,
+            |t: Table| match (t.exponential, t.pareto, t.shape) {
+                (Some(mean), None, None) => Ok(Period::Exponential(mean)),
+                (None, Some(mean), shape) => {
+                    let shape = shape.unwrap_or(1.5);
+                    if !(shape.is_finite() && shape > 1.0) {
+                        return Err(format!("shape {shape} is not > 1 (the mean must be finite)"));
+                    }
+                    Ok(Period::Pareto { mean, shape })
+                }
+                (Some(_), Some(_), _) => Err("give either exponential or pareto, not both".into()),
+                (Some(_), None, Some(_)) => Err("shape applies to pareto periods only".into()),
+                (None, None, _) => Err("give { exponential = \"1s\" } or { pareto = \"1s\", shape = 1.5 }".into()),
+            },
+        )
     }
 }
 
