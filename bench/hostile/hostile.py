@@ -1,0 +1,389 @@
+#!/usr/bin/env python3
+"""Hostile inputs against cclab, classified: how does every front door fail?
+
+    .venv/bin/python bench/hostile/hostile.py                 # every input, table of outcomes
+    .venv/bin/python bench/hostile/hostile.py --show misleading --limit 40
+    .venv/bin/python bench/hostile/hostile.py --json out.json  # one record per input
+
+Inputs (well over 1 000):
+* every leaf of two normalised base scenarios (a dumbbell with three protocols, and the
+  graph chain with UDP cross traffic) set to each value of a hostile palette (NaN, ±inf,
+  negatives, zero, huge and tiny numbers, integers past 2^63 and 2^64, wrong types,
+  absurd durations and rates, empty and unknown names), plus unknown keys and deleted
+  keys, through ``cclab.run(dict)``;
+* the cases reported in issue 13 (limits, hangs, aborts, memory), through ``cclab.run``;
+* command lines (odd files: a FIFO, a directory, a deep TOML, a binary file; bad
+  ``--set``; outputs into unwritable places) through ``python -m cclab``;
+* sweep plans with hostile axes and names through ``cclab sweep``.
+
+Outcomes: ``clean`` (a one-line error naming the field, in cclab's words), ``ran``
+(finished; for scenario runs packet conservation is checked, a violation is ``wrong``),
+``misleading`` (an error that does not name the field, or leaks serde/Rust words, or
+spans several lines), ``traceback`` (any other Python exception, or a traceback on
+stderr), ``panic`` (a Rust panic reaching Python), ``abort`` (the process died), ``hang``
+(no answer within the time limit).
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import copy
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+TIMEOUT_S = 20.0
+# Words that belong to serde, Rust or Python, not to a scenario's author.
+LEAKS = re.compile(r"expected (f64|u8|u16|u32|u64|i64|usize|unit|value|a sequence|a string|a map|struct|enum|variant)"
+                   r"|untagged|Bdp\(|Packets\(|invalid type|invalid value|serde|Some\(|None\b|RecursionError|"
+                   r"Traceback|panicked|Exception|\bstr\b|\bint\b|\bfloat\b|NonZero")
+
+SMALL = {
+    "name": "hostile-dumbbell", "duration": "0.5s", "seed": 7,
+    "topology": {"kind": "dumbbell",
+                 "bottleneck": {"rate": "10Mbps", "delay": "25ms", "buffer": 50,
+                                "queue": {"kind": "red", "ecn": True}},
+                 "source_access": {"rate": "100Mbps", "delay": "5ms"},
+                 "sink_access": {"rate": "10Mbps", "delay": "5ms", "loss": {"model": "bernoulli", "rate": 0.01}}},
+    "flows": [
+        {"group": "smooth", "count": 2, "cc": {"algorithm": "aimd", "alpha": 0.31, "beta": 0.875},
+         "start": {"stagger": "0.1s"}, "tcp": {"ecn": True}},
+        {"group": "mr", "cc": {"algorithm": "mraimd"}, "app": {"kind": "cbr", "rate": "1Mbps"}, "stop": "0.4s"},
+        {"group": "sched", "count": 2, "schedule": [["0s", 1], ["0.2s", 2]], "direction": "reverse"},
+    ],
+    "trace": {"flows": True, "queue": True},
+}
+GRAPH = {
+    "name": "hostile-chain", "duration": "0.5s", "seed": 1, "header_size": 0,
+    "topology": {"kind": "graph", "links": [
+        {"from": "n0", "to": "n1", "rate": "20Mbps", "delay": "5ms", "buffer": 100},
+        {"from": "n1", "to": "n2", "rate": "10Mbps", "delay": "5ms", "buffer": 100,
+         "reverse": {"rate": "5Mbps", "loss": {"model": "gilbert_elliott", "good_to_bad": 0.01, "bad_to_good": 0.5}}},
+        {"from": "n2", "to": "n3", "rate": "20Mbps", "delay": "5ms", "buffer": 100, "name": "hop3",
+         "loss": {"model": "handoff", "period": "0.2s", "mean_outage": "0.05s"}},
+    ]},
+    "flows": [
+        {"group": "tcp", "from": "n0", "to": "n3", "cc": "reno", "tcp": {"recovery": "newreno", "delayed_ack": True}},
+        {"group": "onoff", "transport": "udp", "from": "n1", "to": "n2",
+         "app": {"kind": "onoff", "rate": "6Mbps", "on": "0.1s", "off": {"exponential": "0.1s"}}, "start": "0.1s"},
+        {"group": "cbr", "transport": "udp", "route": ["n2", "n3"], "app": {"kind": "cbr", "rate": "5Mbps", "jitter": 0.5}},
+    ],
+}
+NAN, INF = float("nan"), float("inf")
+PALETTE = [NAN, INF, -INF, -1, 0, 0.5, 1e300, -1e300, 1e-300, 2**63 - 1, 2**64 + 5, 10**300, 1.5, "x", "",
+           True, [], {}, "1e999s", "-5ms", "0s", "1ns", "1e12s", "nan", "0Mbps", "1e30Gbps", "1bps", "0bdp",
+           "1e-9bdp", "reno", None]
+
+
+def leaves(value, path=()):
+    """Every leaf of a nested dict/list, as a tuple path (lists of scalars count as leaves)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from leaves(item, path + (key,))
+    elif isinstance(value, list) and value and isinstance(value[0], (dict, list)) and path[-1:] != ("schedule",):
+        for index, item in enumerate(value):
+            yield from leaves(item, path + (index,))
+    else:
+        yield path
+
+
+def set_path(document, path, value):
+    node = document
+    for key in path[:-1]:
+        node = node[key]
+    if value is None:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+
+
+def field_name(path) -> str:
+    """The error-path form of a tuple path: flows[0].cc.beta."""
+    text = ""
+    for key in path:
+        text += f"[{key}]" if isinstance(key, int) else (f".{key}" if text else key)
+    return text
+
+
+def scenario_inputs() -> list[dict]:
+    import cclab
+
+    inputs = []
+    for base in (SMALL, GRAPH):
+        normalized = cclab.validate(base)
+        normalized["duration"] = base["duration"]
+        for path in leaves(normalized):
+            if path[0] in ("name",):
+                continue
+            for value in PALETTE:
+                scenario = copy.deepcopy(normalized)
+                set_path(scenario, path, value)
+                inputs.append({"kind": "scenario", "field": field_name(path), "value": repr(value), "scenario": scenario})
+        for path in [("topology",), ("flows", 0), ("flows", 0, "tcp"), ("trace",)]:
+            scenario = copy.deepcopy(normalized)
+            node = scenario
+            for key in path:
+                node = node[key]
+            node["bogus_key"] = 1
+            inputs.append({"kind": "scenario", "field": field_name(path + ("bogus_key",)), "value": "1", "scenario": scenario})
+    for case in issue_cases():
+        inputs.append({"kind": "scenario", **case})
+    return inputs
+
+
+def issue_cases() -> list[dict]:
+    """The inputs issue 13 reports, as scenarios (field: the one an error should name)."""
+    def dumbbell(**changes):
+        scenario = {"duration": "1s", "topology": copy.deepcopy(SMALL["topology"]),
+                    "flows": [{"cc": "reno"}]}
+        scenario["topology"]["bottleneck"]["queue"] = "droptail"
+        for path, value in changes.items():
+            node, keys = scenario, path.split(".")
+            for key in keys[:-1]:
+                node = node[int(key)] if key.isdigit() else node.setdefault(key, {})
+            node[keys[-1]] = value
+        return scenario
+
+    late = dumbbell(duration="2s")
+    late["flows"] = [{"group": "early", "count": 2}, {"group": "late", "count": 524_300, "start": "3s"}]
+    return [
+        {"field": "flows", "value": "524 300 late flows", "scenario": late, "check_early_flows": True},
+        {"field": "duration", "value": "1e300s", "scenario": dumbbell(duration="1e300s")},
+        {"field": "duration", "value": "2^63-1 ns", "scenario": dumbbell(duration=str(2**63 - 1) + "ns")},
+        {"field": "bin_width", "value": "1ns", "scenario": dumbbell(duration="100s", bin_width="1ns")},
+        {"field": "flows[0].tcp.max_rto", "value": "0s", "scenario": dumbbell(**{"flows.0.tcp.min_rto": "0s", "flows.0.tcp.max_rto": "0s"})},
+        {"field": "flows[0].tcp.max_rto", "value": "1ns", "scenario": dumbbell(**{"flows.0.tcp.min_rto": "0s", "flows.0.tcp.max_rto": "1ns"})},
+        {"field": "flows[0].tcp.initial_rto", "value": "2e10s", "scenario": dumbbell(**{"flows.0.tcp.initial_rto": "2e10s"})},
+        {"field": "flows[0].tcp.max_rto", "value": "1e12s", "scenario": dumbbell(**{"flows.0.tcp.max_rto": "1e12s", "flows.0.tcp.min_rto": "1e11s"})},
+        {"field": "topology.bottleneck.delay", "value": "18446744074s", "scenario": dumbbell(**{"topology.bottleneck.delay": "18446744074s"})},
+        {"field": "topology.bottleneck.buffer", "value": "9223372036854775807", "scenario": dumbbell(**{"topology.bottleneck.buffer": 2**63 - 1})},
+        {"field": "topology.source_access.buffer", "value": "zero delays", "scenario": dumbbell(**{"topology.source_access.delay": "0s", "topology.bottleneck.delay": "0s", "topology.sink_access.delay": "0s"})},
+        {"field": "topology.bottleneck.rate", "value": "1bps", "scenario": dumbbell(**{"topology.bottleneck.rate": "1bps"})},
+        {"field": "flows[0].start", "value": "after the end", "scenario": dumbbell(**{"flows.0.start": "5s"}), "warning": True},
+        {"field": "topology.bottleneck.buffer_bytes", "value": "100", "scenario": dumbbell(**{"topology.bottleneck.buffer_bytes": 100})},
+        {"field": "flows[0].cc.alpha", "value": "1e300", "scenario": dumbbell(**{"flows.0.cc": {"algorithm": "aimd", "alpha": 1e300, "beta": 0.5}})},
+        {"field": "flows[0].tcp.initial_window", "value": "9.2e18", "scenario": dumbbell(**{"flows.0.tcp.initial_window": 9.2e18})},
+        {"field": "topology.bottleneck.queue.target_delay_s", "value": "-1", "scenario": dumbbell(**{"topology.bottleneck.queue": {"kind": "red", "target_delay_s": -1}})},
+        {"field": "topology.sink_access.loss.period", "value": "1ns", "scenario": dumbbell(**{"topology.sink_access.loss": {"model": "handoff", "period": "1ns"}})},
+        {"field": "flows[0].count", "value": "1000001", "scenario": dumbbell(**{"flows.0.count": 1_000_001})},
+    ]
+
+
+# ----------------------------------------------------------------------- scenario worker
+def worker_main(cases_file: str, first: int, last: int, results_file: str) -> None:
+    """Run cases[first:last], appending a "started" line before each and its outcome after."""
+    import pickle
+
+    import cclab
+
+    cases = pickle.loads(Path(cases_file).read_bytes())
+    with open(results_file, "a", buffering=1) as out:
+        for index in range(first, last):
+            out.write(json.dumps([index, "started", ""]) + "\n")
+            out.write(json.dumps([index, *_run_one(cclab, cases[index])]) + "\n")
+
+
+def _run_one(cclab, case) -> tuple[str, str]:
+    try:
+        result = cclab.run(case["scenario"])
+    except cclab.ScenarioError as error:
+        return _judge_error(str(error), case["field"])
+    except BaseException as error:  # noqa: BLE001 - classifying everything is the point
+        kind = "panic" if type(error).__name__ == "PanicException" else "traceback"
+        return kind, f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+    c = result.raw["conservation"]
+    if c["data_sent"] != c["data_received"] + c["data_dropped"] + c["data_in_flight"]:
+        return "wrong", f"conservation: {c}"
+    if case.get("check_early_flows"):
+        early = result.flows[result.flows["group"] == "early"]
+        if (early["data_packets_sent"] == 0).any():
+            return "wrong", "early flows sent nothing"
+    if case.get("warning") and not result.raw.get("warnings"):
+        return "ran", "no warning"
+    return "ran", ""
+
+
+def _judge_error(message: str, field: str) -> tuple[str, str]:
+    if "\n" in message.strip() or LEAKS.search(message):
+        return "misleading", message
+    top = field.split(".")[0].split("[")[0]
+    if top not in message:
+        return "misleading", message
+    return "clean", message
+
+
+def run_scenarios(inputs: list[dict], workers: int = 2) -> list[tuple[str, str]]:
+    """The inputs split among worker processes; a worker that goes silent for TIMEOUT_S
+    is killed (the case it was on is a hang), one that dies is an abort; either way a
+    new worker takes over after that case."""
+    import pickle
+    import time
+
+    outcomes: list = [None] * len(inputs)
+    with tempfile.TemporaryDirectory(prefix="cclab-hostile-") as scratch:
+        cases_file = Path(scratch) / "cases.pickle"
+        cases_file.write_bytes(pickle.dumps(inputs))
+        share = math.ceil(len(inputs) / workers)
+        slices = [(k * share, min(len(inputs), (k + 1) * share)) for k in range(workers)]
+        running = {}
+
+        def launch(k: int, first: int, last: int) -> None:
+            results = Path(scratch) / f"results{k}-{first}.jsonl"
+            command = [sys.executable, __file__, "--worker", str(cases_file), str(first), str(last), str(results)]
+            process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            running[k] = {"process": process, "results": results, "read": 0, "current": None, "last": last,
+                          "heard": time.monotonic()}
+
+        for k, (first, last) in enumerate(slices):
+            if first < last:
+                launch(k, first, last)
+        while running:
+            time.sleep(0.2)
+            for k, worker in list(running.items()):
+                lines = worker["results"].read_text().splitlines() if worker["results"].exists() else []
+                for line in lines[worker["read"]:]:
+                    index, status, detail = json.loads(line)
+                    worker["heard"] = time.monotonic()
+                    if status == "started":
+                        worker["current"] = index
+                    else:
+                        outcomes[index] = (status, detail)
+                        worker["current"] = None
+                worker["read"] = len(lines)
+                process, current = worker["process"], worker["current"]
+                finished = process.poll() is not None
+                silent = time.monotonic() - worker["heard"] > TIMEOUT_S
+                if not finished and not silent:
+                    continue
+                if not finished:
+                    process.kill()
+                    process.wait()
+                del running[k]
+                if current is not None:
+                    outcomes[current] = ("hang", f"no answer in {TIMEOUT_S:g} s") if silent and not finished \
+                        else ("abort", f"worker exited with {process.returncode}")
+                    if current + 1 < worker["last"]:
+                        launch(k, current + 1, worker["last"])
+    return [o or ("abort", "never ran") for o in outcomes]
+
+
+# ----------------------------------------------------------------------- CLI and sweeps
+def cli_inputs(scratch: Path) -> list[dict]:
+    good = scratch / "good.toml"
+    import tomli_w
+
+    good.write_text(tomli_w.dumps(GRAPH))
+    fifo = scratch / "fifo.toml"
+    os.mkfifo(fifo)
+    deep = scratch / "deep.toml"
+    deep.write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
+    binary = scratch / "binary.toml"
+    binary.write_bytes(bytes(range(256)) * 4)
+    unreadable = scratch / "unreadable.toml"
+    unreadable.write_text("duration = '1s'\n")
+    unreadable.chmod(0)
+    readonly = scratch / "readonly"
+    readonly.mkdir()
+    readonly.chmod(0o500)
+    a_file = scratch / "a-file"
+    a_file.write_text("x")
+    plan = lambda body: _write(scratch, body)  # noqa: E731
+    base_plan = f'[sweep]\nname = "p"\nscenario = "{good}"\n[set]\nduration = "0.1s"\n'
+    cases = [
+        (["run", fifo], "fifo"), (["run", scratch], "a directory"), (["run", deep], "deep TOML"),
+        (["run", binary], "binary file"), (["run", unreadable], "unreadable"), (["run", scratch / "missing.toml"], "missing"),
+        (["run", good, "--set", "flows"], "--set without ="), (["run", good, "--set", "flows.9.count=1"], "--set index"),
+        (["run", good, "--set", "duration=nan"], "--set nan"), (["run", good, "--set", "flows.0.cc.beta=inf"], "--set inf"),
+        (["run", good, "--out", a_file], "--out onto a file"), (["run", good, "--out", readonly / "x"], "--out unwritable"),
+        (["run", good, "--out", "/proc/x"], "--out /proc"), (["validate", good, "--set", "=1"], "--set empty path"),
+        (["sweep", plan(base_plan + '[axes]\n"flows.0.count" = { from = 1, to = 1e11, step = 1 }\n')], "axis 1e11 points"),
+        (["sweep", plan(base_plan + '[axes]\n"flows.0.count" = { from = 1, to = 2, step = 1e-12 }\n')], "axis step 1e-12"),
+        (["sweep", plan(base_plan.replace('name = "p"', 'name = "p"\nreplications = 100000000000'))], "replications 1e11"),
+        (["sweep", plan(base_plan + '[axes]\n"flows.0.count" = { from = 1, to = inf, step = 1 }\n')], "axis to inf"),
+        (["sweep", plan(base_plan + '[axes]\n"flows.0.count" = { from = 1, to = nan, step = 1 }\n')], "axis to nan"),
+        (["sweep", plan(base_plan + '[axes]\n"flows.0.count" = { from = 1, to = 1e400, step = 1 }\n')], "axis to 1e400"),
+        (["sweep", plan(base_plan + '[axes]\n"flows.3.count" = [1, 2]\n')], "axis path index"),
+        (["sweep", plan(base_plan + '[axes]\n"flows.0.cc.beta" = [0.5, 1.5]\n'), "--store", scratch / "s1.duckdb"], "axis bad value"),
+        (["sweep", plan(base_plan.replace('name = "p"', 'name = "../../escaped"')), "--workers", "1"], "plan name escapes"),
+        (["sweep", plan(base_plan), "--store", readonly / "x.duckdb"], "--store unwritable"),
+        (["sweep", plan(base_plan), "--store", a_file], "--store onto a non-store file"),
+        (["report", a_file, "-o", scratch / "r"], "report of a non-store"),
+        (["export", scratch / "missing.duckdb", "-o", scratch / "e"], "export missing store"),
+    ]
+    return [{"kind": "cli", "field": what, "value": " ".join(map(str, args)), "args": [str(a) for a in args]} for args, what in cases]
+
+
+def _write(scratch: Path, body: str) -> Path:
+    path = scratch / f"plan{len(list(scratch.glob('plan*.toml')))}.toml"
+    path.write_text(body)
+    return path
+
+
+def run_cli(case: dict) -> tuple[str, str]:
+    try:
+        completed = subprocess.run([sys.executable, "-m", "cclab", *case["args"]], capture_output=True, text=True,
+                                   timeout=TIMEOUT_S * 3, cwd=tempfile.gettempdir(), stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return "hang", f"no answer in {TIMEOUT_S * 3:g} s"
+    err = completed.stderr.strip()
+    if completed.returncode < 0 or completed.returncode in (134, 137, 139):
+        return "abort", f"exit {completed.returncode}: {err.splitlines()[-1:] if err else ''}"
+    if "Traceback" in err or "PanicException" in err:
+        kind = "panic" if ("PanicException" in err or "panicked" in err) else "traceback"
+        return kind, err.splitlines()[-1]
+    if completed.returncode == 0:
+        return "ran", ""
+    lines = [line for line in err.splitlines() if line.strip()]
+    if len(lines) != 1 or LEAKS.search(err):
+        return "misleading", " | ".join(lines)[:300]
+    return "clean", lines[0]
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--worker"]:
+        worker_main(argv[1], int(argv[2]), int(argv[3]), argv[4])
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--show", action="append", default=[], help="print the inputs with this outcome")
+    parser.add_argument("--limit", type=int, default=30)
+    parser.add_argument("--json", type=Path, help="write every input's outcome here")
+    parser.add_argument("--only", choices=["scenario", "cli"], help="one kind of input only")
+    parser.add_argument("--every", type=int, default=1, help="run every k-th scenario input only (a quick sample)")
+    args = parser.parse_args(argv)
+    records = []
+    if args.only in (None, "scenario"):
+        inputs = scenario_inputs()[:: args.every]
+        for case, (outcome, detail) in zip(inputs, run_scenarios(inputs)):
+            records.append({"kind": "scenario", "field": case["field"], "value": case["value"], "outcome": outcome,
+                            "detail": detail})
+    if args.only in (None, "cli"):
+        with tempfile.TemporaryDirectory(prefix="cclab-hostile-") as scratch:
+            for case in cli_inputs(Path(scratch)):
+                outcome, detail = run_cli(case)
+                records.append({"kind": "cli", "field": case["field"], "value": case["value"], "outcome": outcome,
+                                "detail": detail})
+            for path in Path(scratch).rglob("*"):
+                path.chmod(0o700)
+    counts = collections.Counter(record["outcome"] for record in records)
+    print(f"{len(records)} inputs")
+    for outcome in ("clean", "ran", "misleading", "wrong", "traceback", "panic", "abort", "hang"):
+        print(f"  {outcome:11} {counts.get(outcome, 0)}")
+    for show in args.show:
+        print(f"\n--- {show}")
+        for record in [r for r in records if r["outcome"] == show][: args.limit]:
+            print(textwrap.shorten(f"{record['field']} = {record['value']}: {record['detail']}", 220))
+    if args.json:
+        args.json.write_text(json.dumps(records, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
