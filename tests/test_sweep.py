@@ -122,10 +122,10 @@ def test_failing_run_is_recorded_and_the_sweep_goes_on_then_retried(tmp_path, mo
     doomed = plan.runs()[5]
     real_run_json = _core.run_json
 
-    def fails_for_one_seed(payload: str) -> str:
+    def fails_for_one_seed(payload: str, *limits) -> str:
         if f'"seed": {doomed.seed}' in payload:
             raise RuntimeError("engine exploded")
-        return real_run_json(payload)
+        return real_run_json(payload, *limits)
 
     monkeypatch.setattr(_core, "run_json", fails_for_one_seed)
     with ThreadPoolExecutor(max_workers=2) as threads:  # threads share the patched engine

@@ -11,15 +11,16 @@
 Everything but the native core is imported on first use, so ``import cclab`` is cheap
 (the benchmark worker and the CLI's start-up depend on it).
 """
-from cclab._core import ScenarioError
+from cclab._core import InternalError, ScenarioError
 from cclab._core import version as _core_version
 
 __version__ = _core_version()
 
-__all__ = ["run", "sweep", "load_scenario", "validate", "topology", "load_plan", "SweepStore", "Result", "ScenarioError",
-           "__version__"]
+__all__ = ["run", "sweep", "load_scenario", "validate", "topology", "scenario_warnings", "load_plan", "SweepStore", "Result",
+           "ScenarioError", "InternalError", "__version__"]
 
-_LAZY = {"load_scenario": "cclab.scenario", "validate": "cclab.scenario", "topology": "cclab.scenario", "run": "cclab.api", "sweep": "cclab.api", "Result": "cclab.results", "load_plan": "cclab.plan",
+_LAZY = {"load_scenario": "cclab.scenario", "validate": "cclab.scenario", "topology": "cclab.scenario",
+         "scenario_warnings": "cclab.scenario", "run": "cclab.api", "sweep": "cclab.api", "Result": "cclab.results", "load_plan": "cclab.plan",
          "SweepStore": "cclab.sweep_store"}
 
 

@@ -11,18 +11,22 @@ from typing import Any, Optional, Union
 from cclab._core import run_json
 from cclab.results import Result
 from cclab.plan import Plan, PlanSource
-from cclab.scenario import Overrides, ScenarioSource, apply_overrides, load_scenario, scenario_json, validate
+from cclab.scenario import (Overrides, ScenarioSource, apply_overrides, load_scenario, parse_memory, scenario_json,
+                            validate)
 from cclab.sweep_runner import SweepOutcome, in_completion_order, run_plan
 
 
-def run(source: ScenarioSource, *, overrides: Overrides = None, **settings: Any) -> Result:
+def run(source: ScenarioSource, *, overrides: Overrides = None, max_memory: Union[str, int, None] = None,
+        **settings: Any) -> Result:
     """Run the scenario in ``source`` (TOML path or dict) and return its :class:`Result`.
 
     ``overrides`` takes ``"key=value"`` strings or a mapping; keyword arguments are more
     overrides, top-level or dotted: ``run("x.toml", seed=2, **{"flows.0.count": 10})``.
+    ``max_memory`` ("16GB", bytes; default 8 GiB): a run estimated to need more is refused
+    before it starts, with a :class:`ScenarioError` naming what makes it big.
     """
     scenario = apply_overrides(load_scenario(source, overrides), settings)
-    return Result(json.loads(run_json(scenario_json(scenario))))
+    return Result(json.loads(run_json(scenario_json(scenario), parse_memory(max_memory))))
 
 
 def sweep(

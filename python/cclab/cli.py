@@ -2,7 +2,9 @@
 
 User errors (a bad scenario, a bad ``--set``, a missing file, an unusable ``--out``)
 print one line ``error: <message>`` on stderr and exit with code 2, before anything is
-written. ``--json`` prints exactly one JSON document on stdout.
+written; a bug in cclab (a panic in its core) prints one line and exits with 1.
+Warnings (legal but probably unintended settings) print ``warning: <message>`` lines on
+stderr. ``--json`` prints exactly one JSON document on stdout.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from typing import Annotated, Iterator, List, Optional
 
 import typer
 
-from cclab._core import ScenarioError, version
+from cclab._core import InternalError, ScenarioError, version
 from cclab.errors import BenchError, StoreError, SweepError
 from cclab.scenario import load_scenario, scenario_toml, validate
 
@@ -37,6 +39,14 @@ SetOption = Annotated[
                       "TOML value (e.g. --set flows.0.count=10 --set topology.bottleneck.rate=10Mbps)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document instead of tables.")]
+MemoryOption = Annotated[Optional[str], typer.Option("--max-memory", metavar="SIZE",
+                                                     help="Refuse a run estimated to need more memory (e.g. 16GB; "
+                                                          "default 8GiB).")]
+
+
+def _warn(messages) -> None:
+    for message in messages:
+        typer.echo(f"warning: {message}", err=True)
 
 
 @contextlib.contextmanager
@@ -47,7 +57,10 @@ def _user_errors() -> Iterator[None]:
         yield
     except (ScenarioError, StoreError, SweepError) as error:
         _fail(error, USAGE_ERROR)
-    except BenchError as error:
+    except OSError as error:  # a file or directory that cannot be read or written
+        where = f"{error.filename}: " if error.filename else ""
+        _fail(OSError(f"{where}{error.strerror or error}"), USAGE_ERROR)
+    except (BenchError, InternalError) as error:
         _fail(error, 1)
 
 
@@ -82,6 +95,7 @@ def run(
     as_json: JsonOption = False,
     out: Annotated[Optional[Path], typer.Option(help="Save the result tables to this directory.")] = None,
     trace: Annotated[bool, typer.Option(help="Trace every flow's cwnd/ssthresh/srtt and the bottleneck queue.")] = False,
+    max_memory: MemoryOption = None,
 ) -> None:
     """Run a scenario and print a summary (or the full result with --json)."""
     with _user_errors():
@@ -90,7 +104,8 @@ def run(
         from cclab.api import run as run_scenario
         from cclab.store import save
 
-        result = run_scenario(scenario)
+        result = run_scenario(scenario, max_memory=max_memory)
+        _warn(result.warnings)
         if out is not None:
             save(result, out)
     if as_json:
@@ -112,6 +127,9 @@ def validate_command(
     """Check a scenario and print it normalized (every default filled in) as TOML."""
     with _user_errors():
         normalized = validate(file, list(overrides or []))
+        from cclab.scenario import scenario_warnings
+
+        _warn(scenario_warnings(file, list(overrides or [])))
         if show_topology:
             from cclab.scenario import topology
 
@@ -217,18 +235,21 @@ def sweep_command(
     store: Annotated[Optional[Path], typer.Option(help="Results file (default: results/sweeps/NAME.duckdb).")] = None,
     replications: Annotated[Optional[int], typer.Option(min=1, help="Override the plan's replications.")] = None,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show progress on stderr.")] = True,
+    max_memory: MemoryOption = None,
 ) -> None:
     """Run a sweep plan; runs already in the results file are skipped (re-run to resume)."""
     with _user_errors():
         from cclab.plan import load_plan
+        from cclab.scenario import parse_memory
 
+        memory = parse_memory(max_memory)
         plan = load_plan(plan_file, {"replications": replications} if replications else None)
         plan.runs()  # every point is checked before an executor starts
         from cclab.sweep_runner import open_executor, run_plan
 
         with open_executor(executor, workers, scheduler) as pool:
             try:
-                outcome = run_plan(plan, pool, store=store, progress=progress)
+                outcome = run_plan(plan, pool, store=store, progress=progress, max_memory=memory)
             except KeyboardInterrupt:
                 typer.echo("interrupted: every finished run is stored; run the same command again to resume", err=True)
                 raise typer.Exit(130) from None

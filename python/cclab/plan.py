@@ -31,6 +31,7 @@ import hashlib
 import itertools
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from os import PathLike
@@ -40,11 +41,15 @@ from typing import Any, Union
 import tomli_w
 
 from cclab._core import ScenarioError
-from cclab.scenario import apply_overrides, load_scenario, read_toml, scenario_json, validate
+from cclab.scenario import _shown, apply_overrides, load_scenario, read_toml, scenario_json, validate
 
 PlanSource = Union[str, PathLike, Mapping[str, Any], "Plan"]
 
 SWEEP_KEYS = {"name", "scenario", "replications", "seed", "combine", "zip"}
+# A plan is checked against this before any run is made (points × replications).
+MAX_RUNS = 1_000_000
+# A plan's name names its results file, so it stays a plain file name.
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,127}$")
 TOP_LEVEL_KEYS = {"sweep", "scenario", "axes", "set"}
 SEED_BITS = 53  # seeds stay exact in JSON numbers, doubles and signed 64-bit columns
 
@@ -94,7 +99,8 @@ class Plan:
         for point_index, point in enumerate(self.points()):
             for replication in range(self.replications):
                 seed = derive_seed(self.name, self.root_seed, point, replication)
-                scenario = apply_overrides(copy.deepcopy(self.base), {**point, "seed": seed})
+                scenario = apply_overrides(copy.deepcopy(self.base), point, origin="axes")
+                scenario["seed"] = seed
                 try:
                     normalized = validate(scenario)
                 except ScenarioError as error:
@@ -156,14 +162,25 @@ def _parse(document: dict, base_dir: Path) -> Plan:
     name = sweep.get("name")
     if not isinstance(name, str) or not name:
         raise ScenarioError("sweep.name: required, a non-empty string")
+    if not NAME_PATTERN.match(name) or name in (".", ".."):
+        raise ScenarioError(f"sweep.name: {name!r} may hold only letters, digits, spaces, '.', '_' and '-' "
+                            "(it names the results file), and start with a letter or digit")
 
     base = _base_scenario(sweep.get("scenario"), document.get("scenario"), base_dir)
-    base = apply_overrides(base, document.get("set", {}))
+    if not isinstance(document.get("set", {}), Mapping):
+        raise ScenarioError("set: must be a table of dotted paths and values")
+    base = apply_overrides(base, document.get("set", {}), origin="set")
+    if not isinstance(document.get("axes", {}), Mapping):
+        raise ScenarioError("axes: must be a table of dotted paths and values")
     axes = {str(path): _axis_values(str(path), values) for path, values in document.get("axes", {}).items()}
     dimensions = _dimensions(axes, sweep.get("combine", "cross"), sweep.get("zip", []))
     replications = sweep.get("replications", 1)
-    if not isinstance(replications, int) or isinstance(replications, bool) or replications < 1:
-        raise ScenarioError(f"sweep.replications: {replications!r} is not a positive integer")
+    if not isinstance(replications, int) or isinstance(replications, bool) or not 1 <= replications <= MAX_RUNS:
+        raise ScenarioError(f"sweep.replications: {replications!r} is not a whole number from 1 to {MAX_RUNS}")
+    points = math.prod(len(axes[group[0]]) for group in dimensions) if dimensions else 1
+    if points * replications > MAX_RUNS:
+        raise ScenarioError(f"plan: {points} points × {replications} replications = {points * replications} runs; "
+                            f"a plan may have at most {MAX_RUNS}")
     root_seed = sweep.get("seed", 1)
     if not isinstance(root_seed, int) or isinstance(root_seed, bool) or root_seed < 0:
         raise ScenarioError(f"sweep.seed: {root_seed!r} is not a non-negative integer")
@@ -187,20 +204,30 @@ def _axis_values(path: str, values: Any) -> list:
     if isinstance(values, Mapping):
         return _inclusive_range(path, values)
     if not isinstance(values, list) or not values:
-        raise ScenarioError(f"axes.{path}: expected a non-empty list or {{ from, to, step }}, got {values!r}")
+        raise ScenarioError(f'axes."{path}": expected a non-empty list or {{ from, to, step }}, got {_shown(values)}')
+    if len(values) > MAX_RUNS:
+        raise ScenarioError(f'axes."{path}": {len(values)} values; a plan may have at most {MAX_RUNS} runs')
     if len({_canonical(value) for value in values}) != len(values):
-        raise ScenarioError(f"axes.{path}: repeated value in {values!r}")
+        raise ScenarioError(f'axes."{path}": a value appears twice in {_shown(values)}')
     return list(values)
 
 
 def _inclusive_range(path: str, spec: Mapping[str, Any]) -> list:
+    where = f'axes."{path}"'
     if set(spec) != {"from", "to", "step"}:
-        raise ScenarioError(f"axes.{path}: a range is {{ from = A, to = B, step = S }}, got {dict(spec)!r}")
+        raise ScenarioError(f"{where}: a range is {{ from = A, to = B, step = S }}, got {_shown(dict(spec))}")
     start, stop, step = spec["from"], spec["to"], spec["step"]
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (start, stop, step)) or step <= 0:
-        raise ScenarioError(f"axes.{path}: range needs numbers and a positive step, got {dict(spec)!r}")
+    for key, value in (("from", start), ("to", stop), ("step", step)):
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+            raise ScenarioError(f"{where}: {key} = {_shown(value)} is not a finite number")
+    if step <= 0:
+        raise ScenarioError(f"{where}: step = {step} is not positive")
     if stop < start:
-        raise ScenarioError(f"axes.{path}: range goes from {start} down to {stop}")
+        raise ScenarioError(f"{where}: the range goes from {start} down to {stop}")
+    count = (stop - start) / step + 1
+    if not count <= MAX_RUNS:
+        raise ScenarioError(f"{where}: from {start} to {stop} in steps of {step} is {count:.0f} points; "
+                            f"a plan may have at most {MAX_RUNS} runs")
     count = math.floor((stop - start) / step + 1e-9) + 1
     if all(isinstance(v, int) for v in (start, stop, step)):
         return [start + i * step for i in range(count)]

@@ -49,6 +49,11 @@ class Result:
         return self.raw["scenario"]
 
     @property
+    def warnings(self) -> list[str]:
+        """Legal but probably unintended settings of the scenario, one line each."""
+        return list(self.raw.get("warnings", []))
+
+    @property
     def duration_s(self) -> float:
         return float(self.raw["duration_s"])
 

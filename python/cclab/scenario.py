@@ -11,6 +11,7 @@ import datetime
 import json
 import math
 import re
+import stat
 from collections.abc import Iterable, Mapping
 from os import PathLike
 from pathlib import Path
@@ -23,7 +24,7 @@ try:
 except ModuleNotFoundError:  # Python < 3.11 (tomli is the same parser)
     import tomli as tomllib
 
-from cclab._core import ScenarioError, topology_json, validate_json
+from cclab._core import ScenarioError, topology_json, validate_json, warnings_json
 
 ScenarioSource = Union[str, PathLike, Mapping[str, Any]]
 Overrides = Union[Mapping[str, Any], Iterable[str], None]
@@ -54,6 +55,30 @@ def validate(source: ScenarioSource, overrides: Overrides = None) -> dict:
     return json.loads(validate_json(scenario_json(load_scenario(source, overrides))))
 
 
+_SIZE = re.compile(r"^\s*(?P<number>\d+(\.\d+)?)\s*(?P<unit>B|kB|KB|KiB|MB|MiB|GB|GiB|TB|TiB)?\s*$")
+_SIZE_UNITS = {None: 1, "B": 1, "kB": 10**3, "KB": 10**3, "KiB": 2**10, "MB": 10**6, "MiB": 2**20, "GB": 10**9,
+               "GiB": 2**30, "TB": 10**12, "TiB": 2**40}
+
+
+def parse_memory(value: Union[str, int, None], what: str = "--max-memory") -> Union[int, None]:
+    """Bytes from ``value``: an integer, or text such as ``"16GB"``, ``"512MiB"`` (None: the
+    engine's default of 8 GiB). A run whose estimated memory is above it is refused."""
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    match = _SIZE.match(value) if isinstance(value, str) else None
+    if match is None or float(match["number"]) <= 0:
+        raise ScenarioError(f"{what}: {value!r} is not a size such as 8GB, 512MiB or a number of bytes")
+    return int(float(match["number"]) * _SIZE_UNITS[match["unit"]])
+
+
+def scenario_warnings(source: ScenarioSource, overrides: Overrides = None) -> list[str]:
+    """Legal but probably unintended settings of the scenario, one line each (a group
+    that starts after the run ends, ...)."""
+    return warnings_json(scenario_json(load_scenario(source, overrides)))
+
+
 def topology(source: ScenarioSource, overrides: Overrides = None) -> dict:
     """The scenario's topology expanded by the engine: ``nodes``, ``links`` (every
     direction: name, from, to, rate, delay, buffer_packets with "Nbdp" resolved, queue,
@@ -64,8 +89,22 @@ def topology(source: ScenarioSource, overrides: Overrides = None) -> dict:
 
 
 def scenario_json(scenario: Mapping[str, Any]) -> str:
-    """Serialize a scenario dict for the engine (TOML dates become strings)."""
-    return json.dumps(scenario, default=str)
+    """Serialize a scenario dict for the engine (TOML dates become strings). JSON has no
+    NaN or infinity, and the engine reads no integer beyond 64 bits: those values go as
+    text ("nan", "inf", the digits), so its error shows them as the user wrote them."""
+    return json.dumps(_json_safe(scenario), default=str, allow_nan=False)
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
+        return str(value)
+    if isinstance(value, Mapping):
+        return {key: _json_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(item) for item in value]
+    return value
 
 
 def scenario_toml(scenario: Mapping[str, Any]) -> str:
@@ -74,8 +113,9 @@ def scenario_toml(scenario: Mapping[str, Any]) -> str:
     return tomli_w.dumps(_without_nulls(scenario))
 
 
-def apply_overrides(scenario: dict, overrides: Overrides) -> dict:
-    """Apply ``overrides`` to ``scenario`` in place and return it (see load_scenario)."""
+def apply_overrides(scenario: dict, overrides: Overrides, origin: str = "--set") -> dict:
+    """Apply ``overrides`` to ``scenario`` in place and return it (see load_scenario).
+    ``origin`` is how errors name where an override came from (``--set``, ``axes``)."""
     if overrides is None:
         return scenario
     if isinstance(overrides, Mapping):
@@ -85,7 +125,7 @@ def apply_overrides(scenario: dict, overrides: Overrides) -> dict:
     else:
         pairs = [_split_assignment(text) for text in overrides]
     for path, value in pairs:
-        _set_path(scenario, path, value)
+        _set_path(scenario, path, value, origin)
     return scenario
 
 
@@ -103,14 +143,27 @@ def parse_override_value(text: str) -> Any:
     return value
 
 
+# A scenario or plan file larger than this is not one (and is not read into memory).
+MAX_FILE_BYTES = 64 << 20
+
+
 def read_toml(path: Path) -> dict:
-    """Parse a TOML file; a missing, unreadable or malformed file is a one-line ScenarioError."""
+    """Parse a TOML file; a missing, unreadable, odd (a FIFO, a device, huge) or
+    malformed file is a one-line ScenarioError."""
     try:
-        text = path.read_text(encoding="utf-8")
+        info = path.stat()
     except FileNotFoundError:
         raise ScenarioError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ScenarioError(f"{path}: is a directory, expected a scenario .toml file") from None
+    except OSError as error:
+        raise ScenarioError(f"{path}: {error.strerror}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise ScenarioError(f"{path}: is a directory, expected a scenario .toml file")
+    if not stat.S_ISREG(info.st_mode):
+        raise ScenarioError(f"{path}: not a regular file (a pipe or a device?), expected a scenario .toml file")
+    if info.st_size > MAX_FILE_BYTES:
+        raise ScenarioError(f"{path}: {info.st_size} bytes, more than a scenario file's {MAX_FILE_BYTES} bytes")
+    try:
+        text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
         raise ScenarioError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
     except OSError as error:
@@ -119,6 +172,8 @@ def read_toml(path: Path) -> dict:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ScenarioError(f"{path}: {_describe_toml_error(error)}") from None
+    except RecursionError:
+        raise ScenarioError(f"{path}: arrays or tables nested too deeply") from None
 
 
 def _describe_toml_error(error: tomllib.TOMLDecodeError) -> str:
@@ -138,22 +193,23 @@ def _split_assignment(text: str) -> tuple[str, Any]:
     return path, parse_override_value(value.strip())
 
 
-def _set_path(scenario: dict, path: str, value: Any) -> None:
+def _set_path(scenario: dict, path: str, value: Any, origin: str = "--set") -> None:
     """Set ``scenario[a][b][0][c] = value`` for path ``a.b.0.c``; integer components
     index lists, missing tables are created."""
     keys = path.split(".")
+    where_set = f"--set {path}" if origin == "--set" else f'{origin}."{path}"'
     if any(key == "" for key in keys):
-        raise ScenarioError(f"--set {path}: empty component in the dotted path")
+        raise ScenarioError(f"{where_set}: empty component in the dotted path")
     node: Any = scenario
     for depth, key in enumerate(keys):
         is_last = depth == len(keys) - 1
         where = ".".join(keys[:depth]) or "the scenario"
         if isinstance(node, list):
             if not key.isdigit():
-                raise ScenarioError(f"--set {path}: {where} is a list, '{key}' is not an index")
+                raise ScenarioError(f"{where_set}: {where} is a list, '{key}' is not an index")
             index = int(key)
             if index >= len(node):
-                raise ScenarioError(f"--set {path}: {where} has {len(node)} entries")
+                raise ScenarioError(f"{where_set}: {where} has {len(node)} entries")
             if is_last:
                 node[index] = value
             else:
@@ -164,7 +220,15 @@ def _set_path(scenario: dict, path: str, value: Any) -> None:
             else:
                 node = node.setdefault(key, {})
         else:
-            raise ScenarioError(f"--set {path}: {where} is {json.dumps(node, default=str)}, not a table")
+            raise ScenarioError(f"{where_set}: {where} is {_shown(node)}, not a table")
+
+
+def _shown(value: Any) -> str:
+    """A value as JSON, shortened past 40 characters (NaN and infinity bare)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    text = json.dumps(_json_safe(value), default=str)
+    return text if len(text) <= 40 else f"{text[:16]}…{text[-8:]} ({len(text)} characters)"
 
 
 def _without_nulls(value: Any) -> Any:

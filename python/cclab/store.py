@@ -9,7 +9,8 @@ A result directory holds
   :func:`load` reads back) and ``meta.json`` (versions, seed, wall time, platform, time).
 
 :func:`save` writes into a hidden sibling directory and renames it into place at the
-end, so an interrupted save never leaves a half-written result behind.
+end, so an interrupted save never leaves a half-written result behind; the hidden
+directories a killed save left (their process is gone) are removed by the next save.
 """
 from __future__ import annotations
 
@@ -42,9 +43,10 @@ def save(result: Result, directory: str | PathLike) -> Path:
     """
     target = Path(directory)
     _check_replaceable(target)
-    staging = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
+    staging = target.with_name(f".{target.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
+        _remove_abandoned(target)
         staging.mkdir()
         _write_files(result, staging)
         _swap_into_place(staging, target)
@@ -128,11 +130,30 @@ def _check_replaceable(target: Path) -> None:
         raise StoreError(f"{target}: exists and is not a cclab result directory; choose another --out")
 
 
+def _remove_abandoned(target: Path) -> None:
+    """Remove the staging and retired directories of earlier saves to ``target`` whose
+    process no longer runs (a save that was killed)."""
+    for leftover in target.parent.glob(f".{glob.escape(target.name)}.*-*.*"):
+        owner = leftover.name[len(target.name) + 2:].split("-", 1)[0]
+        if leftover.suffix in (".tmp", ".old") and owner.isdigit() and not _process_alive(int(owner)):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
 def _swap_into_place(staging: Path, target: Path) -> None:
     if not target.exists():
         staging.rename(target)
         return
-    retired = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.old")
+    retired = target.with_name(f".{target.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.old")
     target.rename(retired)
     staging.rename(target)
     shutil.rmtree(retired, ignore_errors=True)

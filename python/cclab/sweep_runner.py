@@ -64,13 +64,15 @@ def default_store_path(plan: Plan) -> Path:
 
 def run_plan(plan: PlanSource, executor: Any = None, *, store: str | PathLike | None = None,
              jobs: Optional[int] = None, progress: bool = False,
-             on_run: Optional[Callable[[Run, str], None]] = None) -> SweepOutcome:
+             on_run: Optional[Callable[[Run, str], None]] = None, max_memory: Optional[int] = None) -> SweepOutcome:
     """Run every run of ``plan`` not yet in ``store`` (default ``results/sweeps/<name>.duckdb``).
 
     ``executor``: any executor (see the module docs); default a process pool of ``jobs``
     workers (all cores). ``progress``: a progress bar on stderr (one line per run when
     stderr is not a terminal). ``on_run(run, status)`` is called after each run is stored.
-    Every run is validated before any starts.
+    ``max_memory``: bytes a run may need (default the engine's 8 GiB); a run above it
+    fails with its one-line error, the sweep goes on. Every run is validated before any
+    starts.
     """
     from cclab.sweep_store import SweepStore
 
@@ -87,7 +89,8 @@ def run_plan(plan: PlanSource, executor: Any = None, *, store: str | PathLike | 
         outcome = SweepOutcome(plan, store_path, total=len(runs), skipped=len(runs) - len(pending))
         with _progress_reporter(progress, plan.name, outcome) as report:
             try:
-                for run, future in in_completion_order(pool, simulate, pending, payload=lambda r: r.scenario_json):
+                work = functools.partial(simulate, max_memory=max_memory)
+                for run, future in in_completion_order(pool, work, pending, payload=lambda r: r.scenario_json):
                     status = _store_finished(results, plan, run, future, outcome)
                     report(run, status)
                     if on_run is not None:
@@ -116,7 +119,7 @@ def _store_finished(results, plan: Plan, run: Run, future: Any, outcome: SweepOu
     return reply["status"]
 
 
-def simulate(scenario_json: str) -> dict[str, Any]:
+def simulate(scenario_json: str, max_memory: Optional[int] = None) -> dict[str, Any]:
     """Worker entry point: run one scenario; never raises, reports failures as data.
 
     Returns ``{"status": "ok", "system": {...}, "tables": {name: DataFrame}, ...}`` —
@@ -129,12 +132,39 @@ def simulate(scenario_json: str) -> dict[str, Any]:
     try:
         from cclab.results import Result
 
-        result = Result.from_json(run_json(scenario_json))
+        result = Result.from_json(run_json(scenario_json, max_memory))
         return {"status": "ok", "system": result.system, "tables": result.tables(), **local_provenance()}
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as error:  # the engine's panics are BaseExceptions
-        return {"status": "error", "error": f"{type(error).__name__}: {error}", **local_provenance()}
+        message = "; ".join(line.strip() for line in str(error).splitlines() if line.strip())
+        return {"status": "error", "error": f"{type(error).__name__}: {message}", **local_provenance()}
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Pool worker set-up: end when the driver does, however it ends (a SIGKILLed driver
+    otherwise leaves its workers running, orphaned). Linux: the kernel's parent-death
+    signal; elsewhere a thread that watches the parent."""
+    import signal
+    import threading
+
+    try:
+        import ctypes
+
+        PR_SET_PDEATHSIG = 1
+        if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM) == 0:
+            if os.getppid() != parent:  # the driver died before the signal was set
+                os._exit(1)
+            return
+    except (OSError, AttributeError):
+        pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="cclab-exit-with-parent").start()
 
 
 @functools.lru_cache(maxsize=1)
@@ -191,7 +221,7 @@ def _owned_executor(executor: Any, jobs: Optional[int], runs: int):
         yield executor
         return
     workers = max(1, min(jobs or os.cpu_count() or 1, max(runs, 1)))
-    pool = ProcessPoolExecutor(max_workers=workers)
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_exit_with_parent, initargs=(os.getpid(),))
     try:
         pool.submit(os.getpid).result()  # starts the workers now (all of them, with fork)
         yield pool

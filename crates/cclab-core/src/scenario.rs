@@ -49,6 +49,13 @@ pub struct Scenario {
     pub trace: TraceConfig,
 }
 
+/// The largest data packet (payload) cclab takes, in bytes.
+pub const MAX_PACKET_BYTES: u32 = 1_000_000;
+/// The largest header or pure ACK, in bytes.
+pub const MAX_HEADER_BYTES: u32 = 65_535;
+/// At most this many per-interval bins per flow.
+pub const MAX_BINS_PER_FLOW: u64 = 100_000_000;
+
 fn default_name() -> String {
     "unnamed".into()
 }
@@ -371,6 +378,21 @@ impl Scenario {
         if self.bin_width == Duration::ZERO {
             return err("bin_width".into(), "must be > 0".into());
         }
+        if self.bins_per_flow() > MAX_BINS_PER_FLOW {
+            return err(
+                "bin_width".into(),
+                format!("{} makes {} bins of the {} run; at most {MAX_BINS_PER_FLOW} per flow", self.bin_width, self.bins_per_flow(), self.duration),
+            );
+        }
+        for (field, value, limit) in [
+            ("packet_size", self.packet_size.get(), MAX_PACKET_BYTES),
+            ("header_size", self.header_size, MAX_HEADER_BYTES),
+            ("ack_size", self.ack_size.get(), MAX_HEADER_BYTES),
+        ] {
+            if value > limit {
+                return err(field.into(), format!("{value} bytes is above {limit}, the largest cclab takes"));
+            }
+        }
         if self.flows.is_empty() {
             return err("flows".into(), "at least one [[flows]] table is required".into());
         }
@@ -416,6 +438,30 @@ impl Scenario {
         self.flows[index].group.clone().unwrap_or_else(|| format!("group{index}"))
     }
 
+    /// Bins of `bin_width` covering the run, per flow.
+    pub fn bins_per_flow(&self) -> u64 {
+        self.duration.ns().div_ceil(self.bin_width.ns().max(1))
+    }
+
+    /// Legal but probably not what was meant: one line each, naming the field.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        for (i, g) in self.flows.iter().enumerate() {
+            let first_start = match &g.schedule {
+                Some(steps) => steps.iter().find(|&&(_, n)| n > 0).map(|&(t, _)| t),
+                None => Some(g.start.at),
+            };
+            if let Some(start) = first_start.filter(|&t| t >= self.duration) {
+                let field = if g.schedule.is_some() { "schedule" } else { "start" };
+                warnings.push(format!(
+                    "flows[{i}].{field}: {start} is not before the end of the run ({}); the group sends nothing",
+                    self.duration
+                ));
+            }
+        }
+        warnings
+    }
+
     /// The topology expanded into its graph, with every flow's route.
     pub fn expand_topology(&self) -> Result<crate::net::topology::Graph, ScenarioError> {
         let groups: Vec<crate::net::topology::FlowEnds> = self
@@ -431,8 +477,9 @@ impl Scenario {
                 sink_delay: g.sink_delay,
             })
             .collect();
+        let wire_bytes = self.packet_size.get() + self.header_size;
         self.topology
-            .expand(&groups, self.packet_size.get())
+            .expand(&groups, self.packet_size.get(), wire_bytes)
             .map_err(|e| ScenarioError(format!("{}: {}", e.path, e.message)))
     }
 }

@@ -60,10 +60,105 @@ pub fn format_error(path: &str, message: &str) -> String {
     if let Some(idx) = message.find(" at line ") {
         message.truncate(idx);
     }
+    let message = in_our_words(&message);
     if path.is_empty() || path == "." {
         message
     } else {
         format!("{path}: {message}")
+    }
+}
+
+/// serde's messages say what Rust expected (`invalid type: string "x", expected u32`);
+/// say it as a scenario's author would (`"x" is not a whole number from 0 to
+/// 4294967295`). Messages cclab wrote itself pass through unchanged.
+pub fn in_our_words(message: &str) -> String {
+    for prefix in ["invalid type: ", "invalid value: "] {
+        if let Some(rest) = message.strip_prefix(prefix) {
+            if let Some((found, expected)) = rest.rsplit_once(", expected ") {
+                return format!("{} is not {}", shown_value(found), expected_in_words(expected));
+            }
+        }
+    }
+    if let Some(rest) = message.strip_prefix("invalid length ") {
+        if let Some((found, expected)) = rest.split_once(", expected ") {
+            return format!("a list of {found} is not {}", expected_in_words(expected));
+        }
+    }
+    if let Some(field) = message.strip_prefix("missing field `").and_then(|rest| rest.strip_suffix('`')) {
+        return format!("{field:?} is missing");
+    }
+    if let Some(rest) = message.strip_prefix("unknown field `") {
+        if let Some((field, known)) = rest.split_once("`, expected one of ") {
+            return format!("unknown field {field:?}; the fields here are {}", known.replace('`', ""));
+        }
+        if let Some((field, known)) = rest.split_once("`, expected ") {
+            return format!("unknown field {field:?}; the only field here is {}", known.replace('`', ""));
+        }
+        if let Some(field) = rest.strip_suffix("`, there are no fields") {
+            return format!("unknown field {field:?}; nothing may be given here");
+        }
+    }
+    if message == "expected value" {
+        // serde_json's word for a JSON value it cannot read: NaN and infinity.
+        return "is not a number (NaN and infinity are not allowed)".into();
+    }
+    message.to_string()
+}
+
+/// How serde shows a value (`string "x"`, `integer `5``, `sequence`), as the user wrote it.
+fn shown_value(found: &str) -> String {
+    let quoted = |kind: &str| found.strip_prefix(kind).and_then(|v| v.strip_prefix('`')).and_then(|v| v.strip_suffix('`'));
+    let text = if let Some(text) = found.strip_prefix("string ") {
+        match text {
+            "\"nan\"" | "\"NaN\"" => "nan".to_string(),
+            "\"inf\"" | "\"-inf\"" => text.trim_matches('"').to_string(),
+            _ => text.to_string(),
+        }
+    } else if let Some(v) = quoted("integer ").or_else(|| quoted("floating point ")).or_else(|| quoted("boolean ")) {
+        v.to_string()
+    } else {
+        match found {
+            "sequence" => "a list".to_string(),
+            "map" => "a table".to_string(),
+            "unit value" | "unit" => "an empty value".to_string(),
+            other => other.to_string(),
+        }
+    };
+    shortened(&text)
+}
+
+/// A value of more than 40 characters, shortened (a 300-digit number helps nobody).
+pub fn shortened(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= 40 {
+        return text.to_string();
+    }
+    let head: String = chars[..16].iter().collect();
+    let tail: String = chars[chars.len() - 8..].iter().collect();
+    format!("{head}…{tail} ({} characters)", chars.len())
+}
+
+/// serde's name for what a field takes, in words.
+fn expected_in_words(expected: &str) -> String {
+    match expected {
+        "f64" | "f32" => "a number".into(),
+        "u8" => "a whole number from 0 to 255".into(),
+        "u16" => "a whole number from 0 to 65535".into(),
+        "u32" => "a whole number from 0 to 4294967295".into(),
+        "u64" | "usize" => "a whole number from 0 to 18446744073709551615".into(),
+        "a nonzero u32" => "a whole number from 1 to 4294967295".into(),
+        "a nonzero u64" => "a whole number from 1 to 18446744073709551615".into(),
+        "i64" | "i32" => "a whole number".into(),
+        "a boolean" => "true or false".into(),
+        "a string" | "a borrowed string" => "text in quotes".into(),
+        "a sequence" => "a list".into(),
+        "a map" => "a table".into(),
+        "unit" => "empty".into(),
+        other if other.starts_with("struct ") || other.starts_with("enum ") => "a table".into(),
+        other if other.starts_with("a tuple of size ") || other.starts_with("tuple of ") => {
+            format!("a list of {}", other.rsplit(' ').next().unwrap_or("2").trim_end_matches("elements").trim())
+        }
+        other => other.into(),
     }
 }
 

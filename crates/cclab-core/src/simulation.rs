@@ -139,8 +139,65 @@ struct Counts {
     late: [u64; PacketClass::COUNT],
 }
 
+/// What a run may use of the machine.
+#[derive(Clone, Copy, Debug)]
+pub struct RunLimits {
+    /// A run whose estimated memory is larger is refused before it allocates anything.
+    pub max_memory_bytes: u64,
+}
+
+impl Default for RunLimits {
+    fn default() -> Self {
+        RunLimits { max_memory_bytes: 8 << 30 }
+    }
+}
+
+/// Rough bytes per flow, per bin of a flow and per link direction, counting the engine's
+/// state, the result and its JSON text (measured on the standard scenario and on 100 000
+/// flows; traces are not counted: they grow with the events, opt-in).
+const BYTES_PER_FLOW: u64 = 3_000;
+const BYTES_PER_BIN: u64 = 24;
+const BYTES_PER_LINK: u64 = 1_500;
+
+/// The memory a run will need, or an error naming what makes it too much.
+pub fn check_memory(scenario: &Scenario, links: u64, limits: &RunLimits) -> Result<u64, ScenarioError> {
+    let flows: u64 = scenario.flows.iter().map(|g| g.count.get() as u64).sum();
+    let bins = scenario.bins_per_flow();
+    let parts = [
+        ("bin_width", flows.saturating_mul(bins).saturating_mul(BYTES_PER_BIN)),
+        ("flows", flows * BYTES_PER_FLOW),
+        ("topology", links * BYTES_PER_LINK),
+    ];
+    let total = parts.iter().fold(0u64, |sum, &(_, bytes)| sum.saturating_add(bytes));
+    if total <= limits.max_memory_bytes {
+        return Ok(total);
+    }
+    let (field, _) = parts.iter().max_by_key(|&&(_, bytes)| bytes).expect("three parts");
+    let why = match *field {
+        "bin_width" => format!("{} makes {bins} bins for each of {flows} flows", scenario.bin_width),
+        "flows" => format!("{flows} flows"),
+        _ => format!("{links} link directions"),
+    };
+    Err(ScenarioError(format!(
+        "{field}: {why}: the run would need about {}, above the limit of {} (raise it with --max-memory)",
+        human_bytes(total),
+        human_bytes(limits.max_memory_bytes)
+    )))
+}
+
+fn human_bytes(bytes: u64) -> String {
+    let units = [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)];
+    let b = bytes as f64;
+    units.iter().find(|&&(_, scale)| b >= scale).map_or(format!("{bytes} bytes"), |&(unit, scale)| format!("{:.3} {unit}", b / scale).replace(".000 ", " "))
+}
+
 impl Simulation {
     pub fn new(scenario: Scenario) -> Result<Simulation, ScenarioError> {
+        Simulation::with_limits(scenario, &RunLimits::default())
+    }
+
+    /// A simulation of `scenario` if it fits `limits` (checked before anything is built).
+    pub fn with_limits(scenario: Scenario, limits: &RunLimits) -> Result<Simulation, ScenarioError> {
         let mut plans = Vec::new();
         for (g, group) in scenario.flows.iter().enumerate() {
             let n = group.count.get();
@@ -162,6 +219,17 @@ impl Simulation {
             }
         }
         let mut graph = scenario.expand_topology()?;
+        check_memory(&scenario, graph.links.len() as u64, limits)?;
+        // Event ids carry a link direction or an endpoint (two per flow).
+        let ids = (graph.links.len() as u64).max(2 * plans.len() as u64);
+        if ids > crate::sim::events::MAX_EVENT_ID as u64 + 1 {
+            return Err(ScenarioError(format!(
+                "topology: {} link directions and {} flows need {ids} event ids; at most {}",
+                graph.links.len(),
+                plans.len(),
+                crate::sim::events::MAX_EVENT_ID as u64 + 1
+            )));
+        }
         let bin_width = scenario.bin_width.ns();
         let horizon = scenario.duration.ns();
         let bins = horizon.div_ceil(bin_width) as usize;
@@ -603,6 +671,7 @@ impl Simulation {
         });
         RunResult {
             version: crate::VERSION,
+            warnings: self.scenario.warnings(),
             duration_s,
             events: self.events.executed(),
             data_packets_sent: data_sent,
@@ -622,5 +691,10 @@ impl Simulation {
 
 /// Validate and run a scenario.
 pub fn run(scenario: Scenario) -> Result<RunResult, ScenarioError> {
-    Ok(Simulation::new(scenario)?.run())
+    run_with_limits(scenario, &RunLimits::default())
+}
+
+/// Validate and run a scenario within `limits`.
+pub fn run_with_limits(scenario: Scenario, limits: &RunLimits) -> Result<RunResult, ScenarioError> {
+    Ok(Simulation::with_limits(scenario, limits)?.run())
 }

@@ -110,10 +110,10 @@ fn gilbert_elliott_loss_rate_matches_its_parameters() {
 #[test]
 fn new_fields_reject_bad_input() {
     let cases = [
-        (r#", loss = { model = "handoff", period = "0s" }"#, "", "topology.sink_access.loss.period: must be > 0"),
+        (r#", loss = { model = "handoff", period = "0s" }"#, "", "topology.sink_access.loss.period: 0s is below 1ms"),
         (r#", loss = { model = "gilbert_elliott", good_to_bad = 1.5, bad_to_good = 0.1 }"#, "", "loss.good_to_bad: 1.5 is outside [0, 1]"),
         (r#", loss = { model = "burst" }"#, "", "loss.model: unknown model \"burst\""),
-        (r#", loss = { model = "gilbert_elliott", bad_to_good = 0.1 }"#, "", "missing field `good_to_bad`"),
+        (r#", loss = { model = "gilbert_elliott", bad_to_good = 0.1 }"#, "", "topology.sink_access.loss: \"good_to_bad\" is missing"),
         ("", "[[flows]]\ncount = 2\nschedule = [[\"0s\", 1], [\"1s\", 3]]\n", "flows[0].count: 2 but the schedule's largest"),
         ("", "[[flows]]\ncount = 3\nschedule = [[\"0s\", 3], [\"1s\", 1], [\"2s\", 2]]\n", "stopped flows cannot restart"),
         ("", "[[flows]]\ncount = 1\nstart = \"1s\"\nschedule = [[\"0s\", 1]]\n", "either schedule or start/stop"),

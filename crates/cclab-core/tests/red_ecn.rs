@@ -109,5 +109,5 @@ sink_access = {{ rate = "100Mbps", delay = "5ms" }}
     )
     .unwrap_err()
     .0;
-    assert!(err.contains("flows[0].cc.a_decrease: 1.5 is out of range"), "{err}");
+    assert!(err.contains("flows[0].cc.a_decrease: 1.5 is not in (0, 1)"), "{err}");
 }

@@ -1,29 +1,63 @@
-//! Thin PyO3 binding: scenario JSON in, result JSON out, scenario errors become
-//! `cclab._core.ScenarioError` (a ValueError). All logic lives in cclab-core.
-use cclab_core::{Scenario, ScenarioError as CoreError};
+//! Thin PyO3 binding: scenario JSON in, result JSON out. Scenario errors become
+//! `cclab._core.ScenarioError` (a ValueError); a panic in the core (a bug) becomes
+//! `cclab._core.InternalError` (a RuntimeError, so `except Exception` catches it), with
+//! the panic's message and place on one line. All logic lives in cclab-core.
+use cclab_core::{RunLimits, Scenario, ScenarioError as CoreError};
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use std::cell::RefCell;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 create_exception!(cclab._core, ScenarioError, PyValueError, "A scenario failed validation.");
+create_exception!(cclab._core, InternalError, PyRuntimeError, "cclab hit a bug (a panic in its core).");
+
+thread_local! {
+    /// Where and why the last panic on this thread happened (the hook records it
+    /// instead of printing a backtrace to stderr).
+    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+}
 
 fn to_py(err: CoreError) -> PyErr {
     ScenarioError::new_err(err.0)
 }
 
+/// Run `work`, turning a panic into an InternalError that says where it happened.
+fn guarded<T>(work: impl FnOnce() -> Result<T, CoreError>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(work)) {
+        Ok(result) => result.map_err(to_py),
+        Err(_) => {
+            let what = LAST_PANIC.with(|last| last.borrow_mut().take()).unwrap_or_else(|| "unknown panic".into());
+            Err(InternalError::new_err(format!("internal error (a bug in cclab; please report it with the scenario): {what}")))
+        }
+    }
+}
+
 /// Validate a scenario given as JSON; return it normalised (every default filled in).
 #[pyfunction]
 fn validate_json(scenario_json: &str) -> PyResult<String> {
-    Scenario::from_json_str(scenario_json).map(|s| s.to_json()).map_err(to_py)
+    guarded(|| Scenario::from_json_str(scenario_json).map(|s| s.to_json()))
 }
 
-/// Validate and run a scenario given as JSON; return the result as JSON.
+/// The warnings (legal but probably unintended settings) of a scenario given as JSON.
 #[pyfunction]
-fn run_json(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
-    let scenario = Scenario::from_json_str(scenario_json).map_err(to_py)?;
+fn warnings_json(scenario_json: &str) -> PyResult<Vec<String>> {
+    guarded(|| Scenario::from_json_str(scenario_json).map(|s| s.warnings()))
+}
+
+/// Validate and run a scenario given as JSON; return the result as JSON. A run whose
+/// estimated memory exceeds `max_memory_bytes` (default 8 GiB) is refused up front.
+#[pyfunction]
+#[pyo3(signature = (scenario_json, max_memory_bytes=None))]
+fn run_json(py: Python<'_>, scenario_json: &str, max_memory_bytes: Option<u64>) -> PyResult<String> {
+    let scenario = guarded(|| Scenario::from_json_str(scenario_json))?;
     let normalized: serde_json::Value = serde_json::from_str(&scenario.to_json()).expect("valid JSON");
+    let mut limits = RunLimits::default();
+    if let Some(bytes) = max_memory_bytes {
+        limits.max_memory_bytes = bytes;
+    }
     let started = std::time::Instant::now();
-    let result = py.allow_threads(|| cclab_core::run(scenario)).map_err(to_py)?;
+    let result = py.allow_threads(|| guarded(|| cclab_core::run_with_limits(scenario, &limits)))?;
     let wall_time_s = started.elapsed().as_secs_f64();
     let mut doc = serde_json::to_value(&result).expect("result serialises");
     let object = doc.as_object_mut().expect("result is an object");
@@ -36,9 +70,11 @@ fn run_json(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
 /// directions (buffers resolved) and each flow's route, as JSON.
 #[pyfunction]
 fn topology_json(scenario_json: &str) -> PyResult<String> {
-    let scenario = Scenario::from_json_str(scenario_json).map_err(to_py)?;
-    let graph = scenario.expand_topology().map_err(to_py)?;
-    Ok(serde_json::to_string(&graph.describe()).expect("topology serialises"))
+    guarded(|| {
+        let scenario = Scenario::from_json_str(scenario_json)?;
+        let graph = scenario.expand_topology()?;
+        Ok(serde_json::to_string(&graph.describe()).expect("topology serialises"))
+    })
 }
 
 #[pyfunction]
@@ -48,8 +84,22 @@ fn version() -> &'static str {
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Record panics for `guarded` instead of printing them (one line reaches the user).
+    std::panic::set_hook(Box::new(|info| {
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic".into());
+        let place = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        let line = format!("{}{place}", message.lines().next().unwrap_or(""));
+        LAST_PANIC.with(|last| *last.borrow_mut() = Some(line));
+    }));
     m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
+    m.add("InternalError", m.py().get_type_bound::<InternalError>())?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(warnings_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(topology_json, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;

@@ -4,7 +4,7 @@
 //! α = 4(1 − β²)/3 (Eq. 3 of Zhang & Tsaoussidis), e.g. β = 7/8 → α ≈ 0.31.
 use super::reno::{additive_increase, slow_start, MIN_SSTHRESH};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionSignal, Reduction, Window};
-use crate::schema::{OpenUnit, Positive};
+use crate::schema::OpenUnit;
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
 /// How α is given: a number > 0, or "friendly" (Eq. 3).
@@ -23,20 +23,39 @@ impl Serialize for Alpha {
     }
 }
 
+/// The largest α taken: 1000 segments per RTT (beyond that the window is the receiver's
+/// limit from the first RTT on, which is not an AIMD any more).
+pub const MAX_ALPHA: f64 = 1000.0;
+
 impl<'de> Deserialize<'de> for Alpha {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            Number(f64),
-            Text(String),
+        struct V;
+        impl de::Visitor<'_> for V {
+            type Value = Alpha;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number in (0, 1000] or \"friendly\"")
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Alpha, E> {
+                if v > 0.0 && v <= MAX_ALPHA {
+                    Ok(Alpha::Value(v))
+                } else {
+                    Err(E::custom(format!("{v} is not a number in (0, 1000] (segments per RTT) or \"friendly\"")))
+                }
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Alpha, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Alpha, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Alpha, E> {
+                match v {
+                    "friendly" => Ok(Alpha::Friendly),
+                    other => Err(E::custom(format!("{other:?} is not a number in (0, 1000] or \"friendly\""))),
+                }
+            }
         }
-        match Raw::deserialize(d)? {
-            Raw::Number(v) => Positive::deserialize(de::value::F64Deserializer::<D::Error>::new(v))
-                .map(|p| Alpha::Value(p.0)),
-            Raw::Text(t) if t == "friendly" => Ok(Alpha::Friendly),
-            Raw::Text(t) => Err(de::Error::custom(format!("{t:?} is not a number > 0 or \"friendly\""))),
-        }
+        d.deserialize_any(V)
     }
 }
 

@@ -58,18 +58,19 @@ impl Default for MrAimdConfig {
 impl MrAimdConfig {
     /// Err((field, message)) for values outside their ranges.
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
-        let checks: [(&'static str, f64, bool); 7] = [
-            ("initial_a", self.initial_a, self.initial_a > 0.0),
-            ("initial_rate", self.initial_rate, self.initial_rate >= 0.0),
-            ("ecn_rate", self.ecn_rate, self.ecn_rate >= 0.0),
-            ("a_decrease", self.a_decrease, self.a_decrease > 0.0 && self.a_decrease < 1.0),
-            ("cwnd_beta", self.cwnd_beta, self.cwnd_beta > 0.0 && self.cwnd_beta < 1.0),
-            ("min_a", self.min_a, self.min_a > 0.0 && self.min_a <= self.initial_a),
-            ("rate_scale", self.rate_scale, self.rate_scale > 0.0),
+        let (a, a_max) = (self.initial_a, super::aimd::MAX_ALPHA);
+        let checks: [(&'static str, f64, bool, &str); 7] = [
+            ("initial_a", a, a > 0.0 && a <= a_max, "in (0, 1000]"),
+            ("initial_rate", self.initial_rate, self.initial_rate >= 0.0 && self.initial_rate <= a_max, "in [0, 1000]"),
+            ("ecn_rate", self.ecn_rate, self.ecn_rate >= 0.0 && self.ecn_rate <= a_max, "in [0, 1000]"),
+            ("a_decrease", self.a_decrease, self.a_decrease > 0.0 && self.a_decrease < 1.0, "in (0, 1)"),
+            ("cwnd_beta", self.cwnd_beta, self.cwnd_beta > 0.0 && self.cwnd_beta < 1.0, "in (0, 1)"),
+            ("min_a", self.min_a, self.min_a > 0.0 && self.min_a <= a, "in (0, initial_a]"),
+            ("rate_scale", self.rate_scale, self.rate_scale > 0.0 && self.rate_scale <= 1e6, "in (0, 1000000]"),
         ];
-        for (field, value, ok) in checks {
+        for (field, value, ok, range) in checks {
             if !(ok && value.is_finite()) {
-                return Err((field, format!("{value} is out of range")));
+                return Err((field, format!("{value} is not {range}")));
             }
         }
         Ok(())

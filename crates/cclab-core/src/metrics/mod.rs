@@ -155,6 +155,8 @@ pub struct Traces {
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct RunResult {
     pub version: &'static str,
+    /// Legal but probably unintended parts of the scenario, one line each.
+    pub warnings: Vec<String>,
     pub duration_s: f64,
     /// Scheduler events executed.
     pub events: u64,

@@ -89,8 +89,10 @@ impl<'de> Deserialize<'de> for LossSpec {
                 "gilbert_elliott" => parse_params(params).map(LossSpec::GilbertElliott),
                 "handoff" => {
                     let spec: HandoffLoss = parse_params(params)?;
-                    if spec.period == Duration::ZERO {
-                        return Err(crate::schema::nested_error("period", "must be > 0"));
+                    // Each packet steps the model through the outages since the last
+                    // one: periods this short would make that millions of steps.
+                    if spec.period < Duration::from_millis(1) {
+                        return Err(crate::schema::nested_error("period", &format!("{} is below 1ms", spec.period)));
                     }
                     Ok(LossSpec::Handoff(spec))
                 }

@@ -117,6 +117,9 @@ impl RedSpec {
         if self.mean_packet_size == 0 {
             return Err(("mean_packet_size", "0 is not > 0".into()));
         }
+        if !(self.target_delay_s > 0.0 && self.target_delay_s <= 1e7) {
+            return Err(("target_delay_s", format!("{} is not a number of seconds in (0, 10000000]", self.target_delay_s)));
+        }
         Ok(())
     }
 }

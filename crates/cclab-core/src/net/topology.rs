@@ -25,6 +25,9 @@ use std::collections::HashMap;
 use std::fmt;
 use std::num::NonZeroU64;
 
+/// The most duplex links a graph or chain may list (each is two directions).
+pub const MAX_LINKS: usize = 1_000_000;
+
 /// `[topology]`: every kind expands into the same graph (see the module docs).
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
@@ -194,28 +197,34 @@ impl<'de> Deserialize<'de> for BufferSpec {
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<BufferSpec, E> {
                 match u32::try_from(v) {
-                    Ok(n) if n >= 1 => Ok(BufferSpec::Packets(n)),
-                    _ => Err(E::custom(format!("{v} is not a buffer size of at least 1 packet"))),
+                    Ok(0) => Err(E::custom("0 packets: a buffer holds at least 1")),
+                    Ok(n) => Ok(BufferSpec::Packets(n)),
+                    Err(_) => Err(E::custom(format!("{v} is above the largest buffer, {} packets", u32::MAX))),
                 }
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<BufferSpec, E> {
                 if v < 1 {
-                    return Err(E::custom(format!("{v} is not a buffer size of at least 1 packet")));
+                    return Err(E::custom(format!("{v} packets: a buffer holds at least 1")));
                 }
                 self.visit_u64(v as u64)
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<BufferSpec, E> {
-                if v.fract() == 0.0 && v >= 1.0 {
+                if v.fract() == 0.0 && v >= 1.0 && v <= u32::MAX as f64 {
                     self.visit_u64(v as u64)
+                } else if v.is_finite() && v > u32::MAX as f64 {
+                    Err(E::custom(format!("{v} is above the largest buffer, {} packets", u32::MAX)))
                 } else {
-                    Err(E::custom(format!("{v} is not a whole number of packets")))
+                    Err(E::custom(format!("{v} is not a whole number of packets (or write \"1bdp\")")))
                 }
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<BufferSpec, E> {
                 let text = v.trim();
                 if let Some(multiple) = text.strip_suffix("bdp") {
                     match multiple.trim().parse::<f64>() {
-                        Ok(x) if x.is_finite() && x > 0.0 => return Ok(BufferSpec::Bdp(x)),
+                        Ok(x) if x.is_finite() && x > 0.0 && x <= 1e6 => return Ok(BufferSpec::Bdp(x)),
+                        Ok(x) if x.is_finite() && x > 1e6 => {
+                            return Err(E::custom(format!("{v:?} is more than 1000000 bandwidth-delay products")))
+                        }
                         _ => {}
                     }
                 } else if let Ok(n) = text.trim_end_matches("packets").trim().parse::<u64>() {
@@ -551,25 +560,36 @@ impl Builder {
         }
         let path = self
             .shortest_path(from, to)
-            .map_or_else(|| error(field("to"), format!("node {to_name:?} cannot be reached from {from_name:?}")), Ok)?;
+            .map_or_else(|| error(field("to"), format!("node {to_name:?} cannot be reached from {from_name:?} over the topology's links")), Ok)?;
         cache.insert((from, to), path.clone());
         Ok(path)
     }
 
-    /// Resolve every direction's buffer: "Nbdp" against `reference_rtt(direction)`.
-    fn resolve_buffers(&mut self, packet_bytes: u32, reference_rtt: impl Fn(LinkId) -> Time) -> Result<(), TopologyError> {
+    /// Resolve every direction's buffer: "Nbdp" against `reference_rtt(direction)`, whose
+    /// origin `rtt_is` names for errors.
+    fn resolve_buffers(&mut self, packet_bytes: u32, rtt_is: &str, reference_rtt: impl Fn(LinkId) -> Time) -> Result<(), TopologyError> {
         for link in 0..self.graph.links.len() {
             let params = &self.graph.params[self.graph.links[link].params as usize];
             let packets = match params.buffer {
                 BufferSpec::Packets(n) => n,
                 BufferSpec::Bdp(multiple) => {
-                    let bdp_bits = params.rate.bps() as f64 * reference_rtt(link as LinkId) as f64 / 1e9;
-                    (multiple * bdp_bits / (8.0 * packet_bytes as f64)).round().min(u32::MAX as f64) as u32
+                    let rtt = reference_rtt(link as LinkId);
+                    let bdp_bits = params.rate.bps() as f64 * rtt as f64 / 1e9;
+                    let packets = multiple * bdp_bits / (8.0 * packet_bytes as f64);
+                    if packets.round() < 1.0 {
+                        return error(
+                            format!("{}.buffer", params.origin),
+                            format!(
+                                "{} is {packets:.2} packets here ({} × {} {rtt_is}, in {packet_bytes}-byte packets); a buffer holds at least 1",
+                                params.buffer,
+                                params.rate,
+                                Duration(rtt),
+                            ),
+                        );
+                    }
+                    packets.round().min(u32::MAX as f64) as u32
                 }
             };
-            if packets < 1 {
-                return error(format!("{}.buffer", params.origin), format!("{} is less than one packet on this link", params.buffer));
-            }
             self.graph.links[link].buffer = packets;
         }
         Ok(())
@@ -579,13 +599,23 @@ impl Builder {
 impl Topology {
     /// Expand into the graph that every kind shares, with a path for each flow of
     /// `groups` (in order). `packet_bytes` is the scenario's payload size ("Nbdp" buffers
-    /// count packets of that size).
-    pub fn expand(&self, groups: &[FlowEnds], packet_bytes: u32) -> Result<Graph, TopologyError> {
-        match self {
-            Topology::Dumbbell(dumbbell) => dumbbell.expand(groups, packet_bytes),
-            Topology::Graph(graph) => expand_graph(&graph.links, "topology.links", true, graph.bottleneck.as_deref(), graph.bdp_rtt, groups, packet_bytes),
-            Topology::Chain(chain) => expand_graph(&chain.hops, "topology.hops", false, chain.bottleneck.as_deref(), chain.bdp_rtt, groups, packet_bytes),
+    /// count packets of that size), `wire_bytes` a data packet's size on the wire (no
+    /// byte limit may be smaller).
+    pub fn expand(&self, groups: &[FlowEnds], packet_bytes: u32, wire_bytes: u32) -> Result<Graph, TopologyError> {
+        let graph = match self {
+            Topology::Dumbbell(dumbbell) => dumbbell.expand(groups, packet_bytes)?,
+            Topology::Graph(graph) => expand_graph(&graph.links, "topology.links", true, graph.bottleneck.as_deref(), graph.bdp_rtt, groups, packet_bytes)?,
+            Topology::Chain(chain) => expand_graph(&chain.hops, "topology.hops", false, chain.bottleneck.as_deref(), chain.bdp_rtt, groups, packet_bytes)?,
+        };
+        for params in &graph.params {
+            if let Some(limit) = params.buffer_bytes.filter(|limit| limit.get() < wire_bytes as u64) {
+                return error(
+                    format!("{}.buffer_bytes", params.origin),
+                    format!("{limit} bytes holds no data packet ({wire_bytes} bytes on the wire)"),
+                );
+            }
         }
+        Ok(graph)
     }
 
     /// The per-flow fields only a dumbbell has, and the node fields it does not have.
@@ -639,7 +669,7 @@ impl Dumbbell {
         }
         b.graph.bottleneck = forward;
         let nominal = self.nominal_rtt().ns();
-        b.resolve_buffers(packet_bytes, |_| nominal)?;
+        b.resolve_buffers(packet_bytes, "(the nominal RTT: twice the source_access, bottleneck and sink_access delays)", |_| nominal)?;
         Ok(b.graph)
     }
 }
@@ -655,6 +685,9 @@ fn expand_graph(
 ) -> Result<Graph, TopologyError> {
     if links.is_empty() {
         return error(field, "needs at least one link");
+    }
+    if links.len() > MAX_LINKS {
+        return error(field, format!("{} links; at most {MAX_LINKS}", links.len()));
     }
     let mut b = Builder::indexed();
     let mut names: HashMap<String, String> = HashMap::new();
@@ -740,7 +773,8 @@ fn expand_graph(
         }
     }
     let fixed = bdp_rtt.map(|d| d.ns());
-    b.resolve_buffers(packet_bytes, |link| fixed.unwrap_or_else(|| reference[link as usize].unwrap_or(longest_rtt)))?;
+    let rtt_is = if fixed.is_some() { "(bdp_rtt)" } else { "(the longest base RTT of the flows over this link)" };
+    b.resolve_buffers(packet_bytes, rtt_is, |link| fixed.unwrap_or_else(|| reference[link as usize].unwrap_or(longest_rtt)))?;
     b.graph.bottleneck = match bottleneck {
         Some(name) => match (0..b.graph.links.len() as LinkId).find(|&link| b.graph.link_name(link) == name) {
             Some(link) => link,
@@ -792,7 +826,7 @@ links = [
 
     #[test]
     fn shortest_paths_break_ties_by_listed_order() {
-        let graph = topology(DIAMOND).expand(&[ends("a", "d", 2), ends("d", "a", 1)], 1000).unwrap();
+        let graph = topology(DIAMOND).expand(&[ends("a", "d", 2), ends("d", "a", 1)], 1000, 1040).unwrap();
         assert_eq!(graph.links.len(), 8);
         // a→b→d and a→c→d both have two hops: a's first listed link wins
         assert_eq!(route_names(&graph, graph.paths[0].data_route), ["a-b", "bd"]);
@@ -811,7 +845,7 @@ links = [
     fn given_routes_and_reverse_overrides() {
         let route = ["a".to_string(), "c".to_string(), "d".to_string()];
         let group = FlowEnds { count: 1, route: Some(&route), ..Default::default() };
-        let graph = topology(DIAMOND).expand(&[group], 1000).unwrap();
+        let graph = topology(DIAMOND).expand(&[group], 1000, 1040).unwrap();
         assert_eq!(route_names(&graph, graph.paths[0].data_route), ["a-c", "c-d"]);
         assert_eq!(graph.link_name(graph.bottleneck), "a-c", "5 Mb/s is the slowest on the path");
         let db = (0..8).find(|&l| graph.link_name(l) == "db").unwrap();
@@ -828,13 +862,13 @@ hops = [
   { rate = "8Mbps", delay = "20ms", buffer = "2bdp" },
 ]
 "#;
-        let graph = topology(text).expand(&[ends("n0", "n2", 1), ends("n1", "n2", 1)], 1000).unwrap();
+        let graph = topology(text).expand(&[ends("n0", "n2", 1), ends("n1", "n2", 1)], 1000, 1040).unwrap();
         // n0→n2: RTT 60 ms, 8 Mb/s × 60 ms = 60 packets on the first hop (only that flow)
         assert_eq!(graph.links[0].buffer, 60);
         assert_eq!(graph.links[1].buffer, 60, "the reverse direction carries its ACKs");
         // second hop: both flows, the longest RTT is 60 ms; 2bdp = 120
         assert_eq!(graph.links[2].buffer, 120);
-        let fixed = topology(&format!("{text}\nbdp_rtt = \"100ms\"")).expand(&[ends("n1", "n2", 1)], 1000).unwrap();
+        let fixed = topology(&format!("{text}\nbdp_rtt = \"100ms\"")).expand(&[ends("n1", "n2", 1)], 1000, 1040).unwrap();
         assert_eq!(fixed.links[0].buffer, 100, "the first hop carries nothing: bdp_rtt decides");
     }
 
@@ -848,7 +882,7 @@ sink_access = { rate = "10Mbps", delay = "5ms" }
 "#;
         let forward = FlowEnds { count: 2, ..Default::default() };
         let reverse = FlowEnds { count: 1, reverse: true, source_delay: Some(Duration::from_millis(40)), ..Default::default() };
-        let graph = topology(text).expand(&[forward, reverse], 1000).unwrap();
+        let graph = topology(text).expand(&[forward, reverse], 1000, 1040).unwrap();
         let names: Vec<String> = (0..graph.links.len() as LinkId).map(|l| graph.link_name(l)).collect();
         assert_eq!(&names[..6], ["r1-r2", "r2-r1", "s0-r1", "r1-s0", "r2-d0", "d0-r2"]);
         assert_eq!(route_names(&graph, graph.paths[2].data_route), ["d2-r2", "r2-r1", "r1-s2"]);
@@ -861,7 +895,7 @@ sink_access = { rate = "10Mbps", delay = "5ms" }
     #[test]
     fn bad_graphs_name_the_field_and_value() {
         let run = |links: &str, flows: &[FlowEnds]| {
-            topology(&format!("kind = \"graph\"\nlinks = [{links}]")).expand(flows, 1000).unwrap_err()
+            topology(&format!("kind = \"graph\"\nlinks = [{links}]")).expand(flows, 1000, 1040).unwrap_err()
         };
         let ab = r#"{ from = "a", to = "b", rate = "1Mbps", delay = "1ms", buffer = 5 }"#;
         let cd = r#"{ from = "c", to = "d", rate = "1Mbps", delay = "1ms", buffer = 5 }"#;
@@ -880,10 +914,11 @@ sink_access = { rate = "10Mbps", delay = "5ms" }
         assert!(e.message.contains("no link between \"a\" and \"c\""), "{e:?}");
         let e = run(r#"{ from = "a", to = "a", rate = "1Mbps", delay = "1ms" }"#, &[]);
         assert_eq!(e.path, "topology.links[0].to");
-        let e = topology(&format!("kind = \"graph\"\nbottleneck = \"zz\"\nlinks = [{ab}]")).expand(&[ends("a", "b", 1)], 1000).unwrap_err();
+        let e = topology(&format!("kind = \"graph\"\nbottleneck = \"zz\"\nlinks = [{ab}]")).expand(&[ends("a", "b", 1)], 1000, 1040).unwrap_err();
         assert_eq!(e.path, "topology.bottleneck");
         // the default 1bdp of a 1 Mb/s, 1 ms link is a quarter packet
         let e = run(r#"{ from = "a", to = "b", rate = "1Mbps", delay = "1ms" }"#, &[ends("a", "b", 1)]);
-        assert_eq!((e.path.as_str(), e.message.as_str()), ("topology.links[0].buffer", "\"1bdp\" is less than one packet on this link"));
+        assert_eq!(e.path, "topology.links[0].buffer");
+        assert_eq!(e.message, "\"1bdp\" is 0.25 packets here (1Mbps × 2ms (the longest base RTT of the flows over this link), in 1000-byte packets); a buffer holds at least 1");
     }
 }

@@ -8,6 +8,47 @@ pub type Time = u64;
 
 pub const NS_PER_SEC: u64 = 1_000_000_000;
 
+/// The longest duration a scenario may give (any field): 10^7 s, about 115 days. Times
+/// are u64 nanoseconds; with every duration this short, sums of a handful of them (a
+/// run's end plus a delay plus a backed-off timer) stay far from overflowing.
+pub const MAX_DURATION_NS: u64 = 10_000_000 * NS_PER_SEC;
+/// The fastest link a scenario may give: 10 Tb/s (a 1250-byte packet in 1 ns).
+pub const MAX_RATE_BPS: u64 = 10_000_000_000_000;
+
+/// A duration in ns from a number of `unit`s, or why it is not one. `shown` is the value
+/// as the user wrote it.
+fn checked_duration(value: f64, scale: f64, shown: &dyn fmt::Display) -> Result<Duration, String> {
+    if value.is_nan() || value.is_infinite() {
+        return Err(format!("{shown} is not a finite duration"));
+    }
+    if value < 0.0 {
+        return Err(format!("{shown} is negative; a duration must be >= 0"));
+    }
+    let ns = (value * scale).round();
+    if ns > MAX_DURATION_NS as f64 {
+        return Err(format!("{shown} is longer than 10000000s (115 days), the longest duration cclab takes"));
+    }
+    Ok(Duration(ns as u64))
+}
+
+/// A rate in b/s from a number of `unit`s, or why it is not one.
+fn checked_rate(value: f64, scale: f64, shown: &dyn fmt::Display) -> Result<Rate, String> {
+    if value.is_nan() || value.is_infinite() {
+        return Err(format!("{shown} is not a finite rate"));
+    }
+    if value <= 0.0 {
+        return Err(format!("{shown} is not positive; a rate must be > 0"));
+    }
+    let bps = (value * scale).round();
+    if bps < 1.0 {
+        return Err(format!("{shown} is below 1 bit per second"));
+    }
+    if bps > MAX_RATE_BPS as f64 {
+        return Err(format!("{shown} is above 10Tbps, the fastest link cclab takes"));
+    }
+    Ok(Rate(bps as u64))
+}
+
 /// A non-negative span of simulated time, in nanoseconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Duration(pub u64);
@@ -51,10 +92,7 @@ impl std::str::FromStr for Duration {
             "" if value == 0.0 => 1.0,
             _ => return Err(bad()),
         };
-        if !value.is_finite() || value < 0.0 {
-            return Err(format!("{text:?} is negative; a duration must be >= 0"));
-        }
-        Ok(Duration((value * scale).round() as u64))
+        checked_duration(value, scale, &format_args!("{text:?}"))
     }
 }
 
@@ -101,16 +139,10 @@ impl std::str::FromStr for Rate {
             "k" | "kb" | "Kb" | "kbit" => 1e3,
             "M" | "Mb" | "mb" | "Mbit" => 1e6,
             "G" | "Gb" | "gb" | "Gbit" => 1e9,
+            "T" | "Tb" | "tb" | "Tbit" => 1e12,
             _ => return Err(bad()),
         };
-        if !value.is_finite() || value <= 0.0 {
-            return Err(format!("{text:?} is not positive; a rate must be > 0"));
-        }
-        let bps = (value * scale).round();
-        if bps < 1.0 {
-            return Err(format!("{text:?} is below 1 bit per second"));
-        }
-        Ok(Rate(bps as u64))
+        checked_rate(value, scale, &format_args!("{text:?}"))
     }
 }
 
@@ -166,20 +198,8 @@ macro_rules! text_serde {
     };
 }
 
-text_serde!(Duration, "a duration such as \"25ms\"", |v| {
-    if v.is_finite() && v >= 0.0 {
-        Ok(Duration::from_secs_f64(v))
-    } else {
-        Err(format!("{v} is negative; a duration must be >= 0"))
-    }
-});
-text_serde!(Rate, "a rate such as \"100Mbps\"", |v| {
-    if v.is_finite() && v >= 1.0 {
-        Ok(Rate(v.round() as u64))
-    } else {
-        Err(format!("{v} is not a positive rate in bits per second"))
-    }
-});
+text_serde!(Duration, "a duration such as \"25ms\"", |v| checked_duration(v, 1e9, &format_args!("{v}")));
+text_serde!(Rate, "a rate such as \"100Mbps\"", |v| checked_rate(v, 1.0, &format_args!("{v}")));
 
 #[cfg(test)]
 mod tests {
@@ -193,6 +213,11 @@ mod tests {
         assert!("-5Mbps".parse::<Rate>().is_err());
         assert!("fast".parse::<Rate>().is_err());
         assert!("10 parsecs".parse::<Duration>().is_err());
+        assert_eq!("1e999s".parse::<Duration>().unwrap_err(), "\"1e999s\" is not a finite duration");
+        assert!("1e8s".parse::<Duration>().unwrap_err().contains("longer than 10000000s"));
+        assert_eq!("10000000s".parse::<Duration>().unwrap(), Duration(MAX_DURATION_NS));
+        assert!("11Tbps".parse::<Rate>().unwrap_err().contains("above 10Tbps"));
+        assert_eq!("10Tbps".parse::<Rate>().unwrap(), Rate(MAX_RATE_BPS));
         assert_eq!(Duration(25_000_000).to_string(), "25ms");
         assert_eq!(Rate(100_000_000).to_string(), "100Mbps");
         // 1040 bytes at 100 Mb/s = 83.2 us

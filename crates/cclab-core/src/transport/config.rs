@@ -81,20 +81,31 @@ impl TcpConfig {
         if self.max_window < 1 {
             return Err(("max_window", "0 is below 1 segment".into()));
         }
+        if self.initial_window > self.max_window as f64 {
+            return Err(("initial_window", format!("{} is above max_window ({})", self.initial_window, self.max_window)));
+        }
         if !(self.initial_ssthresh >= 2.0) {
             return Err(("initial_ssthresh", format!("{} is below 2 segments", self.initial_ssthresh)));
+        }
+        // A timer shorter than this fires again before anything can answer it: the sender
+        // would time out continuously (and the run would not end).
+        let shortest = Duration::from_millis(1);
+        for (field, value) in [("max_rto", self.max_rto), ("initial_rto", self.initial_rto)] {
+            if value < shortest {
+                return Err((field, format!("{value} is below 1ms, the shortest retransmission timer cclab takes")));
+            }
         }
         if self.min_rto > self.max_rto {
             return Err(("min_rto", format!("{} is above max_rto {}", self.min_rto, self.max_rto)));
         }
-        if self.initial_rto == Duration::ZERO {
-            return Err(("initial_rto", "must be > 0".into()));
+        if self.initial_rto > self.max_rto {
+            return Err(("initial_rto", format!("{} is above max_rto {}", self.initial_rto, self.max_rto)));
         }
-        if self.max_backoff < 1 {
-            return Err(("max_backoff", "0 is below 1".into()));
+        if !(1..=1_000_000).contains(&self.max_backoff) {
+            return Err(("max_backoff", format!("{} is not in [1, 1000000]", self.max_backoff)));
         }
-        if self.dupack_threshold < 1 {
-            return Err(("dupack_threshold", "0 is below 1".into()));
+        if !(1..=1_000_000).contains(&self.dupack_threshold) {
+            return Err(("dupack_threshold", format!("{} is not in [1, 1000000]", self.dupack_threshold)));
         }
         if self.delayed_ack && self.delayed_ack_timeout == Duration::ZERO {
             return Err(("delayed_ack_timeout", "must be > 0".into()));
