@@ -74,7 +74,7 @@ def test_plan_round_trips_through_its_toml():
 @pytest.mark.parametrize(
     ("change", "message"),
     [({"sweep": {"replications": 2}}, "sweep.name: required"),
-     ({"sweep": {"name": "x", "replications": 0}}, "sweep.replications: 0 is not a whole number from 1 to 1000000"),
+     ({"sweep": {"name": "x", "replications": 0}}, "sweep.replications: 0 is not a whole number from 1 to 100000"),
      ({"sweep": {"name": "x", "replications": 10**11}}, "sweep.replications: 100000000000 is not a whole number from 1"),
      ({"sweep": {"name": "../../escaped"}}, "sweep.name: '../../escaped' may hold only letters"),
      ({"sweep": {"name": "x", "combine": "product"}}, "sweep.combine: 'product'"),

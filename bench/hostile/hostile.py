@@ -210,11 +210,13 @@ def _run_one(cclab, case) -> tuple[str, str]:
     return "ran", ""
 
 
+FIELD_PREFIX = re.compile(r'^(--set |axes\.|set\.)?[\w".\[\]-]+: ')
+
+
 def _judge_error(message: str, field: str) -> tuple[str, str]:
-    if "\n" in message.strip() or LEAKS.search(message):
-        return "misleading", message
-    top = field.split(".")[0].split("[")[0]
-    if top not in message:
+    """Clean: one line, cclab's words, and it starts by naming a field (the one that was
+    changed, or one the change made wrong, such as a flow naming a node that is gone)."""
+    if "\n" in message.strip() or LEAKS.search(message) or not FIELD_PREFIX.match(message):
         return "misleading", message
     return "clean", message
 

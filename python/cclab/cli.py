@@ -102,8 +102,10 @@ def run(
         scenario = load_scenario(file, list(overrides or []) + (["trace.flows=true", "trace.queue=true"] if trace else []))
         validate(scenario)  # fail fast, before the pandas-based modules load
         from cclab.api import run as run_scenario
-        from cclab.store import save
+        from cclab.store import check_target, save
 
+        if out is not None:
+            check_target(out)
         result = run_scenario(scenario, max_memory=max_memory)
         _warn(result.warnings)
         if out is not None:

@@ -46,8 +46,9 @@ from cclab.scenario import _shown, apply_overrides, load_scenario, read_toml, sc
 PlanSource = Union[str, PathLike, Mapping[str, Any], "Plan"]
 
 SWEEP_KEYS = {"name", "scenario", "replications", "seed", "combine", "zip"}
-# A plan is checked against this before any run is made (points × replications).
-MAX_RUNS = 1_000_000
+# A plan is checked against this before any run is made (points × replications); every
+# run's normalised scenario is kept while the plan runs.
+MAX_RUNS = 100_000
 # A plan's name names its results file, so it stays a plain file name.
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,127}$")
 TOP_LEVEL_KEYS = {"sweep", "scenario", "axes", "set"}
@@ -97,14 +98,16 @@ class Plan:
         """
         runs = []
         for point_index, point in enumerate(self.points()):
+            scenario = apply_overrides(copy.deepcopy(self.base), point, origin="axes")
+            try:
+                # Replications differ only in their seed, which normalising does not touch:
+                # one validation per point serves them all.
+                point_normalized = validate(scenario)
+            except ScenarioError as error:
+                raise ScenarioError(f"plan {self.name!r}, point {_describe(point)}: {error}") from None
             for replication in range(self.replications):
                 seed = derive_seed(self.name, self.root_seed, point, replication)
-                scenario = apply_overrides(copy.deepcopy(self.base), point, origin="axes")
-                scenario["seed"] = seed
-                try:
-                    normalized = validate(scenario)
-                except ScenarioError as error:
-                    raise ScenarioError(f"plan {self.name!r}, point {_describe(point)}: {error}") from None
+                normalized = {**point_normalized, "seed": seed}
                 runs.append(Run(point, point_index, replication, seed, normalized, scenario_hash(normalized)))
         return runs
 

@@ -89,10 +89,24 @@ def topology(source: ScenarioSource, overrides: Overrides = None) -> dict:
 
 
 def scenario_json(scenario: Mapping[str, Any]) -> str:
-    """Serialize a scenario dict for the engine (TOML dates become strings). JSON has no
-    NaN or infinity, and the engine reads no integer beyond 64 bits: those values go as
-    text ("nan", "inf", the digits), so its error shows them as the user wrote them."""
-    return json.dumps(_json_safe(scenario), default=str, allow_nan=False)
+    """Serialize a scenario dict for the engine (TOML dates become strings). No field of
+    a scenario takes NaN, an infinity or an integer beyond 64 bits (and JSON has no NaN):
+    such a value is a ScenarioError naming where it is, before the engine sees it."""
+    _check_representable(scenario, "")
+    return json.dumps(scenario, default=str, allow_nan=False)
+
+
+def _check_representable(value: Any, path: str) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ScenarioError(f"{path}: {value!r} is not a finite number (no field takes NaN or infinity)")
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
+        raise ScenarioError(f"{path}: {_shown(value)} is beyond the largest number cclab takes, {2**64 - 1}")
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            _check_representable(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            _check_representable(item, f"{path}[{index}]")
 
 
 def _json_safe(value: Any) -> Any:
@@ -227,7 +241,10 @@ def _shown(value: Any) -> str:
     """A value as JSON, shortened past 40 characters (NaN and infinity bare)."""
     if isinstance(value, float) and not math.isfinite(value):
         return repr(value)
-    text = json.dumps(_json_safe(value), default=str)
+    if isinstance(value, int) and not isinstance(value, bool):
+        text = str(value)
+    else:
+        text = json.dumps(_json_safe(value), default=str)
     return text if len(text) <= 40 else f"{text[:16]}…{text[-8:]} ({len(text)} characters)"
 
 

@@ -59,6 +59,18 @@ def save(result: Result, directory: str | PathLike) -> Path:
     return target
 
 
+def check_target(directory: str | PathLike) -> None:
+    """Fail now, with a one-line StoreError, if :func:`save` could not write to
+    ``directory`` (so a long run is not wasted on an unusable ``--out``)."""
+    target = Path(directory)
+    _check_replaceable(target)
+    existing = target.parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise StoreError(f"{target}: cannot write there ({existing} is not a writable directory)")
+
+
 def load(directory: str | PathLike) -> Result:
     """Read back a result written by :func:`save`."""
     path = Path(directory) / RESULT_FILE

@@ -346,7 +346,13 @@ impl Scenario {
                 let column = span.start - text[..span.start].rfind('\n').map_or(0, |i| i + 1) + 1;
                 format!("line {line}, column {column}: ")
             });
-            ScenarioError(format!("{}{}", position.unwrap_or_default(), e.message().trim()))
+            let message = match e.message().trim() {
+                "number too large to fit in target type" => {
+                    "integer too large (TOML integers are 64-bit: at most 9223372036854775807)"
+                }
+                other => other,
+            };
+            ScenarioError(format!("{}{message}", position.unwrap_or_default()))
         })?;
         let value = serde_json::to_value(table).map_err(|e| ScenarioError(e.to_string()))?;
         let mut scenario: Scenario = deserialize_with_path(value).map_err(ScenarioError)?;

@@ -5,6 +5,21 @@
 use serde::{de, Deserialize, Deserializer, Serialize};
 use std::fmt;
 
+/// A number as a person would write it in a message: 0.875, 1500, 1e300 (not 301
+/// digits), 9.2e18.
+pub struct Num(pub f64);
+
+impl fmt::Display for Num {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let v = self.0;
+        if v.is_finite() && v != 0.0 && (v.abs() >= 1e15 || v.abs() < 1e-6) {
+            write!(f, "{v:e}")
+        } else {
+            write!(f, "{v}")
+        }
+    }
+}
+
 /// A number checked against its range while the scenario is parsed, so the error
 /// names the field: `flows[0].cc.beta: 1.5 is outside (0, 1)`.
 macro_rules! ranged_number {
@@ -20,7 +35,7 @@ macro_rules! ranged_number {
                 if ok(v) {
                     Ok($name(v))
                 } else {
-                    Err(de::Error::custom(format!("{v} {}", $problem)))
+                    Err(de::Error::custom(format!("{} {}", $crate::schema::Num(v), $problem)))
                 }
             }
         }

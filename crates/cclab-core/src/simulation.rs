@@ -153,20 +153,23 @@ impl Default for RunLimits {
 }
 
 /// Rough bytes per flow, per bin of a flow and per link direction, counting the engine's
-/// state, the result and its JSON text (measured on the standard scenario and on 100 000
-/// flows; traces are not counted: they grow with the events, opt-in).
-const BYTES_PER_FLOW: u64 = 3_000;
-const BYTES_PER_BIN: u64 = 24;
-const BYTES_PER_LINK: u64 = 1_500;
+/// state, the result, its JSON text and the Python objects `cclab.run` makes of it
+/// (measured on dumbbells of 100 to 500 000 flows; traces are not counted: they grow
+/// with the events, and are opt-in).
+const BYTES_PER_FLOW: u64 = 4_000;
+const BYTES_PER_BIN: u64 = 80;
+const BYTES_PER_LINK: u64 = 1_200;
 
 /// The memory a run will need, or an error naming what makes it too much.
 pub fn check_memory(scenario: &Scenario, links: u64, limits: &RunLimits) -> Result<u64, ScenarioError> {
     let flows: u64 = scenario.flows.iter().map(|g| g.count.get() as u64).sum();
     let bins = scenario.bins_per_flow();
+    // A dumbbell's links come with its flows (four directions each).
+    let (flow_links, topology_links) = if scenario.topology.is_dumbbell() { (links, 0) } else { (0, links) };
     let parts = [
         ("bin_width", flows.saturating_mul(bins).saturating_mul(BYTES_PER_BIN)),
-        ("flows", flows * BYTES_PER_FLOW),
-        ("topology", links * BYTES_PER_LINK),
+        ("flows", flows * BYTES_PER_FLOW + flow_links * BYTES_PER_LINK),
+        ("topology", topology_links * BYTES_PER_LINK),
     ];
     let total = parts.iter().fold(0u64, |sum, &(_, bytes)| sum.saturating_add(bytes));
     if total <= limits.max_memory_bytes {
@@ -175,6 +178,7 @@ pub fn check_memory(scenario: &Scenario, links: u64, limits: &RunLimits) -> Resu
     let (field, _) = parts.iter().max_by_key(|&&(_, bytes)| bytes).expect("three parts");
     let why = match *field {
         "bin_width" => format!("{} makes {bins} bins for each of {flows} flows", scenario.bin_width),
+        "flows" if flow_links > 0 => format!("{flows} flows ({flow_links} link directions)"),
         "flows" => format!("{flows} flows"),
         _ => format!("{links} link directions"),
     };
@@ -185,10 +189,18 @@ pub fn check_memory(scenario: &Scenario, links: u64, limits: &RunLimits) -> Resu
     )))
 }
 
+/// Bytes to three significant digits: 8.59 GB, 800 GB.
 fn human_bytes(bytes: u64) -> String {
     let units = [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)];
     let b = bytes as f64;
-    units.iter().find(|&&(_, scale)| b >= scale).map_or(format!("{bytes} bytes"), |&(unit, scale)| format!("{:.3} {unit}", b / scale).replace(".000 ", " "))
+    match units.iter().find(|&&(_, scale)| b >= scale) {
+        None => format!("{bytes} bytes"),
+        Some(&(unit, scale)) => {
+            let v = b / scale;
+            let decimals = if v < 10.0 { 2 } else if v < 100.0 { 1 } else { 0 };
+            format!("{v:.decimals$} {unit}")
+        }
+    }
 }
 
 impl Simulation {

@@ -51,7 +51,7 @@ fn warnings_json(scenario_json: &str) -> PyResult<Vec<String>> {
 #[pyo3(signature = (scenario_json, max_memory_bytes=None))]
 fn run_json(py: Python<'_>, scenario_json: &str, max_memory_bytes: Option<u64>) -> PyResult<String> {
     let scenario = guarded(|| Scenario::from_json_str(scenario_json))?;
-    let normalized: serde_json::Value = serde_json::from_str(&scenario.to_json()).expect("valid JSON");
+    let normalized = scenario.to_json();
     let mut limits = RunLimits::default();
     if let Some(bytes) = max_memory_bytes {
         limits.max_memory_bytes = bytes;
@@ -59,11 +59,15 @@ fn run_json(py: Python<'_>, scenario_json: &str, max_memory_bytes: Option<u64>) 
     let started = std::time::Instant::now();
     let result = py.allow_threads(|| guarded(|| cclab_core::run_with_limits(scenario, &limits)))?;
     let wall_time_s = started.elapsed().as_secs_f64();
-    let mut doc = serde_json::to_value(&result).expect("result serialises");
-    let object = doc.as_object_mut().expect("result is an object");
-    object.insert("scenario".into(), normalized);
-    object.insert("wall_time_s".into(), wall_time_s.into());
-    Ok(serde_json::to_string(&doc).expect("result serialises"))
+    // The result's JSON object with two more keys, written straight to text (a Value
+    // tree in between would cost several times the result's size in memory).
+    let mut text = serde_json::to_string(&result).expect("result serialises");
+    debug_assert!(text.ends_with('}'));
+    text.pop();
+    text.push_str(",\"scenario\":");
+    text.push_str(&normalized);
+    text.push_str(&format!(",\"wall_time_s\":{}}}", serde_json::Value::from(wall_time_s)));
+    Ok(text)
 }
 
 /// Validate a scenario given as JSON; return its topology expanded into nodes, link

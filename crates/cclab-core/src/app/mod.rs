@@ -63,7 +63,7 @@ impl<'de> Deserialize<'de> for AppSpec {
                 "cbr" => {
                     let c: Cbr = parse_params(params)?;
                     if !(c.jitter.is_finite() && (0.0..=1.0).contains(&c.jitter)) {
-                        return Err(nested_error("jitter", &format!("{} is outside [0, 1]", c.jitter)));
+                        return Err(nested_error("jitter", &format!("{} is outside [0, 1]", crate::schema::Num(c.jitter))));
                     }
                     Ok(AppSpec::Cbr { rate: c.rate, jitter: c.jitter })
                 }

@@ -39,7 +39,7 @@ impl<'de> Deserialize<'de> for Alpha {
                 if v > 0.0 && v <= MAX_ALPHA {
                     Ok(Alpha::Value(v))
                 } else {
-                    Err(E::custom(format!("{v} is not a number in (0, 1000] (segments per RTT) or \"friendly\"")))
+                    Err(E::custom(format!("{} is not a number in (0, 1000] (segments per RTT) or \"friendly\"", crate::schema::Num(v))))
                 }
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Alpha, E> {

@@ -70,7 +70,7 @@ impl MrAimdConfig {
         ];
         for (field, value, ok, range) in checks {
             if !(ok && value.is_finite()) {
-                return Err((field, format!("{value} is not {range}")));
+                return Err((field, format!("{} is not {range}", crate::schema::Num(value))));
             }
         }
         Ok(())

@@ -99,8 +99,9 @@ impl Link {
             loss: loss.map(Box::new),
             red: None,
             pass_through: false,
-            held: vec![Held::default(); 16],
-            ring_mask: 15,
+            // Small to start (most links of a big topology hold few packets); doubles as needed.
+            held: vec![Held::default(); 4],
+            ring_mask: 3,
             waiting_from: 0,
             admitted_total: 0,
             admitted_bytes: 0,

@@ -96,29 +96,29 @@ impl RedSpec {
     fn validate(&self) -> Result<(), (&'static str, String)> {
         let positive = |v: Option<f64>| v.map_or(true, |x| x > 0.0 && x.is_finite());
         if !positive(self.min_th) {
-            return Err(("min_th", format!("{:?} is not > 0", self.min_th.unwrap_or_default())));
+            return Err(("min_th", format!("{} is not > 0", crate::schema::Num(self.min_th.unwrap_or_default()))));
         }
         if !positive(self.max_th) {
-            return Err(("max_th", format!("{:?} is not > 0", self.max_th.unwrap_or_default())));
+            return Err(("max_th", format!("{} is not > 0", crate::schema::Num(self.max_th.unwrap_or_default()))));
         }
         if let (Some(min), Some(max)) = (self.min_th, self.max_th) {
             if max <= min {
-                return Err(("max_th", format!("{max} is not above min_th {min}")));
+                return Err(("max_th", format!("{} is not above min_th {}", crate::schema::Num(max), crate::schema::Num(min))));
             }
         }
         if !(self.max_p > 0.0 && self.max_p <= 1.0) {
-            return Err(("max_p", format!("{} is outside (0, 1]", self.max_p)));
+            return Err(("max_p", format!("{} is outside (0, 1]", crate::schema::Num(self.max_p))));
         }
         if let Some(w) = self.weight {
             if !(w > 0.0 && w <= 1.0) {
-                return Err(("weight", format!("{w} is outside (0, 1]")));
+                return Err(("weight", format!("{} is outside (0, 1]", crate::schema::Num(w))));
             }
         }
         if self.mean_packet_size == 0 {
             return Err(("mean_packet_size", "0 is not > 0".into()));
         }
         if !(self.target_delay_s > 0.0 && self.target_delay_s <= 1e7) {
-            return Err(("target_delay_s", format!("{} is not a number of seconds in (0, 10000000]", self.target_delay_s)));
+            return Err(("target_delay_s", format!("{} is not a number of seconds in (0, 10000000]", crate::schema::Num(self.target_delay_s))));
         }
         Ok(())
     }

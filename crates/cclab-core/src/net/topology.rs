@@ -212,9 +212,9 @@ impl<'de> Deserialize<'de> for BufferSpec {
                 if v.fract() == 0.0 && v >= 1.0 && v <= u32::MAX as f64 {
                     self.visit_u64(v as u64)
                 } else if v.is_finite() && v > u32::MAX as f64 {
-                    Err(E::custom(format!("{v} is above the largest buffer, {} packets", u32::MAX)))
+                    Err(E::custom(format!("{} is above the largest buffer, {} packets", crate::schema::Num(v), u32::MAX)))
                 } else {
-                    Err(E::custom(format!("{v} is not a whole number of packets (or write \"1bdp\")")))
+                    Err(E::custom(format!("{} is not a whole number of packets (or write \"1bdp\")", crate::schema::Num(v))))
                 }
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<BufferSpec, E> {

@@ -76,16 +76,16 @@ impl TcpConfig {
     /// Cross-field checks; Err((field, message)).
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         if !(self.initial_window >= 1.0 && self.initial_window.is_finite()) {
-            return Err(("initial_window", format!("{} is below 1 segment", self.initial_window)));
+            return Err(("initial_window", format!("{} is below 1 segment", crate::schema::Num(self.initial_window))));
         }
         if self.max_window < 1 {
             return Err(("max_window", "0 is below 1 segment".into()));
         }
         if self.initial_window > self.max_window as f64 {
-            return Err(("initial_window", format!("{} is above max_window ({})", self.initial_window, self.max_window)));
+            return Err(("initial_window", format!("{} is above max_window ({})", crate::schema::Num(self.initial_window), self.max_window)));
         }
         if !(self.initial_ssthresh >= 2.0) {
-            return Err(("initial_ssthresh", format!("{} is below 2 segments", self.initial_ssthresh)));
+            return Err(("initial_ssthresh", format!("{} is below 2 segments", crate::schema::Num(self.initial_ssthresh))));
         }
         // A timer shorter than this fires again before anything can answer it: the sender
         // would time out continuously (and the run would not end).
