@@ -364,7 +364,25 @@ def _print_frame(frame, title: str, console=None) -> None:
 
 
 def main() -> None:
-    app()
+    """The ``cclab`` entry point: click's usage errors (a missing argument, an unknown
+    option or command, a value out of an option's range) become one line like every
+    other user error, instead of click's framed box."""
+    # click's UsageError, as typer ships it (typer vendors click; BadParameter is public).
+    usage_error = typer.BadParameter.__bases__[0]
+    try:
+        code = app(standalone_mode=False)
+    except usage_error as error:
+        command = error.ctx.command_path if error.ctx is not None else "cclab"
+        message = error.format_message().strip()
+        if message:  # (none when the command was given no arguments: the help is shown)
+            typer.echo(f"error: {message} (see '{command} --help')", err=True)
+        code = USAGE_ERROR
+    except typer.Exit as exit_:
+        code = exit_.exit_code
+    except (typer.Abort, KeyboardInterrupt):
+        typer.echo("interrupted", err=True)
+        code = 130
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

@@ -75,6 +75,11 @@ pub fn format_error(path: &str, message: &str) -> String {
     if let Some(idx) = message.find(" at line ") {
         message.truncate(idx);
     }
+    // A missing field is named by its own path: `flows[0].to: required, but missing`.
+    if let Some(field) = message.strip_prefix("missing field `").and_then(|rest| rest.strip_suffix('`')) {
+        path = if path.is_empty() || path == "." { field.to_string() } else { format!("{path}.{field}") };
+        message = "required, but missing".to_string();
+    }
     let message = in_our_words(&message);
     if path.is_empty() || path == "." {
         message
@@ -98,9 +103,6 @@ pub fn in_our_words(message: &str) -> String {
         if let Some((found, expected)) = rest.split_once(", expected ") {
             return format!("a list of {found} is not {}", expected_in_words(expected));
         }
-    }
-    if let Some(field) = message.strip_prefix("missing field `").and_then(|rest| rest.strip_suffix('`')) {
-        return format!("{field:?} is missing");
     }
     if let Some(rest) = message.strip_prefix("unknown field `") {
         if let Some((field, known)) = rest.split_once("`, expected one of ") {

@@ -124,6 +124,10 @@ pub struct Simulation {
     trace_window: Vec<(&'static str, f64)>,
     trace_cc: Vec<(&'static str, f64)>,
     trace_key: String,
+    /// Flow-trace rows the memory limit still allows; when none are left the traces stop
+    /// (at this time), with a warning.
+    trace_rows_left: u64,
+    trace_stopped_at: Option<Time>,
     payload_bytes: u32,
     bin_width: Time,
     counts: Counts,
@@ -159,6 +163,9 @@ impl Default for RunLimits {
 const BYTES_PER_FLOW: u64 = 4_000;
 const BYTES_PER_BIN: u64 = 80;
 const BYTES_PER_LINK: u64 = 1_200;
+/// A row of a flow trace and a sample of the queue trace, likewise counted to the end.
+const BYTES_PER_TRACE_ROW: u64 = 250;
+const BYTES_PER_QUEUE_SAMPLE: u64 = 100;
 
 /// The memory a run will need, or an error naming what makes it too much.
 pub fn check_memory(scenario: &Scenario, links: u64, limits: &RunLimits) -> Result<u64, ScenarioError> {
@@ -231,7 +238,11 @@ impl Simulation {
             }
         }
         let mut graph = scenario.expand_topology()?;
-        check_memory(&scenario, graph.links.len() as u64, limits)?;
+        let needed = check_memory(&scenario, graph.links.len() as u64, limits)?;
+        // Traces grow with the events and cannot be foreseen: they get what the estimate
+        // leaves under the limit (halved when both are on), and stop when it is spent.
+        let spare = limits.max_memory_bytes - needed;
+        let share = if scenario.trace.flows && scenario.trace.queue { spare / 2 } else { spare };
         // Event ids carry a link direction or an endpoint (two per flow).
         let ids = (graph.links.len() as u64).max(2 * plans.len() as u64);
         if ids > crate::sim::events::MAX_EVENT_ID as u64 + 1 {
@@ -305,7 +316,9 @@ impl Simulation {
             link.pass_through = pass;
         }
         if scenario.trace.queue {
-            links[graph.bottleneck as usize].queue_trace = Some(Vec::new());
+            let bottleneck = &mut links[graph.bottleneck as usize];
+            bottleneck.queue_trace = Some(Vec::new());
+            bottleneck.queue_trace_limit = (share / BYTES_PER_QUEUE_SAMPLE) as usize;
         }
         let mut simulation = Simulation {
             payload_bytes: scenario.packet_size.get(),
@@ -322,6 +335,8 @@ impl Simulation {
             trace_window: Vec::new(),
             trace_cc: Vec::new(),
             trace_key: String::new(),
+            trace_rows_left: share / BYTES_PER_TRACE_ROW,
+            trace_stopped_at: None,
             counts: Counts::default(),
             scenario,
         };
@@ -517,6 +532,11 @@ impl Simulation {
     }
 
     fn trace(&mut self, now: Time, endpoint: u32, cause: Cause) {
+        if self.trace_rows_left == 0 {
+            self.trace_stopped_at.get_or_insert(now);
+            return;
+        }
+        self.trace_rows_left -= 1;
         self.trace_window.clear();
         self.trace_cc.clear();
         self.hosts[endpoint as usize].endpoint.trace(&mut self.trace_window, &mut self.trace_cc);
@@ -681,9 +701,22 @@ impl Simulation {
                 packets: samples.iter().map(|&(_, q)| q).collect(),
             }),
         });
+        let mut warnings = self.scenario.warnings();
+        if let Some(at) = self.trace_stopped_at {
+            warnings.push(format!(
+                "trace.flows: stopped at {} s, when the traces reached the memory limit (raise --max-memory, or trace a shorter run or fewer flows)",
+                crate::schema::Num(at as f64 / NS_PER_SEC as f64)
+            ));
+        }
+        if bottleneck.queue_trace_full {
+            warnings.push(format!(
+                "trace.queue: stopped after {} samples, at the memory limit (raise --max-memory, or trace a shorter run)",
+                bottleneck.queue_trace_limit
+            ));
+        }
         RunResult {
             version: crate::VERSION,
-            warnings: self.scenario.warnings(),
+            warnings,
             duration_s,
             events: self.events.executed(),
             data_packets_sent: data_sent,

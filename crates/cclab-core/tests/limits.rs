@@ -40,7 +40,7 @@ fn reported_inputs_get_errors_naming_field_value_and_limit() {
         (dumbbell("", flow, "").replace("buffer = 50", "buffer = 9223372036854775807"), "topology.bottleneck.buffer: 9223372036854775807 is above the largest buffer, 4294967295 packets"),
         (
             dumbbell("", flow, "").replace("buffer = 50", "buffer = \"1bdp\"").replace("\"25ms\"", "\"0s\"").replace("\"5ms\"", "\"0s\""),
-            "topology.bottleneck.buffer: \"1bdp\" is 0.00 packets here (10Mbps × 0s (the nominal RTT: twice the source_access, bottleneck and sink_access delays)",
+            "topology.bottleneck.buffer: the default buffer \"1bdp\" is 0.00 packets here (10Mbps × 0s (the nominal RTT: twice the source_access, bottleneck and sink_access delays)",
         ),
         (dumbbell(", buffer_bytes = 100", flow, ""), "topology.bottleneck.buffer_bytes: 100 bytes holds no data packet (1040 bytes on the wire)"),
         (dumbbell("", "[[flows]]\ncc = { algorithm = \"aimd\", alpha = 1e300, beta = 0.5 }", ""), "flows[0].cc.alpha: 1e300 is not a number in (0, 1000]"),
@@ -102,4 +102,24 @@ fn half_a_million_late_flows_leave_the_early_ones_alone() {
     }
     assert!(result.flows.iter().filter(|f| f.group == "late").all(|f| f.data_packets_sent == 0));
     assert_eq!(result.warnings.len(), 1, "the late group never starts: {:?}", result.warnings);
+}
+
+#[test]
+fn traces_stop_at_the_memory_limit_with_a_warning() {
+    let text = dumbbell("", "[[flows]]\ncount = 2", "[trace]\nflows = true\nqueue = true").replace("\"1s\"", "\"5s\"");
+    let scenario = Scenario::from_toml_str(&text).unwrap();
+    let full = run(scenario.clone()).unwrap();
+    assert!(full.warnings.is_empty(), "{:?}", full.warnings);
+    let rows = full.traces.as_ref().unwrap().flows.iter().map(|t| t.t_s.len()).sum::<usize>();
+    // a limit leaving room for about 500 trace rows and as many queue samples
+    let needed = cclab_core::simulation::check_memory(&scenario, 2 + 4 * 2, &RunLimits { max_memory_bytes: u64::MAX }).unwrap();
+    let limits = RunLimits { max_memory_bytes: needed + 2 * 500 * 250 };
+    let cut = run_with_limits(scenario, &limits).unwrap();
+    let traces = cut.traces.as_ref().unwrap();
+    assert_eq!(traces.flows.iter().map(|t| t.t_s.len()).sum::<usize>(), 500, "of {rows}");
+    assert_eq!(traces.bottleneck_queue.as_ref().unwrap().t_s.len(), 1250);
+    assert_eq!(cut.warnings.len(), 2, "{:?}", cut.warnings);
+    assert!(cut.warnings[0].starts_with("trace.flows: stopped at "), "{:?}", cut.warnings);
+    // the run itself is the same
+    assert_eq!(serde_json::to_string(&cut.system).unwrap(), serde_json::to_string(&full.system).unwrap());
 }

@@ -113,7 +113,7 @@ fn new_fields_reject_bad_input() {
         (r#", loss = { model = "handoff", period = "0s" }"#, "", "topology.sink_access.loss.period: 0s is below 1ms"),
         (r#", loss = { model = "gilbert_elliott", good_to_bad = 1.5, bad_to_good = 0.1 }"#, "", "loss.good_to_bad: 1.5 is outside [0, 1]"),
         (r#", loss = { model = "burst" }"#, "", "loss.model: unknown model \"burst\""),
-        (r#", loss = { model = "gilbert_elliott", bad_to_good = 0.1 }"#, "", "topology.sink_access.loss: \"good_to_bad\" is missing"),
+        (r#", loss = { model = "gilbert_elliott", bad_to_good = 0.1 }"#, "", "topology.sink_access.loss.good_to_bad: required, but missing"),
         ("", "[[flows]]\ncount = 2\nschedule = [[\"0s\", 1], [\"1s\", 3]]\n", "flows[0].count: 2 but the schedule's largest"),
         ("", "[[flows]]\ncount = 3\nschedule = [[\"0s\", 3], [\"1s\", 1], [\"2s\", 2]]\n", "stopped flows cannot restart"),
         ("", "[[flows]]\ncount = 1\nstart = \"1s\"\nschedule = [[\"0s\", 1]]\n", "either schedule or start/stop"),

@@ -75,6 +75,10 @@ pub struct Link {
     last_transmission: (u32, Time),
     pub stats: LinkStats,
     pub queue_trace: Option<Vec<(Time, u32)>>,
+    /// Samples the queue trace may hold (its share of the run's memory limit); past it
+    /// the trace stops and `queue_trace_full` says so.
+    pub queue_trace_limit: usize,
+    pub queue_trace_full: bool,
 }
 
 /// What happened to a packet offered to a link.
@@ -110,6 +114,8 @@ impl Link {
             last_transmission: (0, 0),
             stats: LinkStats::default(),
             queue_trace: None,
+            queue_trace_limit: usize::MAX,
+            queue_trace_full: false,
         }
     }
 
@@ -178,7 +184,11 @@ impl Link {
         let waiting = self.waiting_at(now);
         let busy = self.busy_until > now;
         if let Some(trace) = self.queue_trace.as_mut() {
-            trace.push((now, waiting + busy as u32));
+            if trace.len() < self.queue_trace_limit {
+                trace.push((now, waiting + busy as u32));
+            } else {
+                self.queue_trace_full = true;
+            }
         }
         // ns-2 DropTail: drop if (queue length + 1) >= limit, the queue excluding the
         // packet in transmission.
@@ -208,11 +218,13 @@ impl Link {
         if self.last_transmission.0 != bytes {
             self.last_transmission = (bytes, self.rate.transmission_time(bytes));
         }
-        let tx_end = tx_start + self.last_transmission.1;
+        // Saturating: a slow link flooded for long could push its busy time past u64;
+        // a saturated time is simply "after the end of any run".
+        let tx_end = tx_start.saturating_add(self.last_transmission.1);
         self.busy_until = tx_end;
         self.stats.admitted += 1;
         self.stats.queueing_delay_sum += (tx_start - now) as u128;
-        let arrives = tx_end + self.delay;
+        let arrives = tx_end.saturating_add(self.delay);
         self.push(Held { packet, bytes, bytes_before: self.admitted_bytes, tx_start, arrives });
         self.admitted_total += 1;
         self.admitted_bytes += bytes as u64;

@@ -580,7 +580,8 @@ impl Builder {
                         return error(
                             format!("{}.buffer", params.origin),
                             format!(
-                                "{} is {packets:.2} packets here ({} × {} {rtt_is}, in {packet_bytes}-byte packets); a buffer holds at least 1",
+                                "{}{} is {packets:.2} packets here ({} × {} {rtt_is}, in {packet_bytes}-byte packets); a buffer holds at least 1",
+                                if params.buffer == BufferSpec::default() { "the default buffer " } else { "" },
                                 params.buffer,
                                 params.rate,
                                 Duration(rtt),
@@ -919,6 +920,6 @@ sink_access = { rate = "10Mbps", delay = "5ms" }
         // the default 1bdp of a 1 Mb/s, 1 ms link is a quarter packet
         let e = run(r#"{ from = "a", to = "b", rate = "1Mbps", delay = "1ms" }"#, &[ends("a", "b", 1)]);
         assert_eq!(e.path, "topology.links[0].buffer");
-        assert_eq!(e.message, "\"1bdp\" is 0.25 packets here (1Mbps × 2ms (the longest base RTT of the flows over this link), in 1000-byte packets); a buffer holds at least 1");
+        assert_eq!(e.message, "the default buffer \"1bdp\" is 0.25 packets here (1Mbps × 2ms (the longest base RTT of the flows over this link), in 1000-byte packets); a buffer holds at least 1");
     }
 }

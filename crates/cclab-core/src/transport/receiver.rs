@@ -90,7 +90,7 @@ impl TcpReceiver {
         if let (Some(timeout), false) = (self.delayed_ack, immediate) {
             self.unacked_segments += 1;
             if self.unacked_segments < 2 {
-                self.delayed_ack_deadline.get_or_insert(now + timeout);
+                self.delayed_ack_deadline.get_or_insert(now.saturating_add(timeout));
                 return Receipt { delivered, ack: None };
             }
         }

@@ -174,7 +174,7 @@ impl TcpSender {
             TcpApplication::Bulk => 0,
             TcpApplication::Cbr { ns_per_segment } => {
                 let index = seq.saturating_sub(self.first_data) as f64 + 1.0;
-                self.started_at + (index * ns_per_segment).ceil() as Time
+                self.started_at.saturating_add((index * ns_per_segment).ceil() as Time)
             }
         }
     }
@@ -226,7 +226,7 @@ impl TcpSender {
 
     fn arm_timer_if_idle(&mut self, now: Time) {
         if self.rto_deadline.is_none() {
-            self.rto_deadline = Some(now + self.rto.current());
+            self.rto_deadline = Some(now.saturating_add(self.rto.current()));
         }
     }
 
@@ -478,7 +478,7 @@ impl TcpSender {
                 }
             }
             // RFC 6298 §5.2–5.3
-            self.rto_deadline = if self.snd_una < self.snd_max { Some(now + self.rto.current()) } else { None };
+            self.rto_deadline = if self.snd_una < self.snd_max { Some(now.saturating_add(self.rto.current())) } else { None };
         } else if self.snd_una < self.snd_max {
             self.delivered += newly_sacked as u64;
             self.dupacks += 1;
@@ -519,7 +519,7 @@ impl TcpSender {
         self.recovery_point = self.snd_max;
         // Restart the timer so the retransmission gets a full RTO (as ns-2 and Linux do);
         // otherwise a queue near the RTO floor makes every recovery end in a timeout.
-        self.rto_deadline = Some(now + self.rto.current());
+        self.rto_deadline = Some(now.saturating_add(self.rto.current()));
         let seq = self.snd_una;
         match self.cfg.recovery {
             Recovery::Sack => {
@@ -584,7 +584,7 @@ impl TcpSender {
         self.rtt_probe = None;
         self.rto_deadline = None;
         self.try_send(now, out);
-        self.rto_deadline = Some(now + self.rto.current());
+        self.rto_deadline = Some(now.saturating_add(self.rto.current()));
         true
     }
 }
