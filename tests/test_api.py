@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import cclab
-from cclab.analysis import jain_index, success_percentage
+from cclab.analysis.metrics import jain_index, success_percentage
 from cclab.scenario import load_scenario, parse_override_value
 
 
@@ -185,7 +185,7 @@ def test_success_percentage_counts_bins_strictly_above_x_percent():
 
 
 def test_plots_write_pngs(small_scenario, tmp_path):
-    from cclab.plots import plot_bins, plot_traces
+    from cclab.plots.traces import plot_bins, plot_traces
 
     traced = cclab.run(small_scenario, **{"trace.flows": True, "trace.queue": True})
     assert plot_bins(traced, tmp_path / "bins.png").stat().st_size > 5_000

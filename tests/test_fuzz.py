@@ -32,7 +32,7 @@ LEAKS = re.compile(r"expected (f64|u32|u64|unit|value|a boolean|a string)|invali
 WORKER = r"""
 import json, sys
 import cclab
-from cclab.plan import load_plan
+from cclab.runs.plan import load_plan
 for line in sys.stdin:
     request = json.loads(line)
     try:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cclab.models import (
+from cclab.analysis.models import (
     congestion_epoch_rtts,
     fair_window,
     friendly_alpha,

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 import cclab
-from cclab.claims import VERDICTS
-from cclab.mraimd import scenarios
-from cclab.mraimd.figures import FIGURES, doubling_rtts, model_windows
+from cclab.papers.claims import VERDICTS
+from cclab.papers.mraimd import scenarios
+from cclab.papers.mraimd.figures import FIGURES, doubling_rtts, model_windows
 
 from conftest import REPO, run_cli
 

@@ -7,8 +7,8 @@ import pytest
 import tomllib
 
 import cclab
-from cclab.plan import derive_seed, load_plan
-from cclab.reproduce import static_wired_scenario
+from cclab.runs.plan import derive_seed, load_plan
+from cclab.papers.zhang2002.static_wired import static_wired_scenario
 from conftest import REPO, SMALL_SCENARIO
 
 

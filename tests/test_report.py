@@ -5,8 +5,8 @@ import html
 
 import pytest
 
-from cclab.report import REPORT_METRICS
-from cclab.sweep_runner import run_plan
+from cclab.plots.report import REPORT_METRICS
+from cclab.runs.runner import run_plan
 from conftest import run_cli
 from headless_chromium import chromium_binary, file_url, load_page
 from test_sweep import small_plan

@@ -5,7 +5,7 @@ import json
 
 import pandas as pd
 
-from cclab.reproduce import PAPER_PROTOCOLS, QUICK_FLOW_COUNTS, STATIC_WIRED_COLUMNS, static_wired_scenario
+from cclab.papers.zhang2002.static_wired import PAPER_PROTOCOLS, QUICK_FLOW_COUNTS, STATIC_WIRED_COLUMNS, static_wired_scenario
 
 
 def test_quick_static_wired(cli, tmp_path):

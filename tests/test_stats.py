@@ -6,7 +6,7 @@ import math
 import pandas as pd
 import pytest
 
-from cclab.stats import mean_ci, summarize, t_cdf, t_quantile
+from cclab.analysis.stats import mean_ci, summarize, t_cdf, t_quantile
 
 
 @pytest.mark.parametrize(("df", "expected"), [(1, 12.7062), (2, 4.3027), (4, 2.7764), (9, 2.2622), (30, 2.0423)])

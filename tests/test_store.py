@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import cclab
-from cclab import store
+from cclab.store import directory as store
 
 
 def without_wall_time(raw: dict) -> dict:

@@ -17,9 +17,9 @@ import tomli_w
 
 import cclab
 from cclab import _core
-from cclab.plan import load_plan
-from cclab.sweep_runner import run_plan
-from cclab.sweep_store import RESULT_TABLES, SweepStore
+from cclab.runs.plan import load_plan
+from cclab.runs.runner import run_plan
+from cclab.store.sweeps import RESULT_TABLES, SweepStore
 from conftest import SMALL_SCENARIO, run_cli
 
 # Values that differ from one execution to the next (timing, clock, checkout state).

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import cclab
-from cclab.models import gaimd_throughput
+from cclab.analysis.models import gaimd_throughput
 
 PROTOCOLS = [(0.31, 0.875), (0.583, 0.75), (1.0, 0.5), (1.25, 0.25)]
 REPO = Path(__file__).resolve().parents[1]

@@ -12,13 +12,13 @@ import pytest
 import tomllib
 
 import cclab
-from cclab.analysis import success_percentage
-from cclab.claims import NOT_SUPPORTED, PARTLY, SUPPORTED, VERDICTS, compare, ordered, verdict_of
-from cclab.zhang2002 import ReproduceError, parse_figures, scenarios
-from cclab.zhang2002.figures import FIGURES, QUICK, breakdown_per
-from cclab.zhang2002.metrics import (application_success, attempt_goodputs, handoff_recoveries, rebin,
+from cclab.analysis.metrics import success_percentage
+from cclab.papers.claims import NOT_SUPPORTED, PARTLY, SUPPORTED, VERDICTS, compare, ordered, verdict_of
+from cclab.papers.zhang2002 import ReproduceError, parse_figures, scenarios
+from cclab.papers.zhang2002.figures import FIGURES, QUICK, breakdown_per
+from cclab.papers.zhang2002.metrics import (application_success, attempt_goodputs, handoff_recoveries, rebin,
                                      recovery_time)
-from cclab.zhang2002.scenarios import FlowWindow, schedule_windows
+from cclab.papers.zhang2002.scenarios import FlowWindow, schedule_windows
 
 from conftest import REPO, SMALL_SCENARIO
 
@@ -170,7 +170,7 @@ def test_scenario_files_are_the_builders_at_the_papers_sizes(stem):
     path = REPO / "experiments" / "zhang2002" / f"{stem}.toml"
     description, built = scenarios.paper_scenarios()[stem]
     assert path.read_text(encoding="utf-8") == scenarios.scenario_file_text(description, built), \
-        "regenerate with cclab.zhang2002.scenarios.write_scenario_files('experiments/zhang2002')"
+        "regenerate with cclab.papers.zhang2002.scenarios.write_scenario_files('experiments/zhang2002')"
     assert tomllib.loads(path.read_text(encoding="utf-8")) == json.loads(json.dumps(built))
     assert cclab.validate(path)["duration"] == "100s"  # the engine runs it at the paper's length
 

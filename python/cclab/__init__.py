@@ -20,11 +20,21 @@ __all__ = ["run", "sweep", "load_scenario", "validate", "topology", "scenario_wa
            "ScenarioError", "InternalError", "__version__"]
 
 _LAZY = {"load_scenario": "cclab.scenario", "validate": "cclab.scenario", "topology": "cclab.scenario",
-         "scenario_warnings": "cclab.scenario", "run": "cclab.api", "sweep": "cclab.api", "Result": "cclab.results", "load_plan": "cclab.plan",
-         "SweepStore": "cclab.sweep_store"}
+         "scenario_warnings": "cclab.scenario", "run": "cclab.runs.api", "sweep": "cclab.runs.api", "Result": "cclab.results", "load_plan": "cclab.runs.plan",
+         "SweepStore": "cclab.store.sweeps"}
+
+
+# Modules of the public API, by the name they had before the package was grouped by job.
+_LAZY_MODULES = {"stats": "cclab.analysis.stats"}
 
 
 def __getattr__(name):
+    if name in _LAZY_MODULES:
+        import importlib
+
+        module = importlib.import_module(_LAZY_MODULES[name])
+        globals()[name] = module
+        return module
     if name in _LAZY:
         import importlib
 

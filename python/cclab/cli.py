@@ -101,8 +101,8 @@ def run(
     with _user_errors():
         scenario = load_scenario(file, list(overrides or []) + (["trace.flows=true", "trace.queue=true"] if trace else []))
         validate(scenario)  # fail fast, before the pandas-based modules load
-        from cclab.api import run as run_scenario
-        from cclab.store import check_target, save
+        from cclab.runs.api import run as run_scenario
+        from cclab.store.directory import check_target, save
 
         if out is not None:
             check_target(out)
@@ -152,7 +152,7 @@ def reproduce_static_wired(
                                                              "(10Mbps: Figure 2, 100Mbps: Figure 3).")] = None,
 ) -> None:
     """Zhang & Tsaoussidis 2002 §5.1: system goodput vs number of flows (Figures 2, 3)."""
-    from cclab.reproduce import static_wired
+    from cclab.papers.zhang2002.static_wired import static_wired
 
     with _user_errors():
         table = static_wired(out, quick=quick, jobs=jobs, bottleneck=bottleneck or ["10Mbps"])
@@ -174,7 +174,7 @@ def reproduce_zhang2002(
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Parallel runs (default: one per core).")] = None,
 ) -> None:
     """Zhang & Tsaoussidis 2002: Figures 2–11 as PNG + CSV/Parquet, and summary.md judging each claim."""
-    from cclab.zhang2002 import ReproduceError, reproduce
+    from cclab.papers.zhang2002 import ReproduceError, reproduce
 
     with _user_errors():
         try:
@@ -196,7 +196,7 @@ def reproduce_mraimd(
                                                 help="Parallel runs (default: one per core).")] = None,
 ) -> None:
     """MR-AIMD (Psaras, Dianati & Tafazolli): Table 1 and Figures 4–7 as PNG + CSV/Parquet, and summary.md."""
-    from cclab.mraimd import MraimdError, reproduce
+    from cclab.papers.mraimd import MraimdError, reproduce
 
     with _user_errors():
         try:
@@ -215,7 +215,7 @@ def _print_verdicts(outcome, name_of) -> None:
 
 
 def _positive_int(option: str, text: str) -> int:
-    from cclab.zhang2002 import ReproduceError
+    from cclab.papers.zhang2002 import ReproduceError
 
     try:
         value = int(text)
@@ -241,13 +241,13 @@ def sweep_command(
 ) -> None:
     """Run a sweep plan; runs already in the results file are skipped (re-run to resume)."""
     with _user_errors():
-        from cclab.plan import load_plan
+        from cclab.runs.plan import load_plan
         from cclab.scenario import parse_memory
 
         memory = parse_memory(max_memory)
         plan = load_plan(plan_file, {"replications": replications} if replications else None)
         plan.runs()  # every point is checked before an executor starts
-        from cclab.sweep_runner import open_executor, run_plan
+        from cclab.runs.runner import open_executor, run_plan
 
         with open_executor(executor, workers, scheduler) as pool:
             try:
@@ -272,7 +272,7 @@ def report_command(
 ) -> None:
     """Write a static HTML report of a sweep: figures, mean ± CI tables, scenario, provenance."""
     with _user_errors():
-        from cclab.report import write_report
+        from cclab.plots.report import write_report
 
         page = write_report(results, out or results.with_name(results.stem + "-report"))
     typer.echo(f"wrote {page}")
@@ -285,7 +285,7 @@ def export_command(
 ) -> None:
     """Export every table of a sweep's results file to Parquet."""
     with _user_errors():
-        from cclab.sweep_store import SweepStore
+        from cclab.store.sweeps import SweepStore
 
         with SweepStore(results, read_only=True) as store:
             written = store.export_parquet(out)

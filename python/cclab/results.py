@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 import pandas as pd
 
-from cclab import analysis
+from cclab.analysis import metrics as analysis
 
 
 class Result:
@@ -39,8 +39,8 @@ class Result:
         return json.dumps(self.raw, indent=indent)
 
     def save(self, directory: str | PathLike) -> Path:
-        """Write this result to ``directory`` (see :func:`cclab.store.save`)."""
-        from cclab import store
+        """Write this result to ``directory`` (see :func:`cclab.store.directory.save`)."""
+        from cclab.store import directory as store
 
         return store.save(self, directory)
 

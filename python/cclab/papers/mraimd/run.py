@@ -19,9 +19,9 @@ import pandas as pd
 
 from cclab._core import ScenarioError, run_json
 from cclab._core import version as core_version
-from cclab.claims import markdown_table, tally
-from cclab.reproduction import FigureOutcome, Outcome, verdict_preamble, concat_tables, label_tables, run_points, write_figure
-from cclab.mraimd.figures import FIGURES, FULL, QUICK, Point, fig7_numbers, model_windows, table1_comparison
+from cclab.papers.claims import markdown_table, tally
+from cclab.papers.framework import FigureOutcome, Outcome, verdict_preamble, concat_tables, label_tables, run_points, write_figure
+from cclab.papers.mraimd.figures import FIGURES, FULL, QUICK, Point, fig7_numbers, model_windows, table1_comparison
 from cclab.scenario import validate
 
 PAPER = ("I. Psaras, M. Dianati and R. Tafazolli, \"Why Rely on Blind AIMDs? A Response-Based Approach to TCP "
@@ -122,7 +122,7 @@ def summary_markdown(outcome: Outcome) -> str:
         f"{sizes.name} sizes, seeds {', '.join(map(str, sizes.seeds))}, runs of {sizes.duration_s:g} s, "
         f"cclab {core_version()}, {outcome.wall_time_s:.0f} s wall time.", "",
         *verdict_preamble(counts, quick=sizes.name == "quick"), "",
-        "Setup choices where the paper is silent (see `cclab.mraimd.scenarios`): 100 Mb/s / 5 ms access links, "
+        "Setup choices where the paper is silent (see `cclab.papers.mraimd.scenarios`): 100 Mb/s / 5 ms access links, "
         "1000-byte payloads, RED with ns-2.35's automatic thresholds and weight, the PER as Bernoulli loss at the head "
         "of the bottleneck (data direction), Table 1 without ECN, §4's AIMD both without ECN (`AIMD`, ns-2's "
         "default TCP-SACK) and with it (`AIMD+ECN`).",

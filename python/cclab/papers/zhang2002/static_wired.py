@@ -19,8 +19,8 @@ from typing import Optional, Union
 import pandas as pd
 
 from cclab._core import version as core_version
-from cclab.api import sweep
-from cclab.plots import plot_static_wired
+from cclab.runs.api import sweep
+from cclab.plots.traces import plot_static_wired
 from cclab.results import Result
 
 # (α, β) of the paper's four TCP-friendly protocols (Eq. 3), smoothest first.

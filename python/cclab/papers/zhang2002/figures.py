@@ -4,7 +4,7 @@ it, and what the paper claims about it.
 A :class:`Figure` ties together
 
 * ``points(sizes)``: the runs, one :class:`Point` (labels + scenario) per protocol,
-  x value and seed, built by :mod:`cclab.zhang2002.scenarios`;
+  x value and seed, built by :mod:`cclab.papers.zhang2002.scenarios`;
 * ``measure(result)``: the tables one run contributes (computed in the worker);
 * ``plot(tables, path)``: the PNG, spread over seeds shown as a band or error bars;
 * ``claims(tables, sizes)``: the paper's statements about the figure with our verdicts.
@@ -28,9 +28,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from cclab.claims import NOT_SUPPORTED, PARTLY, SUPPORTED, Claim, compare, ordered, verdict_of  # noqa: E402
-from cclab.zhang2002 import metrics, scenarios  # noqa: E402
-from cclab.zhang2002.scenarios import PROTOCOLS, RESPONSIVE, SMOOTH, STANDARD, protocol_label  # noqa: E402
+from cclab.papers.claims import NOT_SUPPORTED, PARTLY, SUPPORTED, Claim, compare, ordered, verdict_of  # noqa: E402
+from cclab.papers.zhang2002 import metrics, scenarios  # noqa: E402
+from cclab.papers.zhang2002.scenarios import PROTOCOLS, RESPONSIVE, SMOOTH, STANDARD, protocol_label  # noqa: E402
 
 LABELS = [protocol_label(protocol) for protocol in PROTOCOLS]  # smoothest first
 SMOOTH_LABEL, STANDARD_LABEL, RESPONSIVE_LABEL = (protocol_label(p) for p in (SMOOTH, STANDARD, RESPONSIVE))

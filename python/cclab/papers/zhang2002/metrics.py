@@ -22,7 +22,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from cclab.analysis import success_percentage
+from cclab.analysis.metrics import success_percentage
 
 
 def attempt_goodputs(bins: pd.DataFrame, flows: pd.DataFrame, width_s: float, duration_s: float) -> np.ndarray:

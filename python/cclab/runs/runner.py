@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Optional, TypeVar
 
 from cclab.errors import SweepError
-from cclab.plan import Plan, PlanSource, Run, load_plan
+from cclab.runs.plan import Plan, PlanSource, Run, load_plan
 
 EXECUTORS = ("local", "dask", "ray")
 DEFAULT_STORE_DIR = Path("results") / "sweeps"
@@ -74,7 +74,7 @@ def run_plan(plan: PlanSource, executor: Any = None, *, store: str | PathLike | 
     fails with its one-line error, the sweep goes on. Every run is validated before any
     starts.
     """
-    from cclab.sweep_store import SweepStore
+    from cclab.store.sweeps import SweepStore
 
     plan = load_plan(plan)
     runs = list({run.run_id: run for run in plan.runs()}.values())

@@ -27,7 +27,7 @@ from typing import Any, Optional
 import pandas as pd
 
 from cclab.errors import StoreError
-from cclab.plan import Plan, Run
+from cclab.runs.plan import Plan, Run
 
 RUN_COLUMNS = """
     run_id VARCHAR NOT NULL, plan_hash VARCHAR, plan_name VARCHAR, point_index INTEGER, params VARCHAR,

@@ -26,9 +26,9 @@ try:
 except ModuleNotFoundError:  # Python < 3.11
     import tomli as tomllib
 
-from cclab.plan import Plan, load_plan  # noqa: E402
-from cclab.stats import summarize  # noqa: E402
-from cclab.sweep_store import SweepStore  # noqa: E402
+from cclab.runs.plan import Plan, load_plan  # noqa: E402
+from cclab.analysis.stats import summarize  # noqa: E402
+from cclab.store.sweeps import SweepStore  # noqa: E402
 
 REPORT_METRICS = ("goodput_mbps", "jain_index", "bottleneck_utilization", "mean_queue_delay_ms", "bottleneck_drops")
 METRIC_LABELS = {

@@ -20,10 +20,10 @@ import pandas as pd
 
 from cclab._core import ScenarioError, run_json
 from cclab._core import version as core_version
-from cclab.claims import markdown_table, tally
-from cclab.reproduction import FigureOutcome, Outcome, verdict_preamble, concat_tables, label_tables, run_points, write_figure
+from cclab.papers.claims import markdown_table, tally
+from cclab.papers.framework import FigureOutcome, Outcome, verdict_preamble, concat_tables, label_tables, run_points, write_figure
 from cclab.scenario import validate
-from cclab.zhang2002.figures import FIGURES, FULL, QUICK, Figure, Point, Sizes
+from cclab.papers.zhang2002.figures import FIGURES, FULL, QUICK, Figure, Point, Sizes
 
 PAPER = ("C. Zhang and V. Tsaoussidis, \"The Interrelation of TCP Responsiveness and Smoothness in Heterogeneous "
          "Networks\", ISCC 2002")

@@ -10,10 +10,10 @@ from typing import Any, Optional, Union
 
 from cclab._core import run_json
 from cclab.results import Result
-from cclab.plan import Plan, PlanSource
+from cclab.runs.plan import Plan, PlanSource
 from cclab.scenario import (Overrides, ScenarioSource, apply_overrides, load_scenario, parse_memory, scenario_json,
                             validate)
-from cclab.sweep_runner import SweepOutcome, in_completion_order, run_plan
+from cclab.runs.runner import SweepOutcome, in_completion_order, run_plan
 
 
 def run(source: ScenarioSource, *, overrides: Overrides = None, max_memory: Union[str, int, None] = None,
@@ -40,9 +40,9 @@ def sweep(
 ) -> Union[list[Result], SweepOutcome]:
     """Run a sweep plan, or many scenarios in parallel.
 
-    * A plan (a plan TOML path, a dict with a ``[sweep]`` table, a :class:`cclab.plan.Plan`):
+    * A plan (a plan TOML path, a dict with a ``[sweep]`` table, a :class:`cclab.runs.plan.Plan`):
       runs what is not yet in the results store ``store`` and returns a
-      :class:`cclab.sweep_runner.SweepOutcome`; see :func:`cclab.sweep_runner.run_plan`. ``progress``
+      :class:`cclab.runs.runner.SweepOutcome`; see :func:`cclab.runs.runner.run_plan`. ``progress``
       (any true value) shows a progress bar.
     * A list of scenarios: returns their results in input order. Every scenario is
       validated first, so a bad one fails before any work starts. ``on_result(index,

@@ -1,5 +1,5 @@
 """Table 1 and Figures 4–7 of the MR-AIMD paper: what to run, what to measure, how to
-draw it, and what the paper claims about it (judged with :mod:`cclab.claims`).
+draw it, and what the paper claims about it (judged with :mod:`cclab.papers.claims`).
 
 A :class:`Figure` has ``points(sizes)`` (one :class:`Point` per run: labels + scenario),
 ``measure(result, point)`` (the tables one run contributes, computed in the worker),
@@ -21,9 +21,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from cclab.claims import NOT_SUPPORTED, PARTLY, SUPPORTED, Claim, compare, ordered, verdict_of  # noqa: E402
-from cclab.mraimd import scenarios  # noqa: E402
-from cclab.mraimd.scenarios import AIMD, AIMD_ECN, MRAIMD, PAPER_PER, SECTION4_PROTOCOLS, TABLE1_AS  # noqa: E402
+from cclab.papers.claims import NOT_SUPPORTED, PARTLY, SUPPORTED, Claim, compare, ordered, verdict_of  # noqa: E402
+from cclab.papers.mraimd import scenarios  # noqa: E402
+from cclab.papers.mraimd.scenarios import AIMD, AIMD_ECN, MRAIMD, PAPER_PER, SECTION4_PROTOCOLS, TABLE1_AS  # noqa: E402
 
 KB = 1000  # Table 1's KB/s (see scenarios: 118.9 KB/s on 1 Mb/s needs KB = 1000 B)
 COLORS = {"MR-AIMD": "tab:red", "AIMD": "tab:blue", "AIMD+ECN": "tab:green"}

@@ -1,0 +1,1 @@
+"""Metrics computed from results, statistics over runs, analytic models."""

@@ -1,0 +1,1 @@
+"""Figures of results and the static HTML reports."""

@@ -1,0 +1,1 @@
+"""Where results go: result directories (directory) and the sweep/reproduction store (sweeps)."""
