@@ -16,7 +16,7 @@ import pytest
 import tomli_w
 
 import cclab
-from cclab import _core
+from cclab import core as _core
 from cclab.runs.plan import load_plan
 from cclab.runs.runner import run_plan
 from cclab.store.sweeps import RESULT_TABLES, SweepStore

@@ -47,19 +47,16 @@ class Unsupported(ValueError):
     """The scenario uses something this translator does not map to ns-2."""
 
 
-def _seconds(text: str) -> float:
-    units = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
-    for unit in ("ns", "us", "ms", "s"):
-        if text.endswith(unit):
-            return float(text[: -len(unit)]) * units[unit]
-    return float(text)
+def _seconds(text) -> float:
+    from cclab.core import duration_s
+
+    return duration_s(text)
 
 
-def _bps(text: str) -> float:
-    for unit, scale in (("Gbps", 1e9), ("Mbps", 1e6), ("kbps", 1e3), ("bps", 1.0)):
-        if text.endswith(unit):
-            return float(text[: -len(unit)]) * scale
-    return float(text)
+def _bps(text) -> float:
+    from cclab.core import rate_bps
+
+    return float(rate_bps(text))
 
 
 def to_tcl(scenario: dict, topology: dict, flows: list[dict], duration_s: float) -> str:

@@ -11,8 +11,8 @@
 Everything but the native core is imported on first use, so ``import cclab`` is cheap
 (the benchmark worker and the CLI's start-up depend on it).
 """
-from cclab._core import InternalError, ScenarioError
-from cclab._core import version as _core_version
+from cclab.core import InternalError, ScenarioError
+from cclab.core import version as _core_version
 
 __version__ = _core_version()
 

@@ -5,7 +5,7 @@ time and peak memory are the simulator's, not Python's libraries'.
 """
 import sys
 
-from cclab._core import run_json
+from cclab.core import run_json
 
 if __name__ == "__main__":
     sys.stdout.write(run_json(sys.stdin.read()))

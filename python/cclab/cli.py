@@ -16,7 +16,7 @@ from typing import Annotated, Iterator, List, Optional
 
 import typer
 
-from cclab._core import InternalError, ScenarioError, version
+from cclab.core import InternalError, ScenarioError, version
 from cclab.errors import BenchError, StoreError, SweepError
 from cclab.scenario import load_scenario, scenario_toml, validate
 

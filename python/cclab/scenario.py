@@ -24,7 +24,7 @@ try:
 except ModuleNotFoundError:  # Python < 3.11 (tomli is the same parser)
     import tomli as tomllib
 
-from cclab._core import ScenarioError, topology_json, validate_json, warnings_json
+from cclab.core import ScenarioError, topology_json, validate_json, warnings_json
 
 ScenarioSource = Union[str, PathLike, Mapping[str, Any]]
 Overrides = Union[Mapping[str, Any], Iterable[str], None]

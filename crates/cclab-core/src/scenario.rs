@@ -168,6 +168,21 @@ impl Transport {
 
 pub use crate::app::AppSpec;
 
+/// The schedule rule: with `steps` of [time, number of active flows], flow i runs from
+/// the first step whose number exceeds i until the first later step whose number is i or
+/// less (never stopping if there is none). One window per flow, for as many flows as the
+/// largest number.
+pub fn schedule_windows(steps: &[(Duration, u32)]) -> Vec<FlowWindow> {
+    let flows = steps.iter().map(|&(_, n)| n).max().unwrap_or(0);
+    (0..flows)
+        .map(|i| {
+            let first = steps.iter().position(|&(_, n)| n > i).expect("the largest number exceeds every i");
+            let stop = steps[first..].iter().find(|&&(_, n)| n <= i).map(|&(t, _)| t);
+            FlowWindow { start: steps[first].0, stop }
+        })
+        .collect()
+}
+
 /// When one flow of a group runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FlowWindow {
@@ -236,16 +251,7 @@ impl FlowGroup {
 
     /// The active period of each flow under `schedule` (None without one).
     pub fn scheduled_windows(&self) -> Option<Vec<FlowWindow>> {
-        let steps = self.schedule.as_ref()?;
-        Some(
-            (0..self.count.get())
-                .map(|i| {
-                    let first = steps.iter().position(|&(_, n)| n > i).expect("validated: every flow runs");
-                    let stop = steps[first..].iter().find(|&&(_, n)| n <= i).map(|&(t, _)| t);
-                    FlowWindow { start: steps[first].0, stop }
-                })
-                .collect(),
-        )
+        self.schedule.as_deref().map(schedule_windows)
     }
 
     fn validate_schedule(&self) -> Result<(), (&'static str, String)> {

@@ -81,6 +81,42 @@ fn topology_json(scenario_json: &str) -> PyResult<String> {
     })
 }
 
+/// A value of a scenario's duration field (`"25ms"`, or a number of seconds), given as
+/// JSON, in seconds: the engine's own rules and limits.
+#[pyfunction]
+fn parse_duration(value_json: &str) -> PyResult<f64> {
+    guarded(|| parse_field::<cclab_core::sim::Duration>(value_json).map(|d| d.secs_f64()))
+}
+
+/// A value of a scenario's rate field (`"10Mbps"`, or bits per second), given as JSON, in
+/// bits per second.
+#[pyfunction]
+fn parse_rate(value_json: &str) -> PyResult<u64> {
+    guarded(|| parse_field::<cclab_core::sim::Rate>(value_json).map(|r| r.bps()))
+}
+
+/// The engine's schedule rule: for `[[time, number], ...]` (JSON), when each flow runs,
+/// as (start_s, stop_s or None).
+#[pyfunction]
+fn schedule_windows(schedule_json: &str) -> PyResult<Vec<(f64, Option<f64>)>> {
+    guarded(|| {
+        let steps: Vec<(cclab_core::sim::Duration, u32)> = parse_field(schedule_json)?;
+        let windows = cclab_core::scenario::schedule_windows(&steps);
+        Ok(windows.iter().map(|w| (w.start.secs_f64(), w.stop.map(|t| t.secs_f64()))).collect())
+    })
+}
+
+/// Jain's fairness index, as the engine computes it (NaN for an empty or all-zero set).
+#[pyfunction]
+fn jain_index(values: Vec<f64>) -> f64 {
+    cclab_core::metrics::jain_index(&values)
+}
+
+fn parse_field<T: serde::de::DeserializeOwned>(value_json: &str) -> Result<T, CoreError> {
+    let value: serde_json::Value = serde_json::from_str(value_json).map_err(|e| CoreError(e.to_string()))?;
+    cclab_core::schema::deserialize_with_path(value).map_err(CoreError)
+}
+
 #[pyfunction]
 fn version() -> &'static str {
     cclab_core::VERSION
@@ -107,5 +143,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(topology_json, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    for function in [
+        wrap_pyfunction!(parse_duration, m)?,
+        wrap_pyfunction!(parse_rate, m)?,
+        wrap_pyfunction!(schedule_windows, m)?,
+        wrap_pyfunction!(jain_index, m)?,
+    ] {
+        m.add_function(function)?;
+    }
     Ok(())
 }

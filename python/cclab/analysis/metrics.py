@@ -14,16 +14,7 @@ import numpy as np
 import pandas as pd
 
 
-def jain_index(values: Sequence[float]) -> float:
-    """Jain's fairness index (Σx)² / (n·Σx²), in [1/n, 1].
-
-    NaN when there are no values or all are zero (no allocation to judge).
-    """
-    x = np.asarray(values, dtype=float)
-    sum_of_squares = float(np.sum(x * x))
-    if x.size == 0 or sum_of_squares == 0.0:
-        return float("nan")
-    return float(np.sum(x)) ** 2 / (x.size * sum_of_squares)
+from cclab.core import jain_index  # noqa: E402,F401  (the engine's, re-exported: one definition)
 
 
 def bin_goodput(delivered_bytes: Sequence[Sequence[int]], width_s: float, duration_s: float) -> pd.DataFrame:

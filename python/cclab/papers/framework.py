@@ -44,10 +44,11 @@ class Outcome:
 
 def estimated_cost(scenario: dict) -> float:
     """Rough relative cost of a run: packets ∝ bottleneck rate × duration, traces ×5."""
-    rate = str(scenario["topology"]["bottleneck"]["rate"])
-    mbps = float(rate.removesuffix("Mbps")) if rate.endswith("Mbps") else 100.0
+    from cclab.core import duration_s, rate_bps
+
+    rate = rate_bps(scenario["topology"]["bottleneck"]["rate"]) if "bottleneck" in scenario["topology"] else 1e8
     traced = 5 if any((scenario.get("trace") or {}).values()) else 1
-    return mbps * float(str(scenario["duration"]).removesuffix("s")) * traced
+    return rate * duration_s(scenario["duration"]) * traced
 
 
 def run_points(points: Sequence[Any], measure: Callable[[Any], Tables], jobs: Optional[int], progress: bool,

@@ -8,7 +8,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from os import PathLike
 from typing import Any, Optional, Union
 
-from cclab._core import run_json
+from cclab.core import run_json
 from cclab.results import Result
 from cclab.runs.plan import Plan, PlanSource
 from cclab.scenario import (Overrides, ScenarioSource, apply_overrides, load_scenario, parse_memory, scenario_json,

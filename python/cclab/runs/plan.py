@@ -40,7 +40,7 @@ from typing import Any, Union
 
 import tomli_w
 
-from cclab._core import ScenarioError
+from cclab.core import ScenarioError
 from cclab.scenario import _shown, apply_overrides, load_scenario, read_toml, scenario_json, validate
 
 PlanSource = Union[str, PathLike, Mapping[str, Any], "Plan"]

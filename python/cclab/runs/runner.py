@@ -127,7 +127,7 @@ def simulate(scenario_json: str, max_memory: Optional[int] = None) -> dict[str, 
     ``{"status": "error", "error": "..."}``; both with the worker's provenance (version,
     git commit, host).
     """
-    from cclab._core import run_json
+    from cclab.core import run_json
 
     try:
         from cclab.results import Result
@@ -171,7 +171,7 @@ def _exit_with_parent(parent: int) -> None:
 def local_provenance() -> dict[str, Optional[str]]:
     """cclab version, git commit of the source tree (``+dirty`` when it has local changes;
     None outside a git checkout) and host name of this process."""
-    from cclab._core import version
+    from cclab.core import version
 
     source = Path(__file__).resolve().parent
     commit = None

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from cclab._core import version as core_version
+from cclab.core import version as core_version
 from cclab.errors import StoreError
 from cclab.results import Result
 from cclab.scenario import scenario_toml

@@ -171,12 +171,14 @@ pub struct RunResult {
     pub traces: Option<Traces>,
 }
 
-/// Jain's fairness index; 1 for an empty or all-zero set.
+/// Jain's fairness index (Σx)² / (n·Σx²), in [1/n, 1]; NaN (null in JSON) for an empty
+/// or all-zero set: nothing was allocated, so there is no fairness to judge. The Python
+/// side uses this very function (`cclab.core.jain_index`).
 pub fn jain_index(values: &[f64]) -> f64 {
     let sum: f64 = values.iter().sum();
     let sum_sq: f64 = values.iter().map(|x| x * x).sum();
     if sum_sq == 0.0 {
-        1.0
+        f64::NAN
     } else {
         sum * sum / (values.len() as f64 * sum_sq)
     }
@@ -188,5 +190,6 @@ mod tests {
     fn jain() {
         assert_eq!(super::jain_index(&[1.0, 1.0, 1.0]), 1.0);
         assert!((super::jain_index(&[1.0, 0.0]) - 0.5).abs() < 1e-12);
+        assert!(super::jain_index(&[0.0, 0.0]).is_nan() && super::jain_index(&[]).is_nan());
     }
 }

@@ -17,8 +17,8 @@ from typing import Optional, Union
 
 import pandas as pd
 
-from cclab._core import ScenarioError, run_json
-from cclab._core import version as core_version
+from cclab.core import ScenarioError, run_json
+from cclab.core import version as core_version
 from cclab.papers.claims import markdown_table, tally
 from cclab.papers.framework import FigureOutcome, Outcome, verdict_preamble, concat_tables, label_tables, run_points, write_figure
 from cclab.papers.mraimd.figures import FIGURES, FULL, QUICK, Point, fig7_numbers, model_windows, table1_comparison

@@ -28,6 +28,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from cclab.core import duration_s, rate_bps
 from cclab.papers.claims import NOT_SUPPORTED, PARTLY, SUPPORTED, Claim, compare, ordered, verdict_of  # noqa: E402
 from cclab.papers.zhang2002 import metrics, scenarios  # noqa: E402
 from cclab.papers.zhang2002.scenarios import PROTOCOLS, RESPONSIVE, SMOOTH, STANDARD, protocol_label  # noqa: E402
@@ -285,14 +286,8 @@ def _ssthresh_at(trace: pd.DataFrame, time_s: float) -> float:
 
 
 def _rate_mbps(rate: Any) -> float:
-    """A normalized scenario rate (bits/s number or "10Mbps") in Mb/s."""
-    if isinstance(rate, (int, float)):
-        return float(rate) / 1e6
-    text = str(rate).strip()
-    for suffix, scale in (("Gbps", 1e3), ("Mbps", 1.0), ("Kbps", 1e-3), ("kbps", 1e-3), ("bps", 1e-6)):
-        if text.endswith(suffix):
-            return float(text[: -len(suffix)]) * scale
-    return float(text) / 1e6
+    """A normalized scenario rate (bits/s number or "10Mbps") in Mb/s, by the engine's rules."""
+    return rate_bps(rate) / 1e6
 
 
 def _handoff_points(sizes: Sizes) -> list[Point]:
@@ -384,7 +379,7 @@ def _dynamic_points(figure: int, schedule) -> Callable[[Sizes], list[Point]]:
 
 
 def _step_times(schedule) -> list[float]:
-    return [float(time.rstrip("s")) for time, _ in schedule[1:]]
+    return [duration_s(time) for time, _ in schedule[1:]]
 
 
 def _plot_dynamic(value: str, ylabel: str, caption: str, schedule, ylim=None) -> Callable:

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Optional
 
+from cclab.core import schedule_windows as schedule_rule
+
 # (α, β) of the paper's four TCP-friendly protocols (Eq. 3, §4.1), smoothest first.
 SMOOTH = (0.31, 0.875)
 SMOOTHER_THAN_STANDARD = (0.583, 0.75)
@@ -157,16 +159,15 @@ class FlowWindow:
 def schedule_windows(schedule: Sequence[tuple[str, int]]) -> list[FlowWindow]:
     """When each flow of a schedule runs, flows with the same window merged.
 
-    The engine's `schedule` rule: flow i is active from the first step whose number of
-    flows exceeds i until the first later step whose number is i or less.
+    The engine's `schedule` rule (asked of the engine itself): flow i is active from the
+    first step whose number of flows exceeds i until the first later step whose number
+    is i or less.
     """
     if not schedule:
         raise ValueError("a schedule needs at least one [time, number] step")
     windows: list[FlowWindow] = []
-    for flow in range(max(number for _, number in schedule)):
-        first = next(index for index, (_, number) in enumerate(schedule) if number > flow)
-        stop = next((time for time, number in schedule[first + 1:] if number <= flow), None)
-        start = schedule[first][0]
+    for flow, (start_s, stop_s) in enumerate(schedule_rule(schedule)):
+        start, stop = f"{start_s:g}s", (None if stop_s is None else f"{stop_s:g}s")
         if windows and (windows[-1].start, windows[-1].stop) == (start, stop):
             windows[-1] = FlowWindow(windows[-1].first, flow + 1, start, stop)
         else:

@@ -18,7 +18,7 @@ from typing import Optional, Union
 
 import pandas as pd
 
-from cclab._core import version as core_version
+from cclab.core import version as core_version
 from cclab.runs.api import sweep
 from cclab.plots.traces import plot_static_wired
 from cclab.results import Result

@@ -1,0 +1,44 @@
+"""The native engine, and the only module that imports it (``cclab._core``).
+
+Everything else in cclab reaches the engine through here: running and validating
+scenarios (JSON in, JSON out), and the rules the engine already owns and Python must not
+re-code — unit parsing, the flow-schedule rule, Jain's index. Importing this module
+costs the extension's load and nothing else (no pandas, no NumPy).
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, Optional
+
+from cclab._core import InternalError, ScenarioError, run_json, topology_json, validate_json, version, warnings_json
+from cclab._core import jain_index as _jain_index
+from cclab._core import parse_duration as _parse_duration
+from cclab._core import parse_rate as _parse_rate
+from cclab._core import schedule_windows as _schedule_windows
+
+__all__ = ["InternalError", "ScenarioError", "run_json", "validate_json", "topology_json", "warnings_json", "version",
+           "duration_s", "rate_bps", "schedule_windows", "jain_index"]
+
+
+def duration_s(value: Any) -> float:
+    """A scenario duration (``"25ms"``, or a number of seconds) in seconds, by the
+    engine's rules; a bad one is a ScenarioError."""
+    return _parse_duration(json.dumps(value))
+
+
+def rate_bps(value: Any) -> int:
+    """A scenario rate (``"10Mbps"``, or bits per second) in bits per second."""
+    return _parse_rate(json.dumps(value))
+
+
+def schedule_windows(schedule: Sequence[Sequence[Any]]) -> list[tuple[float, Optional[float]]]:
+    """The engine's ``schedule`` rule: for ``[[time, number], ...]`` steps, when each flow
+    runs, as ``(start_s, stop_s or None)``, one per flow."""
+    return _schedule_windows(json.dumps([list(step) for step in schedule]))
+
+
+def jain_index(values: Sequence[float]) -> float:
+    """Jain's fairness index (Σx)² / (n·Σx²), as the engine computes it: NaN for an empty
+    or all-zero set (nothing allocated, no fairness to judge)."""
+    return _jain_index([float(value) for value in values])
