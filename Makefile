@@ -12,6 +12,9 @@ $(BIN)/python:
 
 setup: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[dev]'
+	# An editable install leaves byte-compiling to the first import, which a
+	# PYTHONDONTWRITEBYTECODE environment prevents: every `cclab` start would recompile.
+	$(BIN)/python -m compileall -q python/cclab
 
 demo: setup
 	$(BIN)/cclab reproduce static-wired --quick --out results/static-wired

@@ -179,9 +179,3 @@ def test_out_refuses_to_replace_a_directory_that_is_not_a_result(cli, example_fi
     assert completed.returncode == 2
     assert completed.stderr.startswith("error: ") and "not a cclab result directory" in completed.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
-
-
-def test_version(cli):
-    completed = cli("--version")
-    assert completed.returncode == 0
-    assert completed.stdout.startswith("cclab 0.")

@@ -178,7 +178,7 @@ def test_pool_workers_end_when_the_driver_is_killed(tmp_path):
 
 def test_usage_errors_are_one_line(cli, tmp_path):
     assert "No such command 'frobnicate'" in one_line_error(cli("frobnicate"))
-    assert "Missing argument 'file'" in one_line_error(cli("run"))
+    assert "Missing argument 'FILE'" in one_line_error(cli("run"))
     assert "--workers" in one_line_error(cli("sweep", "plan.toml", "--workers", "0"))
     assert "line 1, column 3: Expected '='" in one_line_error(cli("run", REPO / "tests" / "conftest.py"))
     no_duration = tmp_path / "x.toml"

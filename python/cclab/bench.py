@@ -25,6 +25,14 @@ from cclab.scenario import ScenarioError, load_scenario, scenario_json, validate
 REPO_ROOT = Path(cclab.__file__).resolve().parents[2]
 DEFAULT_SCENARIO = REPO_ROOT / "experiments" / "standard-benchmark.toml"
 DEFAULT_NS2_SCRIPT = REPO_ROOT / "bench" / "ns2" / "dumbbell.tcl"
+TINY_SCENARIO = REPO_ROOT / "experiments" / "tiny.toml"
+
+# The command line's start-up targets: the tiny scenario end to end at most this much
+# above a bare interpreter and under this peak memory; the standard benchmark through
+# `cclab run --json` at most this many times the bench worker's wall time.
+STARTUP_OVERHEAD_S = 0.15
+STARTUP_PEAK_MB = 60
+STARTUP_RATIO = 1.15
 
 
 @dataclass
@@ -119,6 +127,85 @@ def bench(duration: float = 100, flows: int = 100, seed: int = 1, ns2: bool = Tr
         "jain_rel_diff": _relative_difference(report["cclab"], report["ns2"], "jain_index"),
     }
     return report
+
+
+def startup(repeats: int = 7) -> dict[str, Any]:
+    """Time the command line's start-up: ``python -c pass``, ``cclab run tiny.toml
+    --json``, and the standard benchmark through ``cclab run --json`` beside the bench
+    worker (in alternation, so drift hits both); medians over ``repeats``."""
+    if repeats < 1:
+        raise ScenarioError(f"--repeats {repeats}: must be at least 1")
+    cclab_command = _cclab_command()
+    standard_json = scenario_json(load_scenario(DEFAULT_SCENARIO))
+    samples: dict[str, list[Measured]] = {"bare": [], "tiny": [], "run": [], "worker": []}
+    for _ in range(repeats + 1):  # the first round warms the page cache and is dropped
+        round_ = {
+            "bare": measure([sys.executable, "-c", "pass"]),
+            "tiny": measure([*cclab_command, "run", str(TINY_SCENARIO), "--json"]),
+            "run": measure([*cclab_command, "run", str(DEFAULT_SCENARIO), "--json"]),
+            "worker": measure([sys.executable, "-m", "cclab._bench_worker"], stdin=standard_json),
+        }
+        for name, run in round_.items():
+            if run.returncode != 0:
+                raise BenchError(f"{name} failed: {run.last_error_line()}")
+            samples[name].append(run)
+    for runs in samples.values():
+        del runs[0]
+
+    def median(values: list[float]) -> float:
+        ordered = sorted(values)
+        middle = len(ordered) // 2
+        return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+    def wall(name: str) -> float:
+        return median([run.wall_s for run in samples[name]])
+
+    tiny_overhead = median([tiny.wall_s - bare.wall_s for tiny, bare in zip(samples["tiny"], samples["bare"])])
+    tiny_peak = median([run.peak_rss_bytes / 2**20 for run in samples["tiny"]])
+    ratio = median([run.wall_s / worker.wall_s for run, worker in zip(samples["run"], samples["worker"])])
+    return {
+        "repeats": repeats, "command": " ".join(cclab_command),
+        "bare_python_s": wall("bare"), "tiny_run_s": wall("tiny"), "tiny_overhead_s": tiny_overhead,
+        "tiny_peak_mb": tiny_peak, "standard_run_s": wall("run"), "standard_worker_s": wall("worker"),
+        "standard_ratio": ratio,
+        "targets": {"tiny_overhead_s": STARTUP_OVERHEAD_S, "tiny_peak_mb": STARTUP_PEAK_MB,
+                    "standard_ratio": STARTUP_RATIO},
+        "met": {"tiny_overhead_s": tiny_overhead < STARTUP_OVERHEAD_S, "tiny_peak_mb": tiny_peak < STARTUP_PEAK_MB,
+                "standard_ratio": ratio <= STARTUP_RATIO},
+    }
+
+
+def _cclab_command() -> list[str]:
+    """The ``cclab`` script installed beside this interpreter (what users type), else
+    ``python -m cclab``."""
+    script = Path(sys.executable).with_name("cclab")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "cclab"]
+
+
+def print_startup(report: dict[str, Any]) -> None:
+    """The start-up report as a rich table, each target marked met or missed."""
+    from rich.console import Console
+    from rich.table import Table
+
+    met, targets = report["met"], report["targets"]
+
+    def verdict(key: str) -> str:
+        return "met" if met[key] else "MISSED"
+
+    table = Table(title=f"cclab start-up: medians of {report['repeats']} runs ({report['command']})")
+    for column, justify in (("measure", "left"), ("value", "right"), ("target", "right"), ("", "left")):
+        table.add_column(column, justify=justify)
+    table.add_row("python -c pass", f"{report['bare_python_s'] * 1e3:.0f} ms", "", "")
+    table.add_row("cclab run tiny.toml --json", f"{report['tiny_run_s'] * 1e3:.0f} ms", "", "")
+    table.add_row("  above bare python", f"{report['tiny_overhead_s'] * 1e3:.0f} ms",
+                  f"< {targets['tiny_overhead_s'] * 1e3:.0f} ms", verdict("tiny_overhead_s"))
+    table.add_row("  peak memory", f"{report['tiny_peak_mb']:.1f} MiB", f"< {targets['tiny_peak_mb']} MiB",
+                  verdict("tiny_peak_mb"))
+    table.add_row("standard benchmark: bench worker", f"{report['standard_worker_s']:.3f} s", "", "")
+    table.add_row("standard benchmark: cclab run --json", f"{report['standard_run_s']:.3f} s", "", "")
+    table.add_row("  cclab run / worker", f"{report['standard_ratio']:.3f}×", f"≤ {targets['standard_ratio']:.2f}×",
+                  verdict("standard_ratio"))
+    Console().print(table)
 
 
 def _run_ns2(script: Path, flows: int, duration: float, seed: int) -> dict[str, Any]:

@@ -1,15 +1,18 @@
-"""The outcome of one simulation run, as dicts and pandas DataFrames."""
+"""The outcome of one simulation run, as dicts and pandas DataFrames.
+
+pandas is imported when a table is first asked for, not before: a result read only as
+JSON (``cclab run --json``) never loads it.
+"""
 from __future__ import annotations
 
 import json
 from functools import cached_property
 from os import PathLike
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-import pandas as pd
-
-from cclab.analysis import metrics as analysis
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class Result:
@@ -64,6 +67,8 @@ class Result:
 
     @cached_property
     def flows(self) -> pd.DataFrame:
+        import pandas as pd
+
         flows = pd.DataFrame(self.raw["flows"])
         if "stop_s" in flows:  # null (runs to the end) becomes NaN in a float column
             flows["stop_s"] = flows["stop_s"].astype(float)
@@ -71,16 +76,22 @@ class Result:
 
     @cached_property
     def groups(self) -> pd.DataFrame:
+        import pandas as pd
+
         return pd.DataFrame(self.raw["groups"])
 
     @cached_property
     def links(self) -> pd.DataFrame:
+        import pandas as pd
+
         links = pd.DataFrame(self.raw["links"])
         first = ["name", "from", "to", "rate_mbps", "delay_ms", "buffer_packets"]
         return links[first + [c for c in links.columns if c not in first]]
 
     @cached_property
     def bins(self) -> pd.DataFrame:
+        from cclab.analysis import metrics as analysis
+
         bins = self.raw["bins"]
         table = analysis.bin_goodput(bins["delivered_bytes"], bins["width_s"], self.duration_s)
         group_of_flow = dict(zip(self.flows["id"], self.flows["group"]))
@@ -89,10 +100,14 @@ class Result:
 
     @cached_property
     def system_bins(self) -> pd.DataFrame:
+        from cclab.analysis import metrics as analysis
+
         return analysis.allotted(self.bins, self.flows, self.raw["bins"]["width_s"])
 
     @cached_property
     def traces(self) -> Optional[dict[str, pd.DataFrame]]:
+        import pandas as pd
+
         traces = self.raw.get("traces")
         if not traces:
             return None

@@ -12,12 +12,11 @@ import json
 import math
 import re
 import stat
+import sys
 from collections.abc import Iterable, Mapping
 from os import PathLike
 from pathlib import Path
 from typing import Any, Union
-
-import tomli_w
 
 try:
     import tomllib
@@ -34,7 +33,8 @@ _TOML_POSITION = re.compile(r"^(?P<message>.*?)\s*\(at line (?P<line>\d+), colum
 
 
 def load_scenario(source: ScenarioSource, overrides: Overrides = None) -> dict:
-    """Return the scenario in ``source`` (a TOML path or a dict) with ``overrides`` applied.
+    """Return the scenario in ``source`` (a TOML path, ``"-"`` for standard input, or a
+    dict) with ``overrides`` applied.
 
     ``overrides`` is either a list of ``"dotted.path=value"`` strings (the CLI's
     ``--set``), whose values are parsed as TOML values, or a mapping from dotted path to
@@ -42,6 +42,8 @@ def load_scenario(source: ScenarioSource, overrides: Overrides = None) -> dict:
     """
     if isinstance(source, Mapping):
         scenario = copy.deepcopy(dict(source))
+    elif str(source) == "-":
+        scenario = read_stdin()
     else:
         scenario = read_toml(Path(source))
     return apply_overrides(scenario, overrides)
@@ -124,6 +126,8 @@ def _json_safe(value: Any) -> Any:
 def scenario_toml(scenario: Mapping[str, Any]) -> str:
     """Render a (normalized) scenario as TOML; keys whose value is null are left out,
     which is how TOML says "not set"."""
+    import tomli_w
+
     return tomli_w.dumps(_without_nulls(scenario))
 
 
@@ -182,12 +186,29 @@ def read_toml(path: Path) -> dict:
         raise ScenarioError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
     except OSError as error:
         raise ScenarioError(f"{path}: {error.strerror}") from None
+    return parse_toml(text, str(path))
+
+
+def read_stdin() -> dict:
+    """A scenario (or plan) given on standard input, as ``cclab run -`` reads it."""
+    data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise ScenarioError(f"<stdin>: more than a scenario file's {MAX_FILE_BYTES} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ScenarioError(f"<stdin>: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    return parse_toml(text, "<stdin>")
+
+
+def parse_toml(text: str, where: str) -> dict:
+    """TOML text from ``where`` (a file name, ``<stdin>``) as a dict; one-line errors."""
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise ScenarioError(f"{path}: {_describe_toml_error(error)}") from None
+        raise ScenarioError(f"{where}: {_describe_toml_error(error)}") from None
     except RecursionError:
-        raise ScenarioError(f"{path}: arrays or tables nested too deeply") from None
+        raise ScenarioError(f"{where}: arrays or tables nested too deeply") from None
 
 
 def _describe_toml_error(error: tomllib.TOMLDecodeError) -> str:

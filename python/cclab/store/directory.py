@@ -25,12 +25,15 @@ import uuid
 from os import PathLike
 from pathlib import Path
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from cclab.core import version as core_version
 from cclab.errors import StoreError
 from cclab.results import Result
 from cclab.scenario import scenario_toml
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 META_FILE = "meta.json"
 RESULT_FILE = "result.json"

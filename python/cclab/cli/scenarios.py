@@ -1,0 +1,119 @@
+"""``cclab run`` and ``cclab validate``: one scenario.
+
+These are the commands scripts call thousands of times, so this module imports no
+pandas, pyarrow, matplotlib or duckdb: ``run --json`` prints the engine's JSON as it
+comes, and the summary tables are built from it directly.
+"""
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from cclab.cli.common import JsonOption, MemoryOption, ScenarioFile, SetOption, print_json, print_table, user_errors, warn
+from cclab.scenario import load_scenario, scenario_toml
+
+# The summary lists at most this many link directions (all of them are in --json and --out).
+LINKS_SHOWN = 12
+
+
+def run(
+    file: ScenarioFile,
+    overrides: SetOption = None,
+    as_json: JsonOption = False,
+    out: Annotated[Optional[Path], typer.Option(help="Save the result tables to this directory.")] = None,
+    trace: Annotated[bool, typer.Option(help="Trace every flow's cwnd/ssthresh/srtt and the bottleneck queue.")] = False,
+    max_memory: MemoryOption = None,
+) -> None:
+    """Run a scenario (a file, or - for standard input); print a summary, or the result as JSON."""
+    from cclab.core import run_json, warnings_json
+    from cclab.scenario import parse_memory, scenario_json
+
+    with user_errors():
+        scenario = load_scenario(file, list(overrides or []) + (["trace.flows=true", "trace.queue=true"] if trace else []))
+        payload = scenario_json(scenario)
+        warn(warnings_json(payload))  # (validates: a bad scenario stops here, before anything runs)
+        if out is not None:
+            from cclab.store.directory import check_target
+
+            check_target(out)
+        raw = run_json(payload, parse_memory(max_memory))
+        if out is not None:
+            from cclab.results import Result
+            from cclab.store.directory import save
+
+            save(Result.from_json(raw), out)
+    if as_json:
+        print_json(raw)
+        return
+    print_summary(json.loads(raw))
+    if out is not None:
+        typer.echo(f"saved to {out}")
+
+
+def validate_command(
+    file: ScenarioFile,
+    overrides: SetOption = None,
+    as_json: JsonOption = False,
+    show_topology: Annotated[bool, typer.Option("--topology", help="Print the topology as the engine expands it "
+                                                "(nodes, every link direction, each flow's route) as JSON.")] = False,
+) -> None:
+    """Check a scenario (a file, or - for stdin); print it with every default filled in."""
+    from cclab.core import topology_json, validate_json, warnings_json
+    from cclab.scenario import scenario_json
+
+    with user_errors():
+        # read once: standard input cannot be read twice
+        payload = scenario_json(load_scenario(file, list(overrides or [])))
+        normalized = json.loads(validate_json(payload))
+        warn(warnings_json(payload))
+        if show_topology:
+            print_json(topology_json(payload))
+            return
+    if as_json:
+        print_json(normalized)
+    else:
+        sys.stdout.write(scenario_toml(normalized))
+
+
+def print_summary(raw: dict) -> None:
+    """The result's system metrics, groups and busiest links as tables (from the engine's
+    JSON: no pandas)."""
+    from rich.console import Console
+
+    system = raw["system"]
+    console = Console()
+
+    def number(value, spec: str, unit: str = "") -> str:
+        return "n/a" if value is None else f"{value:{spec}}{unit}"
+
+    title = (f"{raw['scenario'].get('name', 'scenario')}: {len(raw['flows'])} flows, "
+             f"{raw['duration_s']:g} s simulated in {raw['wall_time_s']:.2f} s")
+    console.print(title)
+    print_table("system", ["metric", "value"], [
+        ("goodput", number(system["goodput_mbps"], ".3f", " Mb/s")),
+        ("throughput", number(system["throughput_mbps"], ".3f", " Mb/s")),
+        ("Jain index", number(system["jain_index"], ".4f")),
+        ("bottleneck link", system["bottleneck_link"]),
+        ("bottleneck utilization", number(system["bottleneck_utilization"], ".1%")),
+        ("bottleneck drops", number(system["bottleneck_drops"], ",")),
+        ("loss-model drops", number(system["loss_model_drops"], ",")),
+        ("mean queue delay", number(system["mean_queue_delay_ms"], ".2f", " ms")),
+        ("events", number(raw["events"], ",")),
+    ], console)
+    # one protocol column: the congestion control of TCP groups, "udp" for UDP ones
+    print_table("groups", ["name", "protocol", "flows", "goodput_mbps", "throughput_mbps"],
+                [(g["name"], g["cc"] or g["transport"], g["flows"], g["goodput_mbps"], g["throughput_mbps"])
+                 for g in raw["groups"]], console)
+    used = [link for link in raw["links"] if link["arrivals"] > 0]
+    shown = sorted(used, key=lambda link: -link["utilization"])[:LINKS_SHOWN]
+    columns = ["name", "rate_mbps", "utilization", "queue_drops", "loss_drops", "ecn_marks", "mean_queue_delay_ms"]
+    title = "links" if len(shown) == len(used) else f"the {LINKS_SHOWN} busiest of {len(used)} links in use"
+    print_table(title, columns, [tuple(link[c] for c in columns) for link in shown], console)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("run")(run)
+    app.command("validate")(validate_command)
