@@ -17,7 +17,7 @@ setup: $(BIN)/python
 	$(BIN)/python -m compileall -q python/cclab
 
 demo: setup
-	$(BIN)/cclab reproduce static-wired --quick --out results/static-wired
+	$(BIN)/cclab reproduce zhang2002 --quick --figure 2 --figure 3 --report --out results/zhang2002
 
 test: setup
 	cargo test --release --workspace --exclude cclab-py

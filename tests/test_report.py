@@ -56,3 +56,80 @@ def test_chromium_check_catches_a_missing_figure(report_dir, tmp_path):
     loaded = load_page(file_url(broken / "index.html"))
     assert [image["src"] for image in loaded.images if not image["loaded"]] == ["small-jain_index.svg"]
     assert any("small-jain_index.svg" in error for error in loaded.errors)
+
+
+# ---------------------------------------------------------------- sweep figures: bounds, ticks, grouping
+def test_error_bars_never_leave_the_metrics_range():
+    import pandas as pd
+
+    from cclab.plots.report import clipped_error
+
+    mean, low, high = pd.Series([0.98, 0.5]), pd.Series([0.90, -0.2]), pd.Series([1.06, 1.2])
+    below, above = clipped_error(mean, low, high, "jain_index")
+    assert list(mean + above) == pytest.approx([1.0, 1.0]) and list(mean - below) == pytest.approx([0.90, 0.0])
+    below, above = clipped_error(mean, low, high, "goodput_mbps")  # no upper bound
+    assert list(mean + above) == pytest.approx([1.06, 1.2]) and list(mean - below) == pytest.approx([0.90, 0.0])
+
+
+def test_group_by_makes_any_axis_the_lines():
+    from cclab.plots.report import figure_layout
+    from cclab.runs.plan import load_plan
+
+    plan = load_plan(small_plan())
+    present = list(plan.axes)
+    x, lines, panels = figure_layout(plan, present)
+    assert x == ("flows.1.count",) and lines == [("flows.0.group", "flows.0.cc.beta")] and panels == []
+    x, lines, panels = figure_layout(plan, present, group_by="flows.1.count")
+    assert x is None and lines == [("flows.1.count",)] and panels == [("flows.0.group", "flows.0.cc.beta")]
+
+
+def test_group_by_an_unknown_axis_is_a_one_line_error(report_dir):
+    completed = run_cli("report", report_dir.parent / "small.duckdb", "-o", report_dir.parent / "x",
+                        "--group-by", "flows.9.count")
+    assert completed.returncode == 2
+    assert completed.stderr.startswith("error: --group-by flows.9.count: not an axis of plan 'small'")
+    assert not (report_dir.parent / "x").exists()
+
+
+def test_group_by_redraws_the_figures(report_dir, tmp_path):
+    completed = run_cli("report", report_dir.parent / "small.duckdb", "-o", tmp_path / "grouped",
+                        "--group-by", "flows.1.count")
+    assert completed.returncode == 0, completed.stderr
+    default = (report_dir / "small-goodput_mbps.svg").read_text()
+    grouped = (tmp_path / "grouped" / "small-goodput_mbps.svg").read_text()
+    assert default != grouped and "flows.1.count=3" not in default  # legend entries name the grouping axis
+
+
+# ---------------------------------------------------------------- paper reproductions
+@pytest.fixture(scope="module")
+def paper_report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("paper") / "mraimd"
+    completed = run_cli("reproduce", "mraimd", "--quick", "--figure", "table1", "--figure", "fig7", "--seeds", "1",
+                        "--out", out, "--report")
+    assert completed.returncode == 0, completed.stderr
+    assert f"{out / 'report.html'}" in completed.stdout
+    return out
+
+
+def test_paper_report_has_figures_claims_scenarios_and_provenance(paper_report):
+    import json
+
+    page = html.unescape((paper_report / "report.html").read_text())
+    meta = json.loads((paper_report / "meta.json").read_text())
+    for stem in ("table1_increase_factors", "fig7_growth"):
+        assert f'<img src="{stem}.png"' in page and f'href="scenarios/{stem}.toml"' in page
+        assert f'href="{stem}.csv"' in page
+    verdicts = [verdict for figure in meta["figures"].values() for verdict in figure["verdicts"]]
+    assert page.count('<td class="verdict') == len(verdicts) > 0
+    for expected in ("Provenance", "git commit", "results store", "cclab reproduce mraimd --quick", "Psaras",
+                     "Table 1:", "Figure 7:", "[[flows]]"):
+        assert expected in page, expected
+
+
+@needs_chromium
+def test_paper_report_renders_in_chromium_without_errors(paper_report):
+    loaded = load_page(file_url(paper_report / "report.html"))
+    assert loaded.title == "cclab reproduction: mraimd"
+    assert len(loaded.images) == 2 and all(image["loaded"] for image in loaded.images), loaded.images
+    assert loaded.tables == 1 + 2  # provenance, one claims table per figure
+    assert loaded.errors == []

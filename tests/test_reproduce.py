@@ -1,49 +1,169 @@
-"""``cclab reproduce static-wired --quick``: the paper's §5.1 sweep, shrunk."""
+"""The one pipeline behind every ``cclab reproduce PAPER`` and ``cclab.run_many``: runs go
+through the results store, a killed reproduction resumes, ``--from-store`` redraws
+without simulating, Dask gives the same figures, failures are captured per run."""
 from __future__ import annotations
 
 import json
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import pandas as pd
+import pytest
 
-from cclab.papers.zhang2002.static_wired import PAPER_PROTOCOLS, QUICK_FLOW_COUNTS, STATIC_WIRED_COLUMNS, static_wired_scenario
+import cclab
+from cclab.runs.runner import RunFailed, RunFailure, run_many
+from cclab.store.sweeps import SweepStore
+
+# Figure 2 at quick sizes with one seed: 4 protocols × 4 flow counts = 16 runs of 30 s at 10 Mb/s.
+FIGURE_2 = ["reproduce", "zhang2002", "--quick", "--figure", "2", "--seeds", "1"]
+RUNS = 16
 
 
-def test_quick_static_wired(cli, tmp_path):
-    out = tmp_path / "static-wired"
-    completed = cli("reproduce", "static-wired", "--quick", "--out", out, "--jobs", "2")
+def cclab_command(*arguments) -> list[str]:
+    return [sys.executable, "-m", "cclab", *map(str, arguments)]
+
+
+def simulated_lines(stderr: str) -> list[str]:
+    return re.findall(r"^\[\d+/\d+\] ok run=(\w+)", stderr, re.M)
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("clean") / "out"
+    completed = subprocess.run(cclab_command(*FIGURE_2, "--out", out, "--jobs", "2"), capture_output=True, text=True,
+                               timeout=600)
     assert completed.returncode == 0, completed.stderr
-    assert "Traceback" not in completed.stderr
-
-    table = pd.read_parquet(out / "static_wired.parquet")
-    pd.testing.assert_frame_equal(pd.read_csv(out / "static_wired.csv"), table, check_dtype=False)
-    assert list(table.columns) == STATIC_WIRED_COLUMNS
-    assert len(table) == len(PAPER_PROTOCOLS) * len(QUICK_FLOW_COUNTS) == 12
-    assert sorted(set(zip(table["alpha"], table["beta"]))) == sorted(PAPER_PROTOCOLS)
-    assert sorted(set(table["flows"])) == list(QUICK_FLOW_COUNTS)
-    assert set(table["bottleneck"]) == {"10Mbps"}
-    # Goodput can neither exceed the 10 Mb/s bottleneck nor collapse below half of it.
-    assert table["system_goodput_mbps"].between(5.0, 10.0).all(), table
-    assert table["jain_index"].between(0.0, 1.0).all()
-    assert (out / "static_wired.png").stat().st_size > 10_000
-    assert json.loads((out / "meta.json").read_text())["points"] == 12
+    assert len(simulated_lines(completed.stderr)) == RUNS
+    assert f"{RUNS} of {RUNS} runs simulated" in completed.stdout
+    return out
 
 
-def test_bad_bottleneck_is_a_user_error_and_writes_nothing(cli, tmp_path):
-    out = tmp_path / "static-wired"
-    completed = cli("reproduce", "static-wired", "--quick", "--out", out, "--bottleneck", "fast")
+def test_store_holds_every_run_and_its_whole_result(uninterrupted):
+    with SweepStore(uninterrupted / "runs.duckdb", read_only=True) as store:
+        runs = store.runs()
+        plans = store.plans()
+        assert len(runs) == RUNS and (runs["status"] == "ok").all() and runs["run_id"].is_unique
+        assert list(plans["kind"]) == ["reproduction"] and list(plans["name"]) == ["zhang2002-quick"]
+        assert set(runs["figure"]) == {"2"} and set(runs["flows"]) == {10, 30, 60, 100}
+        row = runs.iloc[0]
+        stored = store.result(row["run_id"])
+    again = cclab.run(_toml(row["scenario_toml"]))
+    without_wall = lambda raw: {key: value for key, value in raw.items() if key != "wall_time_s"}
+    assert without_wall(stored.raw) == without_wall(again.raw)
+    assert stored.system["goodput_mbps"] == row["goodput_mbps"]
+
+
+def _toml(text: str) -> dict:
+    import tomllib
+
+    return tomllib.loads(text)
+
+
+def test_killed_reproduction_resumes_and_recomputes_nothing_stored(uninterrupted, tmp_path):
+    out = tmp_path / "out"
+    driver = subprocess.Popen(cclab_command(*FIGURE_2, "--out", out, "--jobs", "2"), stderr=subprocess.PIPE,
+                              stdout=subprocess.DEVNULL, text=True)
+    finished = []
+    try:
+        for line in driver.stderr:
+            finished += simulated_lines(line)
+            if len(finished) >= 5:
+                driver.send_signal(signal.SIGKILL)
+                break
+    finally:
+        driver.wait(timeout=60)
+    assert driver.returncode == -signal.SIGKILL
+    assert not (out / "summary.md").exists()  # no figure is drawn from a partial set
+    with SweepStore(out / "runs.duckdb", read_only=True) as store:
+        stored = store.stored_run_ids()
+    assert set(finished) <= stored and len(stored) < RUNS
+
+    resumed = subprocess.run(cclab_command(*FIGURE_2, "--out", out, "--jobs", "2"), capture_output=True, text=True,
+                             timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    simulated_now = simulated_lines(resumed.stderr)
+    assert len(simulated_now) == RUNS - len(stored) and not set(simulated_now) & stored
+    assert f"{len(stored)} of {RUNS} runs already stored" in resumed.stderr
+    pd.testing.assert_frame_equal(pd.read_csv(out / "fig02_wired_10mbps.csv"),
+                                  pd.read_csv(uninterrupted / "fig02_wired_10mbps.csv"))
+
+
+def test_from_store_redraws_without_simulating(uninterrupted, tmp_path):
+    out = tmp_path / "redrawn"
+    completed = subprocess.run(cclab_command(*FIGURE_2, "--out", out, "--from-store", uninterrupted / "runs.duckdb"),
+                               capture_output=True, text=True, timeout=600)
+    assert completed.returncode == 0, completed.stderr
+    assert simulated_lines(completed.stderr) == [] and f"0 of {RUNS} runs simulated" in completed.stdout
+    assert not (out / "runs.duckdb").exists()
+    pd.testing.assert_frame_equal(pd.read_csv(out / "fig02_wired_10mbps.csv"),
+                                  pd.read_csv(uninterrupted / "fig02_wired_10mbps.csv"))
+    verdicts = lambda path: json.loads((path / "meta.json").read_text())["figures"]["2"]["verdicts"]
+    assert verdicts(out) == verdicts(uninterrupted)
+
+
+def test_from_store_missing_runs_is_a_one_line_error(uninterrupted, tmp_path):
+    out = tmp_path / "two-seeds"
+    completed = subprocess.run(cclab_command("reproduce", "zhang2002", "--quick", "--figure", "2", "--seeds", "2",
+                                             "--out", out, "--from-store", uninterrupted / "runs.duckdb"),
+                               capture_output=True, text=True, timeout=600)
     assert completed.returncode == 2
-    assert completed.stderr.startswith("error: ") and "fast" in completed.stderr
-    assert len(completed.stderr.splitlines()) == 1
+    assert completed.stderr.startswith("error: ") and "16 of 32 runs of this reproduction are not stored" \
+        in completed.stderr and completed.stderr.count("\n") == 1
     assert not out.exists()
 
 
-def test_scenario_is_the_papers_dumbbell():
-    scenario = static_wired_scenario(0.31, 0.875, flows=30, bottleneck="100Mbps")
-    topology = scenario["topology"]
-    assert [topology[link]["rate"] for link in ("source_access", "bottleneck", "sink_access")] == ["100Mbps"] * 3
-    assert [topology[link]["delay"] for link in ("source_access", "bottleneck", "sink_access")] == ["5ms", "25ms", "5ms"]
-    assert topology["bottleneck"]["buffer"] == "1bdp"
-    assert scenario["packet_size"] == 1000 and scenario["duration"] == "100s"
-    assert scenario["flows"] == [{"group": "TCP(0.31, 0.875)", "count": 30,
-                                  "cc": {"algorithm": "aimd", "alpha": 0.31, "beta": 0.875},
-                                  "start": {"stagger": "1s"}}]
+def test_dask_local_cluster_gives_identical_figures(uninterrupted, tmp_path):
+    pytest.importorskip("dask.distributed")
+    out = tmp_path / "dask"
+    completed = subprocess.run(cclab_command(*FIGURE_2, "--out", out, "--executor", "dask", "--workers", "2",
+                                             "--store", tmp_path / "dask.duckdb"),
+                               capture_output=True, text=True, timeout=600)
+    assert completed.returncode == 0, completed.stderr
+    assert len(simulated_lines(completed.stderr)) == RUNS
+    assert (tmp_path / "dask.duckdb").exists() and not (out / "runs.duckdb").exists()
+    pd.testing.assert_frame_equal(pd.read_csv(out / "fig02_wired_10mbps.csv"),
+                                  pd.read_csv(uninterrupted / "fig02_wired_10mbps.csv"))
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--executor", "spark"], "--executor spark: unknown executor (choose local, dask, ray)"),
+    (["--scheduler", "tcp://x:1"], "--scheduler needs --executor dask or ray"),
+    (["--from-store", "nowhere.duckdb"], "--from-store nowhere.duckdb: no such results file"),
+    (["--from-store", "x.duckdb", "--store", "y.duckdb"], "--store and --from-store: give one"),
+    (["--from-store", "x.duckdb", "--executor", "dask"], "--from-store simulates nothing"),
+    (["--figure", "fig9"], "--figure fig9: mraimd has no such figure (choose table1, fig4, fig5, fig6, fig7)"),
+])
+def test_bad_pipeline_options_are_one_line_errors(tmp_path, arguments, message):
+    out = tmp_path / "out"
+    completed = subprocess.run(cclab_command("reproduce", "mraimd", "--quick", "--out", out, *arguments),
+                               capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert completed.returncode == 2, completed.stderr
+    assert completed.stderr.startswith(f"error: {message}"), completed.stderr
+    assert completed.stderr.count("\n") == 1
+    assert not out.exists()
+
+
+# ---------------------------------------------------------------- run_many
+def test_run_many_keeps_order_and_matches_single_runs(small_scenario):
+    scenarios = [{**small_scenario, "seed": seed, "flows": [{**small_scenario["flows"][1], "count": count}]}
+                 for seed, count in ((1, 1), (2, 3), (3, 2))]
+    finished = []
+    results = cclab.run_many(scenarios, jobs=2, on_result=lambda index, result: finished.append(index))
+    assert [len(result.flows) for result in results] == [1, 3, 2] and sorted(finished) == [0, 1, 2]
+    single = cclab.run(scenarios[1])
+    assert results[1].system["goodput_mbps"] == single.system["goodput_mbps"]
+    assert results[1].raw["events"] == single.raw["events"]
+
+
+def test_run_many_captures_each_failure(small_scenario):
+    # Both scenarios are valid; the small one fits a 50 kB memory limit, the long one does not.
+    small = {**small_scenario, "flows": [small_scenario["flows"][1]]}
+    big = {**small, "duration": "1000s", "bin_width": "1ms"}
+    kept = run_many([small, big], jobs=1, max_memory="50kB", errors="keep")
+    assert isinstance(kept[0], cclab.Result) and isinstance(kept[1], RunFailure)
+    assert kept[1].index == 1 and "memory" in kept[1].error
+    with pytest.raises(RunFailed, match=r"^run 1 \(small\): .*memory"):
+        run_many([small, big], jobs=1, max_memory="50kB")

@@ -193,7 +193,7 @@ def test_quick_reproduction_writes_every_figure_and_the_summary(cli, tmp_path):
         assert verdicts and set(verdicts) <= set(VERDICTS)
         assert f"![Figure {number}]({figure.stem}.png)" in summary
     assert summary.count("| **") == sum(len(figure["verdicts"]) for figure in meta["figures"].values())
-    assert "Figure  2:" in completed.stdout
+    assert " Figure 2:" in completed.stdout
 
 
 def test_figure_option_runs_only_that_figure(cli, tmp_path):
@@ -202,7 +202,9 @@ def test_figure_option_runs_only_that_figure(cli, tmp_path):
     assert completed.returncode == 0, completed.stderr
     assert sorted(path.name for path in out.iterdir()) == [
         "fig09_friendliness_smooth.csv", "fig09_friendliness_smooth.parquet", "fig09_friendliness_smooth.png",
-        "meta.json", "summary.md"]
+        "meta.json", "runs.duckdb", "scenarios", "summary.md"]
+    assert [path.name for path in (out / "scenarios").iterdir()] == ["fig09_friendliness_smooth.toml"]
+    assert cclab.validate(out / "scenarios" / "fig09_friendliness_smooth.toml")["flows"][0]["count"] > 0
     data = pd.read_csv(out / "fig09_friendliness_smooth.csv")
     assert set(data["group"]) == {"TCP(0.31, 0.875)", "TCP(1, 0.5)"}
     shares = data.groupby(["bottleneck", "flows"])["share"].sum()

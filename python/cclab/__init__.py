@@ -3,6 +3,7 @@
     import cclab
     result = cclab.run("experiments/static-wired.toml", duration="10s")
     result.flows, result.groups, result.bins, result.system_bins
+    cclab.run_many([scenario_a, scenario_b], executor=None)   # results in order; any executor
 
     cclab.sweep("experiments/sweeps/static-wired.toml")   # a sweep plan -> results/sweeps/NAME.duckdb
     with cclab.SweepStore("results/sweeps/static-wired.duckdb", read_only=True) as store:
@@ -16,11 +17,11 @@ from cclab.core import version as _core_version
 
 __version__ = _core_version()
 
-__all__ = ["run", "sweep", "load_scenario", "validate", "topology", "scenario_warnings", "load_plan", "SweepStore", "Result",
+__all__ = ["run", "run_many", "sweep", "load_scenario", "validate", "topology", "scenario_warnings", "load_plan", "SweepStore", "Result",
            "ScenarioError", "InternalError", "__version__"]
 
 _LAZY = {"load_scenario": "cclab.scenario", "validate": "cclab.scenario", "topology": "cclab.scenario",
-         "scenario_warnings": "cclab.scenario", "run": "cclab.runs.api", "sweep": "cclab.runs.api", "Result": "cclab.results", "load_plan": "cclab.runs.plan",
+         "scenario_warnings": "cclab.scenario", "run": "cclab.runs.api", "run_many": "cclab.runs.runner", "sweep": "cclab.runs.api", "Result": "cclab.results", "load_plan": "cclab.runs.plan",
          "SweepStore": "cclab.store.sweeps"}
 
 

@@ -1,97 +1,100 @@
-"""``cclab reproduce PAPER``: the experiments of the papers cclab validates against."""
+"""``cclab reproduce PAPER``: the experiments of the papers cclab validates against, each
+through the one reproduction pipeline (:mod:`cclab.papers.framework`)."""
 
+import shlex
+import sys
 from pathlib import Path
-from typing import Annotated, List, Optional
+from typing import Annotated, Callable, List, Optional
 
 import typer
 
-from cclab.cli.common import USAGE_ERROR, fail, print_frame, user_errors
+from cclab.cli.common import USAGE_ERROR, fail, user_errors
 
-
-def reproduce_static_wired(
-    quick: Annotated[bool, typer.Option("--quick", help="N ∈ {10, 20, 40}, 20 s: a check in well under a minute.")] = False,
-    out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("results/static-wired"),
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Parallel runs (default: one per core).")] = None,
-    bottleneck: Annotated[Optional[List[str]], typer.Option("--bottleneck", help="Bottleneck rate; repeat for several "
-                                                             "(10Mbps: Figure 2, 100Mbps: Figure 3).")] = None,
-) -> None:
-    """Zhang & Tsaoussidis 2002 §5.1: system goodput vs number of flows (Figures 2, 3)."""
-    from cclab.papers.zhang2002.static_wired import static_wired
-
-    with user_errors():
-        table = static_wired(out, quick=quick, jobs=jobs, bottleneck=bottleneck or ["10Mbps"])
-    goodput = table.pivot_table(index=["bottleneck", "flows"], columns="protocol", values="system_goodput_mbps",
-                                aggfunc="first", sort=False)
-    print_frame(goodput.reset_index(), "static-wired: system goodput (Mb/s)")
-    typer.echo(f"wrote {out}/static_wired.parquet, .csv, .png")
+Figures = Annotated[Optional[List[str]], typer.Option("--figure", metavar="N", help="Only this figure; repeat for "
+                                                      "several. Default: all.")]
+Seeds = Annotated[Optional[str], typer.Option("--seeds", metavar="K", help="Seeds per point (default: the mode's).")]
+Jobs = Annotated[Optional[str], typer.Option("--jobs", "-j", metavar="J",
+                                             help="Parallel runs on this machine (default: one per core).")]
+Executor = Annotated[str, typer.Option("--executor", help="Where runs go: local (a process pool), dask or ray.")]
+Workers = Annotated[Optional[int], typer.Option("--workers", min=1, help="Worker processes of a local pool or of a "
+                                                "Dask LocalCluster / local Ray (default: one per core).")]
+Scheduler = Annotated[Optional[str], typer.Option("--scheduler", metavar="ADDR", help="An existing Dask scheduler "
+                                                  "(tcp://host:8786) or Ray cluster, instead of local workers.")]
+Store = Annotated[Optional[Path], typer.Option("--store", help="Results store to run into and resume from "
+                                               "(default OUT/runs.duckdb).")]
+FromStore = Annotated[Optional[Path], typer.Option("--from-store", metavar="PATH", help="Simulate nothing: draw the "
+                                                   "figures and judge the claims from the runs stored in PATH.")]
+Report = Annotated[bool, typer.Option("--report", help="Also write OUT/report.html: figures, claim tables with "
+                                      "verdicts, scenario files, provenance.")]
 
 
 def reproduce_zhang2002(
     quick: Annotated[bool, typer.Option("--quick", help="Shorter runs, fewer points and 3 seeds: the whole set "
                                                         "in about a minute.")] = False,
-    figure: Annotated[Optional[List[str]], typer.Option("--figure", metavar="N", help="Only Figure N (2–11); "
-                                                        "repeat for several. Default: all.")] = None,
+    figure: Figures = None,
     out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("results/zhang2002"),
-    seeds: Annotated[Optional[str], typer.Option("--seeds", metavar="K", help="Seeds per point "
-                                                 "(default 3 with --quick, else 5).")] = None,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Parallel runs (default: one per core).")] = None,
+    seeds: Seeds = None, jobs: Jobs = None, executor: Executor = "local", workers: Workers = None,
+    scheduler: Scheduler = None, store: Store = None, from_store: FromStore = None, report: Report = False,
 ) -> None:
-    """Zhang & Tsaoussidis 2002: Figures 2–11 as PNG + CSV/Parquet, and summary.md judging each claim."""
-    from cclab.papers.zhang2002 import ReproduceError, reproduce
+    """Zhang & Tsaoussidis 2002: Figures 2–11 (--figure 2 … 11) as PNG + CSV/Parquet, and summary.md judging each claim."""
+    from cclab.papers.zhang2002.run import ZHANG2002, parse_figures
 
-    with user_errors():
-        try:
-            seed_count = _positive_int("--seeds", seeds) if seeds is not None else None
-            outcome = reproduce(out, quick=quick, figures=figure, seeds=seed_count, jobs=jobs)
-        except ReproduceError as error:
-            fail(error, USAGE_ERROR)
-    _print_verdicts(outcome, lambda figure: f"Figure {figure.number:>2}")
+    _reproduce(ZHANG2002, parse_figures, quick, figure, out, seeds, jobs, executor, workers, scheduler, store,
+               from_store, report)
 
 
 def reproduce_mraimd(
     quick: Annotated[bool, typer.Option("--quick", help="60 s runs, 3 flow counts, 2 seeds: the whole set "
                                                         "in well under a minute.")] = False,
+    figure: Figures = None,
     out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("results/mraimd"),
-    seeds: Annotated[Optional[str], typer.Option("--seeds", metavar="K", help="Seeds per point "
-                                                 "(default 2 with --quick, else 5).")] = None,
-    jobs: Annotated[Optional[str], typer.Option("--jobs", "-j", metavar="J",
-                                                help="Parallel runs (default: one per core).")] = None,
+    seeds: Seeds = None, jobs: Jobs = None, executor: Executor = "local", workers: Workers = None,
+    scheduler: Scheduler = None, store: Store = None, from_store: FromStore = None, report: Report = False,
 ) -> None:
-    """MR-AIMD (Psaras, Dianati & Tafazolli): Table 1 and Figures 4–7 as PNG + CSV/Parquet, and summary.md."""
-    from cclab.papers.mraimd import MraimdError, reproduce
+    """MR-AIMD (Psaras, Dianati & Tafazolli): Table 1 and Figures 4–7 (--figure table1, fig4 … fig7) as PNG +
+    CSV/Parquet, and summary.md."""
+    from cclab.papers.mraimd.run import MRAIMD
 
+    _reproduce(MRAIMD, MRAIMD.select, quick, figure, out, seeds, jobs, executor, workers, scheduler, store,
+               from_store, report)
+
+
+def _reproduce(paper, select: Callable, quick: bool, figure, out: Path, seeds, jobs, executor: str,
+               workers: Optional[int], scheduler: Optional[str], store, from_store, report: bool) -> None:
+    from cclab.papers.framework import ReproduceError, reproduce
+    from cclab.papers.mraimd.run import parse_count
+    from cclab.runs.runner import open_executor
+
+    command = "cclab " + " ".join(shlex.quote(argument) for argument in sys.argv[1:])
     with user_errors():
         try:
-            outcome = reproduce(out, quick=quick, seeds=seeds, jobs=jobs)
-        except MraimdError as error:
+            figures = select(figure)
+            seed_count = parse_count("--seeds", seeds)
+            job_count = parse_count("--jobs", jobs)
+            if from_store is not None and (executor != "local" or workers or scheduler):
+                raise ReproduceError("--from-store simulates nothing: --executor, --workers and --scheduler do not apply")
+            if executor == "local" and scheduler is None:
+                # our own pool, started by the runner before the store opens
+                outcome = reproduce(paper, out, quick=quick, figures=figures, seeds=seed_count,
+                                    jobs=workers or job_count, store=store, from_store=from_store, report=report,
+                                    command=command)
+            else:
+                with open_executor(executor, workers, scheduler) as pool:
+                    outcome = reproduce(paper, out, quick=quick, figures=figures, seeds=seed_count, executor=pool,
+                                        store=store, report=report, command=command)
+        except ReproduceError as error:
             fail(error, USAGE_ERROR)
-    _print_verdicts(outcome, lambda figure: f"{figure.title:>9}")
-
-
-def _print_verdicts(outcome, name_of) -> None:
-    """One line per reproduced figure with its claims' verdicts, then where it went."""
     for figure_outcome in outcome.figures:
         verdicts = ", ".join(claim.verdict for claim in figure_outcome.claims)
-        typer.echo(f"{name_of(figure_outcome.figure)}: {verdicts}")
-    typer.echo(f"wrote {outcome.summary} and the figures' .png/.csv/.parquet in {outcome.wall_time_s:.0f} s")
-
-
-def _positive_int(option: str, text: str) -> int:
-    from cclab.papers.zhang2002 import ReproduceError
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise ReproduceError(f"{option} {text}: not a whole number") from None
-    if value < 1:
-        raise ReproduceError(f"{option} {text}: must be at least 1")
-    return value
+        typer.echo(f"{paper.figure_title(figure_outcome.figure):>9}: {verdicts}")
+    written = f"{outcome.summary}" + (f", {outcome.report}" if outcome.report else "")
+    typer.echo(f"wrote {written} and the figures' .png/.csv/.parquet in {outcome.wall_time_s:.0f} s "
+               f"({outcome.simulated} of {outcome.runs} runs simulated, store {outcome.store})")
 
 
 def register(app: typer.Typer) -> None:
     reproduce_app = typer.Typer(no_args_is_help=True,
                                 help="Reproduce the experiments of the papers cclab validates against.")
-    reproduce_app.command("static-wired")(reproduce_static_wired)
     reproduce_app.command("zhang2002")(reproduce_zhang2002)
     reproduce_app.command("mraimd")(reproduce_mraimd)
     app.add_typer(reproduce_app, name="reproduce")

@@ -49,12 +49,15 @@ def report_command(
     results: Annotated[Path, typer.Argument(help="Results file of a sweep (.duckdb).", show_default=False)],
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Output directory "
                                                 "(default: RESULTS without suffix + '-report').")] = None,
+    group_by: Annotated[Optional[str], typer.Option("--group-by", metavar="AXIS", help="Axis path whose values "
+                                                    "become the lines of every figure (the other axes: x and "
+                                                    "panels).")] = None,
 ) -> None:
     """Write a static HTML report of a sweep: figures, mean ± CI tables, scenario, provenance."""
     with user_errors():
         from cclab.plots.report import write_report
 
-        page = write_report(results, out or results.with_name(results.stem + "-report"))
+        page = write_report(results, out or results.with_name(results.stem + "-report"), group_by=group_by)
     typer.echo(f"wrote {page}")
 
 

@@ -1,19 +1,65 @@
-"""Machinery shared by the paper reproductions (``cclab reproduce zhang2002``,
-``cclab reproduce mraimd``): run a figure's points on a process pool, label and merge
-their tables, write each figure's PNG and data files."""
+"""The one pipeline of every paper reproduction (``cclab reproduce PAPER``).
+
+A :class:`Paper` lists its figures (each with ``points(sizes)``: one run per point,
+labels + scenario; ``plot``; ``claims``) and how one run is measured. :func:`reproduce`
+turns the selected figures' points into runs of the results store (default
+``<out>/runs.duckdb``) through :func:`cclab.runs.runner.run_stored` — on a local pool,
+Dask or Ray, skipping what is already stored, so a killed reproduction resumes where it
+stopped — and then computes every figure's tables, plot and claim verdicts from the
+stored results alone, which is all ``--from-store`` does. Files: per figure a PNG and
+its tables as CSV + Parquet, ``summary.md``, ``meta.json``, and with ``report`` an HTML
+page (:mod:`cclab.plots.report`). No figure is written unless every run succeeded.
+"""
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Sequence
+import datetime
+import json
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from contextlib import contextmanager
+from os import PathLike
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import pandas as pd
 
 Tables = dict[str, pd.DataFrame]
+
+
+class ReproduceError(ValueError):
+    """Bad input to a reproduction (a figure the paper has not, a bad seed count, an
+    unusable output directory or store, a scenario the engine rejects, runs that failed
+    or are missing from ``--from-store``): one line for the user."""
+
+
+@dataclass(frozen=True)
+class Paper:
+    """What a reproduction needs to know about one paper."""
+
+    key: str  # "zhang2002": the command's name
+    citation: str
+    figures: dict  # figure key -> Figure (with points, plot, claims, stem, notes)
+    sizes: dict  # "quick" / "full" -> Sizes (with name, seeds, with_seeds)
+    measure: Callable[[Any, Any, Any], Tables]  # (figure, result, point) -> the tables one run contributes
+    summary: Callable[["Outcome"], str]  # summary.md
+    figure_title: Callable[[Any], str]  # "Figure 2", "Table 1"
+    figure_option: str  # what --figure takes, for messages: "2–11"
+    finish: Callable[[Any, Tables], Tables] = lambda figure, tables: tables  # add model/paper tables
+    meta: Callable[["Outcome"], dict] = lambda outcome: {}  # extra meta.json entries
+
+    def select(self, values: Optional[Iterable[Union[int, str]]]) -> list:
+        """Figure keys from ``--figure`` values (every figure when none are given)."""
+        if not values:
+            return list(self.figures)
+        keys = []
+        by_text = {str(key).lower(): key for key in self.figures}
+        for value in values:
+            key = by_text.get(str(value).strip().lower())
+            if key is None:
+                raise ReproduceError(f"--figure {value}: {self.key} has no such figure (choose {self.figure_option})")
+            if key not in keys:
+                keys.append(key)
+        return [key for key in self.figures if key in keys]
 
 
 @dataclass
@@ -25,44 +71,146 @@ class FigureOutcome:
     claims: list = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     runs: int = 0
+    scenario: Optional[Path] = None  # one of its runs' scenario, as TOML
 
 
 @dataclass
 class Outcome:
     """A whole reproduction: where it went, at which sizes, every figure's outcome."""
 
+    paper: Paper
     out: Path
     sizes: Any
     figures: list[FigureOutcome]
     wall_time_s: float
     summary: Path
+    store: Path
+    runs: int = 0  # distinct runs
+    simulated: int = 0  # run by this call (the rest came from the store)
+    report: Optional[Path] = None
+    command: str = ""
 
     @property
     def claims(self) -> list:
         return [claim for figure in self.figures for claim in figure.claims]
 
 
-def estimated_cost(scenario: dict) -> float:
-    """Rough relative cost of a run: packets ∝ bottleneck rate × duration, traces ×5."""
-    from cclab.core import duration_s, rate_bps
+def reproduce(paper: Paper, out: Union[str, PathLike], *, quick: bool = False,
+              figures: Optional[Iterable[Union[int, str]]] = None, seeds: Optional[int] = None,
+              executor: Any = None, jobs: Optional[int] = None, store: Union[str, PathLike, None] = None,
+              from_store: Union[str, PathLike, None] = None, report: bool = False, progress: bool = True,
+              command: str = "") -> Outcome:
+    """Run ``paper``'s selected figures (default all) through the store and write their files to ``out``.
 
-    rate = rate_bps(scenario["topology"]["bottleneck"]["rate"]) if "bottleneck" in scenario["topology"] else 1e8
-    traced = 5 if any((scenario.get("trace") or {}).values()) else 1
-    return rate * duration_s(scenario["duration"]) * traced
+    ``quick``: the paper's quick sizes; ``seeds``: replications per point. ``executor``:
+    any executor (a Dask client, ...; default a process pool of ``jobs`` workers).
+    ``store``: the results store (default ``<out>/runs.duckdb``). ``from_store``: simulate
+    nothing; draw and judge from the runs in that store (every run must be there).
+    ``report``: also write ``report.html``.
+    """
+    from cclab.runs.plan import Run
+    from cclab.runs.runner import Batch, run_stored
+    from cclab.scenario import scenario_toml
+
+    started = time.perf_counter()
+    keys = paper.select(figures)
+    sizes = paper.sizes["quick" if quick else "full"]
+    if seeds is not None:
+        if seeds < 1:
+            raise ReproduceError(f"--seeds {seeds}: need at least one seed")
+        sizes = sizes.with_seeds(seeds)
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ReproduceError(f"--out {out}: exists and is not a directory")
+    if from_store is not None and store is not None:
+        raise ReproduceError("--store and --from-store: give one (--from-store reads the store it names)")
+    store_path = Path(from_store if from_store is not None else store if store is not None else out / "runs.duckdb")
+    if from_store is not None and not store_path.is_file():
+        raise ReproduceError(f"--from-store {store_path}: no such results file")
+
+    outcomes = [FigureOutcome(paper.figures[key]) for key in keys]
+    points: list[tuple[FigureOutcome, Any, Run]] = []
+    for outcome in outcomes:
+        figure_points = outcome.figure.points(sizes)
+        for index, point in enumerate(figure_points):
+            try:
+                run = Run.of_scenario(point.scenario, {"figure": str(point.figure), **point.labels}, index)
+            except ValueError as error:  # the engine's ScenarioError
+                raise ReproduceError(f"{paper.figure_title(outcome.figure)}: the engine rejects its scenario: "
+                                     f"{error}") from None
+            points.append((outcome, point, run))
+        outcome.runs = len(figure_points)
+    runs = [run for _, _, run in points]
+    distinct = len({run.run_id for run in runs})
+
+    simulated = 0
+    if from_store is None:
+        _prepare(out, store_path)
+        batch = Batch(f"{paper.key}-{sizes.name}", {
+            "paper": paper.key, "sizes": sizes.name, "seeds": list(sizes.seeds),
+            "figures": [str(key) for key in keys]})
+        ran = run_stored(runs, batch, store_path, executor, jobs=jobs, progress=progress, tables=False)
+        simulated = ran.ran
+        if ran.failed:
+            run_id, error = ran.failures[0]
+            raise ReproduceError(f"{ran.failed} of {ran.total} runs failed (first: run {run_id}: {error}); they are "
+                                 f"stored in {store_path} with their errors, and the same command retries them")
+
+    measured = _measure_stored(paper, points, store_path)
+    _prepare(out, None)
+    scenario_dir = out / "scenarios"
+    scenario_dir.mkdir(exist_ok=True)
+    for outcome in outcomes:
+        mine = [index for index, (owner, _, _) in enumerate(points) if owner is outcome]
+        outcome.tables = paper.finish(outcome.figure, concat_tables([measured[index] for index in mine]))
+        outcome.files = write_figure(outcome.figure, outcome.tables, out)
+        outcome.claims = outcome.figure.claims(outcome.tables, sizes)
+        outcome.scenario = scenario_dir / f"{outcome.figure.stem}.toml"
+        example = points[mine[0]][1].scenario
+        outcome.scenario.write_text(f"# One run of {paper.figure_title(outcome.figure)} ({paper.key}); the others "
+                                    "differ in the labelled parameters and the seed.\n" + scenario_toml(example),
+                                    encoding="utf-8")
+    result = Outcome(paper, out, sizes, outcomes, time.perf_counter() - started, out / "summary.md", store_path,
+                     runs=distinct, simulated=simulated, command=command)
+    result.summary.write_text(paper.summary(result), encoding="utf-8")
+    _write_meta(result, points)
+    if report:
+        from cclab.plots.report import write_paper_report
+
+        result.report = write_paper_report(result)
+    return result
 
 
-def run_points(points: Sequence[Any], measure: Callable[[Any], Tables], jobs: Optional[int], progress: bool,
-               label: str) -> list[Tables]:
-    """Run ``measure(point)`` for every point on a process pool, costliest first so the
-    pool stays busy; return the tables in the order of ``points``."""
-    workers = max(1, min(jobs or os.cpu_count() or 1, len(points) or 1))
-    order = sorted(range(len(points)), key=lambda index: -estimated_cost(points[index].scenario))
+def _prepare(out: Path, store: Optional[Path]) -> None:
+    """Create the output directory (and the store's), as a one-line error if impossible."""
+    for directory in (out, *([store.parent] if store is not None else [])):
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ReproduceError(f"{directory}: cannot create the directory ({error.strerror})") from None
+
+
+def _measure_stored(paper: Paper, points: Sequence[tuple], store_path: Path) -> list[Tables]:
+    """Every point's tables, measured from its stored result (each result read once)."""
+    from cclab.errors import StoreError
+    from cclab.store.sweeps import SweepStore
+
+    by_run: dict[str, list[int]] = {}
+    for index, (_, _, run) in enumerate(points):
+        by_run.setdefault(run.run_id, []).append(index)
     measured: list[Optional[Tables]] = [None] * len(points)
-    with ProcessPoolExecutor(max_workers=workers) as pool, progress_bar(label, progress, len(points)) as advance:
-        futures = {pool.submit(measure, points[index]): index for index in order}
-        for future in as_completed(futures):
-            measured[futures[future]] = future.result()
-            advance()
+    try:
+        with SweepStore(store_path, read_only=True) as store:
+            for run_id, result in store.results(by_run):
+                for index in by_run[run_id]:
+                    outcome, point, _ = points[index]
+                    measured[index] = label_tables(paper.measure(outcome.figure, result, point), point.labels)
+    except StoreError as error:
+        raise ReproduceError(str(error)) from None
+    missing = {points[index][2].run_id for index, tables in enumerate(measured) if tables is None}
+    if missing:
+        raise ReproduceError(f"{store_path}: {len(missing)} of {len(by_run)} runs of this reproduction are not stored "
+                             "(same --quick/--seeds/--figure as when it ran? without --from-store they are simulated)")
     return measured  # type: ignore[return-value]
 
 
@@ -81,21 +229,6 @@ def concat_tables(per_run: list[Tables]) -> Tables:
     """One table per name across runs (a name missing from some runs is allowed)."""
     names = list(dict.fromkeys(name for tables in per_run for name in tables))
     return {name: pd.concat([t[name] for t in per_run if name in t], ignore_index=True) for name in names}
-
-
-@contextmanager
-def progress_bar(label: str, enabled: bool, total: int):
-    """A rich progress bar on stderr; yields the function that advances it."""
-    if not enabled:
-        yield lambda: None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=Console(stderr=True)) as bar:
-        task = bar.add_task("runs", total=total)
-        yield lambda: bar.advance(task)
 
 
 def write_figure(figure: Any, tables: Tables, out: Path) -> list[Path]:
@@ -120,3 +253,44 @@ def verdict_preamble(counts: dict, quick: bool) -> list[str]:
         lines += ["", "*Quick mode: shorter runs, fewer points and seeds than the paper; verdicts here are a smoke "
                       "test, the full mode's are the reproduction.*"]
     return lines
+
+
+def provenance(outcome: Outcome) -> dict:
+    """Where the numbers come from: versions, the store, when and how they were made."""
+    from cclab.core import version
+    from cclab.runs.runner import local_provenance
+
+    return {
+        "command": outcome.command,
+        "cclab_version": version(),
+        "git_commit": local_provenance()["git_commit"],
+        "host": local_provenance()["host"],
+        "store": str(outcome.store),
+        "runs": outcome.runs,
+        "simulated_now": outcome.simulated,
+        "wall_time_s": outcome.wall_time_s,
+        "created_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def _write_meta(outcome: Outcome, points: Sequence[tuple]) -> None:
+    paper = outcome.paper
+    meta = {
+        "experiment": f"{paper.key}: {paper.citation}",
+        **provenance(outcome),
+        "sizes": {key: list(value) if isinstance(value, tuple) else value
+                  for key, value in outcome.sizes.__dict__.items()},
+        **paper.meta(outcome),
+        "figures": {
+            _figure_key(figure.figure): {
+                "runs": figure.runs,
+                "files": [path.name for path in figure.files],
+                "verdicts": [claim.verdict for claim in figure.claims],
+                "example_scenario": next((point.scenario for owner, point, _ in points if owner is figure), None),
+            } for figure in outcome.figures},
+    }
+    (outcome.out / "meta.json").write_text(json.dumps(meta, indent=2, default=str) + "\n", encoding="utf-8")
+
+
+def _figure_key(figure: Any) -> str:
+    return str(getattr(figure, "number", None) or getattr(figure, "key"))

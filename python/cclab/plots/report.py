@@ -1,16 +1,23 @@
-"""A static HTML report of a sweep's results file (no server, no JavaScript).
+"""Static HTML reports (no server, no JavaScript), on one page template (:func:`page`).
 
-``write_report(results, out_dir)`` writes ``index.html`` and one SVG figure per plan and
-metric: the mean across replications with its 95 % confidence interval, against the
-numeric axis with the most values, one line per value of the other axes (one panel per
-value of the smallest of them when there are two or more). Below: mean ± CI tables,
-failed runs, the plan and an example scenario, and provenance (versions, git commits,
-hosts, wall time).
+* ``write_report(results, out_dir)`` — a sweep's results file (``cclab report``):
+  ``index.html`` and one SVG figure per plan and metric: the mean across replications
+  with its 95 % confidence interval (clipped to the metric's range: a Jain index or a
+  utilisation never shows an error bar past 1 or below 0), against the numeric axis with
+  the most values, one line per value of the other axes (one panel per value of the
+  smallest of them when there are two or more; ``group_by`` names the axis whose values
+  become the lines, the others then become panels). Below: mean ± CI tables, failed
+  runs, the plan and an example scenario, and provenance.
+* ``write_paper_report(outcome)`` — a paper reproduction (``cclab reproduce PAPER
+  --report``): ``report.html`` beside the figures: per figure its PNG, the claims with
+  verdicts and numbers, its scenario file and data files; the verdict tally and
+  provenance (command, versions, git commit, host, store, runs).
 """
 from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 from os import PathLike
 from pathlib import Path
 from typing import Optional
@@ -30,6 +37,9 @@ from cclab.runs.plan import Plan, load_plan  # noqa: E402
 from cclab.analysis.stats import summarize  # noqa: E402
 from cclab.store.sweeps import SweepStore  # noqa: E402
 
+# The range a metric cannot leave: error bars are clipped to it.
+METRIC_BOUNDS = {"jain_index": (0.0, 1.0), "bottleneck_utilization": (0.0, 1.0), "goodput_mbps": (0.0, None),
+                 "mean_queue_delay_ms": (0.0, None), "bottleneck_drops": (0.0, None)}
 REPORT_METRICS = ("goodput_mbps", "jain_index", "bottleneck_utilization", "mean_queue_delay_ms", "bottleneck_drops")
 METRIC_LABELS = {
     "goodput_mbps": "System goodput (Mb/s)", "jain_index": "Jain fairness index",
@@ -39,26 +49,36 @@ METRIC_LABELS = {
 NAMING_AXES = ("group", "name")  # in a zip group, an axis ending like this names the value alone
 
 
-def write_report(results: str | PathLike, out_dir: str | PathLike) -> Path:
+def write_report(results: str | PathLike, out_dir: str | PathLike, group_by: Optional[str] = None) -> Path:
     """Write the report of the sweep results file ``results`` into ``out_dir``; return
-    the path of its ``index.html``."""
+    the path of its ``index.html``. ``group_by``: an axis path whose values become the
+    lines of every figure (it must be an axis of every sweep plan in the file)."""
+    from cclab.errors import StoreError
+
     out = Path(out_dir)
     with SweepStore(results, read_only=True) as store:
         plans = store.plans()
         runs = store.runs()
-    out.mkdir(parents=True, exist_ok=True)
-    sections = []
+    if "kind" in plans:
+        plans = plans[plans["kind"].fillna("sweep") == "sweep"]
+    parsed = []
     for plan_name in dict.fromkeys(plans["name"]):
-        plan_runs = runs[runs["plan_name"] == plan_name]
         latest = plans[plans["name"] == plan_name].iloc[-1]
         plan = load_plan(tomllib.loads(latest["plan_toml"]))
-        sections.append(_plan_section(plan, latest["plan_toml"], plan_runs, out))
-    page = out / "index.html"
-    page.write_text(_page(Path(results).name, runs, "\n".join(sections)), encoding="utf-8")
-    return page
+        if group_by is not None and group_by not in plan.axes:
+            raise StoreError(f"--group-by {group_by}: not an axis of plan {plan.name!r} "
+                             f"(its axes: {', '.join(plan.axes)})")
+        parsed.append((plan, latest["plan_toml"], runs[runs["plan_name"] == plan_name]))
+    out.mkdir(parents=True, exist_ok=True)
+    sections = [_plan_section(plan, plan_toml, plan_runs, out, group_by) for plan, plan_toml, plan_runs in parsed]
+    target = out / "index.html"
+    runs = runs[runs["plan_name"].isin([plan.name for plan, _, _ in parsed])]
+    body = "<h2>Provenance</h2>" + provenance_table(_sweep_provenance(runs)) + "\n".join(sections)
+    target.write_text(page(f"cclab sweep report: {Path(results).name}", body), encoding="utf-8")
+    return target
 
 
-def _plan_section(plan: Plan, plan_toml: str, runs: pd.DataFrame, out: Path) -> str:
+def _plan_section(plan: Plan, plan_toml: str, runs: pd.DataFrame, out: Path, group_by: Optional[str] = None) -> str:
     ok = runs[runs["status"] == "ok"]
     axes = [path for group in plan.dimensions for path in group if path in runs]
     parts = [f"<h2>Plan {_e(plan.name)}</h2>",
@@ -69,7 +89,7 @@ def _plan_section(plan: Plan, plan_toml: str, runs: pd.DataFrame, out: Path) -> 
         summary = summarize(ok, by=axes, metrics=metrics)
         for metric in metrics:
             figure = out / f"{_slug(plan.name)}-{metric}.svg"
-            _plot_metric(plan, summary[summary["metric"] == metric], metric, figure)
+            _plot_metric(plan, summary[summary["metric"] == metric], metric, figure, group_by)
             parts.append(f'<figure><img src="{_e(figure.name)}" alt="{_e(METRIC_LABELS.get(metric, metric))}">'
                          f"<figcaption>{_e(METRIC_LABELS.get(metric, metric))}: mean over replications, "
                          "error bars: 95 % confidence interval.</figcaption></figure>")
@@ -84,14 +104,38 @@ def _plan_section(plan: Plan, plan_toml: str, runs: pd.DataFrame, out: Path) -> 
     return f'<section class="plan">{"".join(parts)}</section>'
 
 
-def _plot_metric(plan: Plan, summary: pd.DataFrame, metric: str, path: Path) -> None:
+def figure_layout(plan: Plan, present: Sequence[str], group_by: Optional[str] = None):
+    """How a sweep figure is laid out: ``(x, lines, panels)`` — the x dimension (or None),
+    the dimensions whose values are lines, those whose values are panels. Dimensions are
+    tuples of axis paths (a zip group is one dimension); ``present``: the axes with data."""
+    dimensions = [group for group in plan.dimensions if all(path in present for path in group)]
+    chosen = next((group for group in dimensions if group_by in group), None) if group_by else None
+    x_group = _x_dimension(plan, [group for group in dimensions if group != chosen])
+    others = [group for group in dimensions if group not in (x_group, chosen)]
+    if chosen is not None:
+        return x_group, [chosen], others
+    if len(others) >= 2:
+        panel_group = min(others, key=lambda g: len(plan.axes[g[0]]))
+        return x_group, [group for group in others if group != panel_group], [panel_group]
+    return x_group, others, []
+
+
+def clipped_error(mean: pd.Series, ci_low: pd.Series, ci_high: pd.Series, metric: str) -> list[pd.Series]:
+    """Error-bar lengths below and above the mean, the interval clipped to the range the
+    metric can take (:data:`METRIC_BOUNDS`): a t-interval is symmetric and knows nothing of it."""
+    low, high = METRIC_BOUNDS.get(metric, (None, None))
+    ci_low = ci_low.clip(lower=low) if low is not None else ci_low
+    ci_high = ci_high.clip(upper=high) if high is not None else ci_high
+    return [(mean - ci_low).clip(lower=0), (ci_high - mean).clip(lower=0)]
+
+
+def _plot_metric(plan: Plan, summary: pd.DataFrame, metric: str, path: Path, group_by: Optional[str] = None) -> None:
     """Mean ± CI of ``metric`` against the x dimension; lines and panels as in the module docs."""
-    dimensions = [group for group in plan.dimensions if all(path in summary for path in group)]
-    x_group = _x_dimension(plan, dimensions)
-    others = [group for group in dimensions if group != x_group]
-    panel_group = min(others, key=lambda g: len(plan.axes[g[0]])) if len(others) >= 2 else None
-    line_groups = [group for group in others if group != panel_group]
-    panels = _split(summary, panel_group) if panel_group else [("", summary)]
+    from matplotlib.ticker import MaxNLocator, ScalarFormatter
+
+    x_group, line_groups, panel_groups = figure_layout(plan, list(summary.columns), group_by)
+    panels = _split_many(summary, panel_groups) if panel_groups else [("", summary)]
+    integer_x = x_group is not None and all(isinstance(v, int) for v in plan.axes[x_group[0]])
     figure, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.2), squeeze=False)
     for axis, (panel_label, in_panel) in zip(axes[0], panels):
         for line_label, line in _split_many(in_panel, line_groups):
@@ -100,11 +144,21 @@ def _plot_metric(plan: Plan, summary: pd.DataFrame, metric: str, path: Path) -> 
             else:
                 line = line.sort_values(x_group[0])
                 xs = line[x_group[0]]
-            error = [line["mean"] - line["ci_low"], line["ci_high"] - line["mean"]]
+            error = clipped_error(line["mean"], line["ci_low"], line["ci_high"], metric)
             axis.errorbar(xs, line["mean"], yerr=error, marker="o", capsize=3, label=line_label or None)
         axis.set_title(panel_label)
-        axis.set_xlabel(x_group[0] if x_group else "point")
+        axis.set_xlabel(_header(x_group) if x_group else "point")
         axis.set_ylabel(METRIC_LABELS.get(metric, metric))
+        # Clean ticks: whole numbers on a count axis; plain numbers, never an offset or 1e6 factor.
+        if integer_x or x_group is None:
+            axis.xaxis.set_major_locator(MaxNLocator(integer=True))
+        for scale in (axis.xaxis, axis.yaxis):
+            formatter = ScalarFormatter(useOffset=False)
+            formatter.set_scientific(False)
+            scale.set_major_formatter(formatter)
+        low, high = METRIC_BOUNDS.get(metric, (None, None))
+        if high is not None:
+            axis.set_ylim(top=high * 1.02)
         axis.grid(alpha=0.3)
         if line_groups:
             axis.legend(fontsize="small")
@@ -118,12 +172,6 @@ def _x_dimension(plan: Plan, dimensions: list[tuple[str, ...]]) -> Optional[tupl
     numeric = [group for group in dimensions
                if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in plan.axes[group[0]])]
     return max(numeric, key=lambda g: len(plan.axes[g[0]]), default=None)
-
-
-def _split(frame: pd.DataFrame, group: tuple[str, ...]) -> list[tuple[str, pd.DataFrame]]:
-    """Rows of ``frame`` per value of the zip group ``group``, with a label for each."""
-    return [(_label(group, key if isinstance(key, tuple) else (key,)), part)
-            for key, part in frame.groupby(list(group), sort=False)]
 
 
 def _split_many(frame: pd.DataFrame, groups: list[tuple[str, ...]]) -> list[tuple[str, pd.DataFrame]]:
@@ -193,13 +241,13 @@ def _table(frame: pd.DataFrame) -> str:
                          float_format=lambda value: f"{value:.4g}")
 
 
-def _provenance(runs: pd.DataFrame) -> str:
+def _sweep_provenance(runs: pd.DataFrame) -> list[tuple[str, str]]:
     def distinct(column: str) -> str:
         values = [str(v) for v in dict.fromkeys(runs[column].dropna())] if column in runs else []
         return ", ".join(values) or "unknown"
 
     ok = runs[runs["status"] == "ok"]
-    rows = [
+    return [
         ("runs", f"{len(runs)} ({len(ok)} ok, {len(runs) - len(ok)} failed)"),
         ("cclab version", distinct("cclab_version")),
         ("git commit", distinct("git_commit")),
@@ -208,28 +256,93 @@ def _provenance(runs: pd.DataFrame) -> str:
         ("events", f"{int(ok['events'].sum()):,}" if "events" in ok else "unknown"),
         ("finished", f"{runs['finished_utc'].min()} … {runs['finished_utc'].max()}" if len(runs) else ""),
     ]
+
+
+def provenance_table(rows: Sequence[tuple[str, str]]) -> str:
     body = "".join(f"<tr><th>{_e(name)}</th><td>{_e(value)}</td></tr>" for name, value in rows)
     return f'<table class="provenance">{body}</table>'
 
 
-def _page(title: str, runs: pd.DataFrame, sections: str) -> str:
+PAGE_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; padding: 0 1em; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
+th, td { padding: 0.2em 0.6em; border-bottom: 1px solid #ddd; text-align: right; vertical-align: top; }
+table.provenance th, table.provenance td, table.claims th, table.claims td { text-align: left; }
+table.claims td.verdict { white-space: nowrap; font-weight: bold; }
+.supported { color: #186a1e; } .partly-supported { color: #8a5a00; } .not-supported { color: #a11d1d; }
+figure { margin: 1em 0; } img { max-width: 100%; }
+pre { background: #f6f6f6; padding: 1em; overflow-x: auto; font-size: 0.85em; }
+"""
+
+
+def page(title: str, body: str) -> str:
+    """The one page template of every cclab report: title, shared style, body."""
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>cclab sweep report: {_e(title)}</title>
-<style>
-body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }}
-table {{ border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }}
-th, td {{ padding: 0.2em 0.6em; border-bottom: 1px solid #ddd; text-align: right; }}
-table.provenance th, table.provenance td {{ text-align: left; }}
-figure {{ margin: 1em 0; }} img {{ max-width: 100%; }}
-pre {{ background: #f6f6f6; padding: 1em; overflow-x: auto; font-size: 0.85em; }}
-</style></head>
+<html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>
+<style>{PAGE_STYLE}</style></head>
 <body>
-<h1>cclab sweep report: {_e(title)}</h1>
-<h2>Provenance</h2>
-{_provenance(runs)}
-{sections}
+<h1>{_e(title)}</h1>
+{body}
 </body></html>
 """
+
+
+# ---------------------------------------------------------------- paper reproductions
+def write_paper_report(outcome) -> Path:
+    """``report.html`` of a reproduction (a :class:`cclab.papers.framework.Outcome`),
+    beside its figures; returns its path."""
+    from cclab.papers.claims import tally
+    from cclab.papers.framework import provenance
+
+    paper = outcome.paper
+    counts = tally(outcome.claims)
+    facts = provenance(outcome)
+    sizes = outcome.sizes
+    rows = [("paper", paper.citation), ("command", facts["command"] or f"cclab reproduce {paper.key}"),
+            ("sizes", f"{sizes.name}, seeds {', '.join(map(str, sizes.seeds))}"),
+            ("cclab version", facts["cclab_version"]), ("git commit", facts["git_commit"] or "unknown"),
+            ("host", facts["host"]), ("results store", facts["store"]),
+            ("runs", f"{facts['runs']} ({facts['simulated_now']} simulated by this command, the rest read from "
+                     "the store)"),
+            ("wall time", f"{facts['wall_time_s']:.1f} s"), ("written", facts["created_utc"])]
+    tally_text = ", ".join(f'<span class="{_slug(verdict)}">{count} {_e(verdict)}</span>'
+                           for verdict, count in counts.items() if count)
+    parts = [f"<p>{_e(paper.citation)}</p>", f"<p><strong>Verdicts:</strong> {tally_text}. Numbers are means over "
+             "seeds; a difference counts only beyond the tolerance stated in the claim. "
+             '<a href="summary.md">summary.md</a> has the same content as text.</p>']
+    if sizes.name == "quick":
+        parts.append("<p><em>Quick mode: shorter runs, fewer points and seeds than the paper; verdicts here are a "
+                     "smoke test, the full mode's are the reproduction.</em></p>")
+    parts += ["<h2>Provenance</h2>", provenance_table(rows)]
+    for figure_outcome in outcome.figures:
+        figure = figure_outcome.figure
+        title = paper.figure_title(figure)
+        data = " ".join(f'<a href="{_e(path.name)}">{_e(path.name)}</a>' for path in figure_outcome.files
+                        if path.suffix in (".csv", ".parquet"))
+        scenario = figure_outcome.scenario
+        parts += [
+            f'<section class="figure" id="{_e(figure.stem)}">',
+            f"<h2>{_e(title)}: {_e(figure.caption)} ({_e(figure.section)})</h2>",
+            f'<figure><img src="{_e(figure.stem)}.png" alt="{_e(title)}"></figure>',
+            f"<p>{_e(figure.notes)} {figure_outcome.runs} runs.</p>",
+            _claims_table(figure_outcome.claims),
+            f"<p>Data: {data}</p>",
+            f'<details><summary>Scenario file: <a href="scenarios/{_e(scenario.name)}">scenarios/'
+            f"{_e(scenario.name)}</a> (one run; run it with <code>cclab run</code>)</summary>"
+            f"<pre>{_e(scenario.read_text(encoding='utf-8'))}</pre></details>",
+            "</section>"]
+    target = outcome.out / "report.html"
+    target.write_text(page(f"cclab reproduction: {paper.key}", "\n".join(parts)), encoding="utf-8")
+    return target
+
+
+def _claims_table(claims) -> str:
+    head = "<tr><th>#</th><th>claim</th><th>the paper says</th><th>verdict</th><th>our numbers</th></tr>"
+    rows = "".join(
+        f"<tr><td>{number}</td><td>{_e(claim.statement)}</td><td>“{_e(claim.quote)}”</td>"
+        f'<td class="verdict {_slug(claim.verdict)}">{_e(claim.verdict)}</td><td>{_e(claim.evidence)}</td></tr>'
+        for number, claim in enumerate(claims, 1))
+    return f'<table class="claims">{head}{rows}</table>'
 
 
 def _slug(name: str) -> str:

@@ -1,4 +1,5 @@
-"""Figures in the style of Zhang & Tsaoussidis (2002), drawn with matplotlib's Agg backend."""
+"""Figures of one run (allotted goodput and fairness per bin, window and queue traces),
+drawn with matplotlib's Agg backend."""
 from __future__ import annotations
 
 from os import PathLike
@@ -8,30 +9,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
-import pandas as pd  # noqa: E402
-
 from cclab.results import Result  # noqa: E402
-
-
-def plot_static_wired(table: pd.DataFrame, path: str | PathLike) -> Path:
-    """System goodput vs number of flows, one line per protocol (the paper's Figures 2
-    and 3), one panel per bottleneck rate.
-
-    ``table`` has the columns protocol, bottleneck, flows, system_goodput_mbps.
-    """
-    bottlenecks = list(dict.fromkeys(table["bottleneck"]))
-    figure, axes = plt.subplots(1, len(bottlenecks), figsize=(6 * len(bottlenecks), 4.2), squeeze=False)
-    for axis, bottleneck in zip(axes[0], bottlenecks):
-        at_rate = table[table["bottleneck"] == bottleneck]
-        for protocol, points in at_rate.groupby("protocol", sort=False):
-            points = points.sort_values("flows")
-            axis.plot(points["flows"], points["system_goodput_mbps"], marker="o", label=protocol)
-        axis.set_title(f"Goodput over wired network ({bottleneck} bottleneck link)")
-        axis.set_xlabel("Number of flows")
-        axis.set_ylabel("System goodput (Mb/s)")
-        axis.grid(alpha=0.3)
-        axis.legend()
-    return _save(figure, path)
 
 
 def plot_bins(result: Result, path: str | PathLike) -> Path:

@@ -1,19 +1,18 @@
-"""Running scenarios: one at a time (:func:`run`), many in parallel or a sweep plan (:func:`sweep`)."""
+"""Running scenarios: one at a time (:func:`run`), many (:func:`run_many`, from the runner) or a
+sweep plan (:func:`sweep`)."""
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from os import PathLike
 from typing import Any, Optional, Union
 
 from cclab.core import run_json
 from cclab.results import Result
 from cclab.runs.plan import Plan, PlanSource
-from cclab.scenario import (Overrides, ScenarioSource, apply_overrides, load_scenario, parse_memory, scenario_json,
-                            validate)
-from cclab.runs.runner import SweepOutcome, in_completion_order, run_plan
+from cclab.runs.runner import SweepOutcome, run_many, run_plan
+from cclab.scenario import Overrides, ScenarioSource, apply_overrides, load_scenario, parse_memory, scenario_json
 
 
 def run(source: ScenarioSource, *, overrides: Overrides = None, max_memory: Union[str, int, None] = None,
@@ -44,66 +43,12 @@ def sweep(
       runs what is not yet in the results store ``store`` and returns a
       :class:`cclab.runs.runner.SweepOutcome`; see :func:`cclab.runs.runner.run_plan`. ``progress``
       (any true value) shows a progress bar.
-    * A list of scenarios: returns their results in input order. Every scenario is
-      validated first, so a bad one fails before any work starts. ``on_result(index,
-      result)`` is called as each run finishes; ``progress`` is the label of a progress
-      bar on stderr (None: no bar).
+    * A list of scenarios: :func:`run_many` — their results in input order.
 
-    Runs go to ``executor``: anything with ``submit(fn, arg)`` returning a future with
-    ``.result()`` fits — a ``concurrent.futures`` pool or a ``dask.distributed.Client``.
-    Without one, a process pool of ``jobs`` workers is used (``jobs=1`` for a list: in
-    this process).
+    Both go through the one runner (:mod:`cclab.runs.runner`): ``executor`` is any
+    executor (a ``concurrent.futures`` pool, a ``dask.distributed.Client``, ...); without
+    one a process pool of ``jobs`` workers (``jobs=1``: in this process).
     """
     if isinstance(scenarios, (str, PathLike, Mapping, Plan)):
         return run_plan(scenarios, executor, store=store, jobs=jobs, progress=bool(progress))
-    loaded = [load_scenario(source) for source in scenarios]
-    for scenario in loaded:
-        validate(scenario)
-    payloads = [scenario_json(scenario) for scenario in loaded]
-    with _progress_bar(progress, len(payloads), on_result) as report:
-        if executor is None and jobs == 1:
-            return [_finished(index, _run_payload(payload), report) for index, payload in enumerate(payloads)]
-        if executor is None:
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
-                return _collect(pool, payloads, report)
-        return _collect(executor, payloads, report)
-
-
-@contextlib.contextmanager
-def _progress_bar(label: Optional[str], total: int, on_result: Optional[Callable[[int, Result], None]]):
-    """Yield the callback for finished runs: ``on_result``, plus advancing a bar if asked."""
-    if label is None:
-        yield on_result
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=Console(stderr=True)) as bar:
-        task = bar.add_task(label, total=total)
-
-        def advance(index: int, result: Result) -> None:
-            bar.advance(task)
-            if on_result is not None:
-                on_result(index, result)
-
-        yield advance
-
-
-def _collect(executor: Any, payloads: list[str], on_result: Optional[Callable[[int, Result], None]]) -> list[Result]:
-    results: list[Optional[Result]] = [None] * len(payloads)
-    for index, future in in_completion_order(executor, _run_payload, range(len(payloads)), payload=payloads.__getitem__):
-        results[index] = _finished(index, future.result(), on_result)
-    return results  # type: ignore[return-value]
-
-
-def _run_payload(payload: str) -> str:
-    """Worker entry point (a plain module-level function, so any executor can pickle it)."""
-    return run_json(payload)
-
-
-def _finished(index: int, raw_json: str, on_result: Optional[Callable[[int, Result], None]]) -> Result:
-    result = Result(json.loads(raw_json))
-    if on_result is not None:
-        on_result(index, result)
-    return result
+    return run_many(scenarios, executor, jobs=jobs, on_result=on_result, progress=progress)

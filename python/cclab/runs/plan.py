@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, ClassVar, Union
 
 import tomli_w
 
@@ -70,12 +70,21 @@ class Run:
     def scenario_json(self) -> str:
         return scenario_json(self.scenario)
 
+    @classmethod
+    def of_scenario(cls, scenario: Mapping[str, Any], point: dict[str, Any], point_index: int = 0,
+                    replication: int = 0) -> "Run":
+        """A run of ``scenario`` as it is (its own seed), labelled with ``point``: how
+        a paper reproduction's grid, which is not an axes plan, becomes runs."""
+        normalized = validate(dict(scenario))
+        return cls(point, point_index, replication, normalized["seed"], normalized, scenario_hash(normalized))
+
 
 @dataclass(frozen=True)
 class Plan:
     """A parsed plan. ``dimensions`` lists the axis groups in grid order: each group is
     a tuple of axis paths that vary together (one path, or a zipped set)."""
 
+    kind: ClassVar[str] = "sweep"  # what the results store records it as
     name: str
     base: dict
     axes: dict[str, list]

@@ -1,32 +1,42 @@
-"""Running sweep plans on an executor and storing every run as it finishes.
+"""The one way cclab runs many scenarios: on an executor, with a progress bar, each run's
+error captured, optionally into a results store.
 
-:func:`run_plan` expands a plan into runs, skips those already in the results store,
-submits the rest to an executor — anything with ``submit(fn, arg)`` whose futures have
-``result()`` (and ideally ``add_done_callback``): a ``concurrent.futures`` pool, a
-``dask.distributed.Client``, :class:`RayExecutor` — and writes each finished run from
-this process (the driver) in one transaction. A run that raises is stored with its
-error and the sweep goes on; the next sweep of the plan retries it.
+* :func:`run_many`: scenarios → results, in input order (``cclab.run_many``).
+* :func:`run_stored`: runs → the results store, skipping those already stored, writing
+  each as it finishes (sweeps and paper reproductions; a killed driver resumes).
+* :func:`run_plan`: a sweep plan through :func:`run_stored` (``cclab sweep``).
 
-Executors by name (:func:`open_executor`): ``local`` (a process pool), ``dask`` (a
-``LocalCluster`` of worker processes, or an existing scheduler), ``ray``. Dask and Ray
-are optional dependencies, imported only when asked for.
+Executors: anything with ``submit(fn, arg)`` whose futures have ``result()`` (and
+ideally ``add_done_callback``): a ``concurrent.futures`` pool, a
+``dask.distributed.Client``, :class:`RayExecutor`. By name (:func:`open_executor`):
+``local`` (a process pool), ``dask`` (a ``LocalCluster`` of worker processes, or an
+existing scheduler), ``ray``; Dask and Ray are optional, imported only when asked for.
+Without one, runs go to a process pool of ``jobs`` workers (all cores), or with
+``jobs=1`` run in this process. Runs start costliest first, so the pool stays busy to
+the end. A run that raises is reported as data (its one-line error): :func:`run_stored`
+stores the failure and goes on (the next call retries it); :func:`run_many` raises
+:class:`RunFailed` naming the run, or with ``errors="keep"`` returns the failure in its
+place.
 """
 from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
+import json
 import os
 import queue
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import BrokenExecutor, Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
-from typing import Any, Optional, TypeVar
+from typing import Any, Optional, TypeVar, Union
 
 from cclab.errors import SweepError
 from cclab.runs.plan import Plan, PlanSource, Run, load_plan
@@ -38,11 +48,11 @@ Item = TypeVar("Item")
 
 @dataclass
 class SweepOutcome:
-    """What one call of :func:`run_plan` did."""
+    """What one call of :func:`run_stored` (or :func:`run_plan`) did."""
 
-    plan: Plan
+    plan: Any  # the Plan or Batch recorded
     store: Path
-    total: int  # runs in the plan
+    total: int  # distinct runs asked for
     skipped: int  # already stored before this call
     succeeded: int = 0
     failed: int = 0
@@ -58,8 +68,82 @@ class SweepOutcome:
         return 60.0 * self.ran / self.wall_time_s if self.wall_time_s > 0 else float("nan")
 
 
+@dataclass(frozen=True)
+class Batch:
+    """A named set of runs that is not a sweep plan (a paper reproduction), as the store
+    records it: ``document`` says what was run (paper, sizes, figures, seeds)."""
+
+    name: str
+    document: dict
+    kind: str = "reproduction"
+
+    @property
+    def hash(self) -> str:
+        return hashlib.sha256(json.dumps(self.document, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+    def to_toml(self) -> str:
+        import tomli_w
+
+        return tomli_w.dumps({self.kind: self.document})
+
+
+@dataclass(frozen=True)
+class RunFailure:
+    """A run of :func:`run_many` that failed (``errors="keep"``): its place and error."""
+
+    index: int
+    name: str
+    error: str
+
+
+class RunFailed(RuntimeError):
+    """A run of :func:`run_many` failed (the message names it and says why)."""
+
+
 def default_store_path(plan: Plan) -> Path:
     return DEFAULT_STORE_DIR / f"{plan.name}.duckdb"
+
+
+def run_many(scenarios: Iterable[Any], executor: Any = None, *, jobs: Optional[int] = None,
+             progress: Union[bool, str, None] = None, on_result: Optional[Callable[[int, Any], None]] = None,
+             max_memory: Union[str, int, None] = None, errors: str = "raise") -> list:
+    """Run many scenarios (paths, dicts); return their :class:`cclab.Result` in input order.
+
+    Every scenario is validated first, so a bad one fails (:class:`cclab.ScenarioError`)
+    before any runs. ``on_result(index, result)`` is called as each finishes.
+    ``progress``: a progress bar on stderr (a string is its label). ``errors``:
+    ``"raise"`` (a failed run raises :class:`RunFailed` naming it; the rest are
+    cancelled) or ``"keep"`` (its :class:`RunFailure` takes its place).
+    """
+    from cclab.results import Result
+    from cclab.scenario import load_scenario, parse_memory, scenario_json, validate
+
+    if errors not in ("raise", "keep"):
+        raise ValueError(f"errors={errors!r}: choose 'raise' or 'keep'")
+    loaded = [load_scenario(source) for source in scenarios]
+    for scenario in loaded:
+        validate(scenario)
+    payloads = [scenario_json(scenario) for scenario in loaded]
+    results: list[Any] = [None] * len(payloads)
+    work = functools.partial(simulate, max_memory=parse_memory(max_memory), keep="result")
+    label = progress if isinstance(progress, str) else "runs"
+    with _owned_executor(executor, jobs, len(payloads)) as pool, \
+            _progress_reporter(bool(progress), label, len(payloads), 0) as report:
+        for index, future in in_completion_order(pool, work, range(len(payloads)), payload=payloads.__getitem__,
+                                                 cost=lambda index: estimated_cost(loaded[index])):
+            reply = _reply(future)
+            if reply["status"] != "ok":
+                name = loaded[index].get("name", "")
+                if errors == "raise":
+                    raise RunFailed(f"run {index}{f' ({name})' if name else ''}: {reply['error']}")
+                results[index] = RunFailure(index, name, reply["error"])
+                report(f"run {index}", "error")
+                continue
+            results[index] = Result(json.loads(zlib.decompress(reply["result_json_zlib"])))
+            report(f"run {index}", "ok")
+            if on_result is not None:
+                on_result(index, results[index])
+    return results
 
 
 def run_plan(plan: PlanSource, executor: Any = None, *, store: str | PathLike | None = None,
@@ -67,78 +151,119 @@ def run_plan(plan: PlanSource, executor: Any = None, *, store: str | PathLike | 
              on_run: Optional[Callable[[Run, str], None]] = None, max_memory: Optional[int] = None) -> SweepOutcome:
     """Run every run of ``plan`` not yet in ``store`` (default ``results/sweeps/<name>.duckdb``).
 
-    ``executor``: any executor (see the module docs); default a process pool of ``jobs``
-    workers (all cores). ``progress``: a progress bar on stderr (one line per run when
-    stderr is not a terminal). ``on_run(run, status)`` is called after each run is stored.
-    ``max_memory``: bytes a run may need (default the engine's 8 GiB); a run above it
-    fails with its one-line error, the sweep goes on. Every run is validated before any
-    starts.
+    ``executor``, ``jobs``: see the module docs. ``progress``: a progress bar on stderr
+    (one line per run when stderr is not a terminal). ``on_run(run, status)`` is called
+    after each run is stored. ``max_memory``: bytes a run may need (default the engine's
+    8 GiB); a run above it fails with its one-line error, the sweep goes on. Every run is
+    validated before any starts.
     """
+    plan = load_plan(plan)
+    store_path = Path(store) if store is not None else default_store_path(plan)
+    return run_stored(plan.runs(), plan, store_path, executor, jobs=jobs, progress=progress, on_run=on_run,
+                      max_memory=max_memory)
+
+
+def run_stored(runs: Sequence[Run], batch: Any, store: str | PathLike, executor: Any = None, *,
+               jobs: Optional[int] = None, progress: bool = False, on_run: Optional[Callable[[Run, str], None]] = None,
+               max_memory: Optional[int] = None, tables: bool = True) -> SweepOutcome:
+    """Run each of ``runs`` (deduplicated by run id) not yet stored in ``store``, recording
+    ``batch`` (a :class:`Plan` or :class:`Batch`) and writing each run as it finishes, in
+    one transaction: its system metrics, its whole result and, with ``tables``, its
+    result tables (flows, bins, ...) for SQL."""
     from cclab.store.sweeps import SweepStore
 
-    plan = load_plan(plan)
-    runs = list({run.run_id: run for run in plan.runs()}.values())
-    store_path = Path(store) if store is not None else default_store_path(plan)
+    runs = list({run.run_id: run for run in runs}.values())
+    store_path = Path(store)
     started = time.perf_counter()
     # The pool's workers start before the store opens: they must not be forked from a
     # process running DuckDB's threads.
     with _owned_executor(executor, jobs, len(runs)) as pool, SweepStore(store_path) as results:
-        results.record_plan(plan)
+        results.record_plan(batch)
         stored = results.stored_run_ids()
         pending = [run for run in runs if run.run_id not in stored]
-        outcome = SweepOutcome(plan, store_path, total=len(runs), skipped=len(runs) - len(pending))
-        with _progress_reporter(progress, plan.name, outcome) as report:
+        outcome = SweepOutcome(batch, store_path, total=len(runs), skipped=len(runs) - len(pending))
+        with _progress_reporter(progress, batch.name, outcome.total, outcome.skipped) as report:
             try:
-                work = functools.partial(simulate, max_memory=max_memory)
-                for run, future in in_completion_order(pool, work, pending, payload=lambda r: r.scenario_json):
-                    status = _store_finished(results, plan, run, future, outcome)
-                    report(run, status)
+                work = functools.partial(simulate, max_memory=max_memory, keep="tables" if tables else "system")
+                for run, future in in_completion_order(pool, work, pending, payload=lambda r: r.scenario_json,
+                                                       cost=lambda r: estimated_cost(r.scenario)):
+                    status = _store_finished(results, batch, run, _reply(future), outcome)
+                    params = " ".join(f"{path}={value}" for path, value in run.point.items())
+                    report(f"run={run.run_id} rep={run.replication} {params}", status)
                     if on_run is not None:
                         on_run(run, status)
             except BrokenExecutor as error:
                 raise SweepError(f"the executor broke ({error}); {outcome.ran} of {len(pending)} runs were stored, "
-                                 "run the same sweep again to resume") from None
+                                 "run the same command again to resume") from None
     outcome.wall_time_s = time.perf_counter() - started
     return outcome
 
 
-def _store_finished(results, plan: Plan, run: Run, future: Any, outcome: SweepOutcome) -> str:
+def _reply(future: Any) -> dict[str, Any]:
+    """The worker's reply; an executor that lost the run (e.g. Dask's KilledWorker) is a
+    failed run, a broken pool stops everything."""
     try:
-        reply = future.result()
+        return future.result()
     except BrokenExecutor:
         raise
-    except Exception as error:  # the executor lost the run (e.g. Dask's KilledWorker)
-        reply = {"status": "error", "error": f"{type(error).__name__}: {error}", **local_provenance()}
+    except Exception as error:
+        return {"status": "error", "error": f"{type(error).__name__}: {error}", **local_provenance()}
+
+
+def _store_finished(results, batch: Any, run: Run, reply: dict[str, Any], outcome: SweepOutcome) -> str:
     if reply["status"] == "ok":
-        results.record_result(plan, run, reply["system"], reply["tables"], reply)
+        results.record_result(batch, run, reply["system"], reply.get("tables", {}), reply, reply["result_json_zlib"])
         outcome.succeeded += 1
     else:
-        results.record_failure(plan, run, reply["error"], reply)
+        results.record_failure(batch, run, reply["error"], reply)
         outcome.failed += 1
         outcome.failures.append((run.run_id, reply["error"]))
     return reply["status"]
 
 
-def simulate(scenario_json: str, max_memory: Optional[int] = None) -> dict[str, Any]:
+def simulate(scenario_json: str, max_memory: Optional[int] = None, keep: str = "tables") -> dict[str, Any]:
     """Worker entry point: run one scenario; never raises, reports failures as data.
 
-    Returns ``{"status": "ok", "system": {...}, "tables": {name: DataFrame}, ...}`` —
-    the tables are built here, in the worker, so the driver only writes them — or
-    ``{"status": "error", "error": "..."}``; both with the worker's provenance (version,
-    git commit, host).
+    Returns ``{"status": "ok", "result_json_zlib": bytes, ...}`` with, when ``keep`` is
+    ``"system"`` or ``"tables"``, the system metrics and, for ``"tables"``, the result
+    tables (``{name: DataFrame}``, built here in the worker so the driver only writes
+    them); or ``{"status": "error", "error": "..."}``. Both carry the worker's
+    provenance (version, git commit, host).
     """
     from cclab.core import run_json
 
     try:
-        from cclab.results import Result
+        raw = run_json(scenario_json, max_memory)
+        reply: dict[str, Any] = {"status": "ok", "result_json_zlib": zlib.compress(raw.encode(), 1)}
+        if keep in ("system", "tables"):
+            from cclab.results import Result
 
-        result = Result.from_json(run_json(scenario_json, max_memory))
-        return {"status": "ok", "system": result.system, "tables": result.tables(), **local_provenance()}
+            result = Result(json.loads(raw))
+            reply["system"] = result.system
+            if keep == "tables":
+                reply["tables"] = result.tables()
+        return {**reply, **local_provenance()}
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as error:  # the engine's panics are BaseExceptions
         message = "; ".join(line.strip() for line in str(error).splitlines() if line.strip())
         return {"status": "error", "error": f"{type(error).__name__}: {message}", **local_provenance()}
+
+
+def estimated_cost(scenario: Mapping[str, Any]) -> float:
+    """Rough relative cost of a run, to start the costliest first: the fastest link's
+    rate × duration (packets), ×5 when traced."""
+    from cclab.core import duration_s, rate_bps
+
+    try:
+        topology = scenario.get("topology") or {}
+        links = [value for value in topology.values() if isinstance(value, Mapping) and "rate" in value]
+        links += [link for link in topology.get("links") or [] if isinstance(link, Mapping) and "rate" in link]
+        rate = max((rate_bps(str(link["rate"])) for link in links), default=1e8)
+        traced = 5 if any((scenario.get("trace") or {}).values()) else 1
+        return rate * duration_s(str(scenario.get("duration", "10s"))) * traced
+    except Exception:  # the order is only a hint; validation reports bad values
+        return 0.0
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -187,13 +312,17 @@ def local_provenance() -> dict[str, Optional[str]]:
 
 # ---------------------------------------------------------------- executors
 def in_completion_order(executor: Any, fn: Callable[[Any], Any], items: Iterable[Item],
-                        payload: Callable[[Item], Any] = lambda item: item) -> Iterator[tuple[Item, Any]]:
-    """Submit ``fn(payload(item))`` for every item; yield ``(item, future)`` as each finishes.
+                        payload: Callable[[Item], Any] = lambda item: item,
+                        cost: Optional[Callable[[Item], float]] = None) -> Iterator[tuple[Item, Any]]:
+    """Submit ``fn(payload(item))`` for every item (the costliest first, when ``cost``
+    is given); yield ``(item, future)`` as each finishes.
 
     Works with any futures that have ``add_done_callback`` (concurrent.futures, Dask);
     others are awaited in submission order. Leaving early cancels what has not started.
     """
     items = list(items)
+    if cost is not None:
+        items.sort(key=cost, reverse=True)  # stable: equal costs keep their order
     futures = [executor.submit(fn, payload(item)) for item in items]
     try:
         if not all(hasattr(future, "add_done_callback") for future in futures):
@@ -214,11 +343,40 @@ def _put_index(finished: queue.Queue, index: int, _future: Any) -> None:
     finished.put(index)
 
 
+class InlineExecutor:
+    """Runs each submitted call in this process when its result is asked for (``jobs=1``):
+    one run at a time, each stored before the next starts."""
+
+    def submit(self, fn: Callable, /, *args: Any, **kwargs: Any) -> "_Deferred":
+        return _Deferred(functools.partial(fn, *args, **kwargs))
+
+
+class _Deferred:
+    """A future that computes on ``result()`` (no ``add_done_callback``: awaited in order)."""
+
+    def __init__(self, call: Callable[[], Any]):
+        self._call: Optional[Callable[[], Any]] = call
+        self._value: Any = None
+
+    def result(self) -> Any:
+        if self._call is not None:
+            self._value, self._call = self._call(), None
+        return self._value
+
+    def cancel(self) -> bool:
+        self._call = None
+        return True
+
+
 @contextlib.contextmanager
 def _owned_executor(executor: Any, jobs: Optional[int], runs: int):
-    """``executor`` itself, or a process pool we create and shut down."""
+    """``executor`` itself, this process (``jobs=1``), or a process pool we create and
+    shut down."""
     if executor is not None:
         yield executor
+        return
+    if jobs == 1:
+        yield InlineExecutor()
         return
     workers = max(1, min(jobs or os.cpu_count() or 1, max(runs, 1)))
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_exit_with_parent, initargs=(os.getpid(),))
@@ -304,24 +462,24 @@ class RayExecutor(Executor):
 
 # ---------------------------------------------------------------- progress
 @contextlib.contextmanager
-def _progress_reporter(enabled: bool, label: str, outcome: SweepOutcome):
-    """Yield ``report(run, status)``: a rich bar (done/total, failures, ETA) on a terminal,
-    one line per run otherwise (batch logs, e.g. SLURM), nothing when disabled."""
-    total = outcome.total - outcome.skipped
+def _progress_reporter(enabled: bool, label: str, total: int, skipped: int):
+    """Yield ``report(what, status)``, called once per finished run: a rich bar
+    (done/total, failures, ETA) on a terminal, one line per run otherwise (batch logs,
+    e.g. SLURM), nothing when disabled."""
+    to_run = total - skipped
     if not enabled:
-        yield lambda run, status: None
+        yield lambda what, status: None
         return
     from rich.console import Console
 
     console = Console(stderr=True)
-    if outcome.skipped:
-        console.print(f"{label}: {outcome.skipped} of {outcome.total} runs already stored, {total} to run",
-                      highlight=False)
+    if skipped:
+        console.print(f"{label}: {skipped} of {total} runs already stored, {to_run} to run", highlight=False)
+    done = {"runs": 0, "failed": 0}
     if not console.is_terminal:
-        def report_line(run: Run, status: str) -> None:
-            params = " ".join(f"{path}={value}" for path, value in run.point.items())
-            print(f"[{outcome.ran}/{total}] {status} run={run.run_id} rep={run.replication} {params}",
-                  file=sys.stderr, flush=True)
+        def report_line(what: str, status: str) -> None:
+            done["runs"] += 1
+            print(f"[{done['runs']}/{to_run}] {status} {what}", file=sys.stderr, flush=True)
 
         yield report_line
         return
@@ -332,5 +490,10 @@ def _progress_reporter(enabled: bool, label: str, outcome: SweepOutcome):
                TextColumn("[red]{task.fields[failed]} failed"), TimeElapsedColumn(), TextColumn("ETA"),
                TimeRemainingColumn())
     with Progress(*columns, console=console) as bar:
-        task = bar.add_task(label, total=total, failed=0)
-        yield lambda run, status: bar.update(task, advance=1, failed=outcome.failed)
+        task = bar.add_task(label, total=to_run, failed=0)
+
+        def advance(what: str, status: str) -> None:
+            done["failed"] += status != "ok"
+            bar.update(task, advance=1, failed=done["failed"])
+
+        yield advance

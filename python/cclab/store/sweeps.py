@@ -2,13 +2,19 @@
 
 Tables (every row carries ``run_id``, the hash of the run's normalized scenario):
 
-* ``plans``: plan_hash, name, plan_toml (self-contained: the base scenario inlined), recorded_utc.
+* ``plans``: plan_hash, name, plan_toml (self-contained: a sweep's base scenario
+  inlined; a reproduction's paper, sizes and figures), recorded_utc, kind (``sweep`` or
+  ``reproduction``).
 * ``runs``: one row per run — plan_hash, plan_name, point_index, params (JSON: axis path
   -> value), replication, seed, scenario_toml (the full normalized scenario), status
   (``ok`` / ``error``), error, cclab_version, git_commit, host, wall_time_s, events,
   finished_utc, and every system metric (goodput_mbps, jain_index, ...).
+* ``results``: run_id, result_json_zlib — the engine's whole result document, zlib-compressed,
+  from which :meth:`SweepStore.result` rebuilds the run's :class:`cclab.Result` (traces
+  included): reproductions draw their figures and judge their claims from these.
 * ``flows``, ``groups``, ``links`` (per link direction), ``bins`` (per flow and bin), ``system_bins`` (per bin) and,
-  when traced, ``trace_flows`` / ``trace_bottleneck_queue``: the run's result tables.
+  when traced, ``trace_flows`` / ``trace_bottleneck_queue``: the run's result tables, for
+  SQL (sweeps store them; reproductions keep only ``runs`` and ``results``).
 
 Each finished run is written in one transaction (its runs row and all its table rows),
 so a killed driver leaves either the whole run or nothing. Tables gain columns when the
@@ -19,7 +25,8 @@ from __future__ import annotations
 import contextlib
 import datetime
 import json
-from collections.abc import Iterator
+import zlib
+from collections.abc import Iterable, Iterator
 from os import PathLike
 from pathlib import Path
 from typing import Any, Optional
@@ -62,8 +69,10 @@ class SweepStore:
             raise StoreError(f"{self.path}: not a cclab results file or unreadable ({first_line})") from None
         if not read_only:
             self._exec("CREATE TABLE IF NOT EXISTS plans (plan_hash VARCHAR, name VARCHAR, plan_toml VARCHAR, "
-                             "recorded_utc VARCHAR)")
+                             "recorded_utc VARCHAR, kind VARCHAR)")
+            self._exec("ALTER TABLE plans ADD COLUMN IF NOT EXISTS kind VARCHAR")  # files from before kinds
             self._exec(f"CREATE TABLE IF NOT EXISTS runs ({RUN_COLUMNS})")
+            self._exec("CREATE TABLE IF NOT EXISTS results (run_id VARCHAR NOT NULL, result_json_zlib BLOB)")
         elif not self._has_table("runs"):
             self._db.close()
             raise StoreError(f"{self.path}: not a cclab results file (no runs table)")
@@ -79,26 +88,30 @@ class SweepStore:
 
     # ------------------------------------------------------------ writing
     def record_plan(self, plan: Plan) -> None:
-        """Remember ``plan`` (once per distinct plan)."""
+        """Remember ``plan`` — a sweep :class:`Plan` or any batch with ``name``, ``hash``,
+        ``kind`` and ``to_toml()`` — once per distinct plan."""
         with self._transaction():
             known = self._db.execute("SELECT count(*) FROM plans WHERE plan_hash = ?", [plan.hash]).fetchall()[0][0]
             if not known:
-                self._exec("INSERT INTO plans VALUES (?, ?, ?, ?)", [plan.hash, plan.name, plan.to_toml(), _now()])
+                self._exec("INSERT INTO plans (plan_hash, name, plan_toml, recorded_utc, kind) VALUES (?, ?, ?, ?, ?)",
+                           [plan.hash, plan.name, plan.to_toml(), _now(), plan.kind])
 
     def stored_run_ids(self) -> set[str]:
         """Ids of the runs that finished successfully (a re-run skips them)."""
         return {row[0] for row in self._db.execute("SELECT run_id FROM runs WHERE status = 'ok'").fetchall()}
 
     def record_result(self, plan: Plan, run: Run, system: dict[str, Any], tables: dict[str, pd.DataFrame],
-                      provenance: dict[str, Any]) -> None:
-        """Store a successful run — its system metrics and result tables (as
-        :attr:`Result.system` and :meth:`Result.tables` give them) — atomically,
-        replacing an earlier failure."""
+                      provenance: dict[str, Any], result_json_zlib: Optional[bytes] = None) -> None:
+        """Store a successful run — its system metrics, result tables (as
+        :attr:`Result.system` and :meth:`Result.tables` give them; may be empty) and whole
+        result document (zlib-compressed JSON) — atomically, replacing an earlier failure."""
         metrics = {key: value for key, value in system.items() if key not in BOOKKEEPING_COLUMNS}
         row = {**self._run_row(plan, run, "ok", None, provenance), **metrics}
         with self._transaction():
             self._delete_run(run.run_id)
             self._append("runs", pd.DataFrame([row]))
+            if result_json_zlib is not None:
+                self._exec("INSERT INTO results VALUES (?, ?)", [run.run_id, result_json_zlib])
             for name, table in tables.items():
                 self._append(name, table.assign(run_id=run.run_id)[["run_id", *table.columns]])
 
@@ -130,6 +143,24 @@ class SweepStore:
             f"JOIN runs r USING (run_id) WHERE r.status = 'ok' {where} "
             "ORDER BY r.plan_name, r.point_index, r.replication", args).df()
         return expand_params(joined)
+
+    def result(self, run_id: str):
+        """The stored :class:`cclab.Result` of run ``run_id``."""
+        for _, result in self.results([run_id]):
+            return result
+        raise StoreError(f"{self.path}: no stored result for run {run_id}")
+
+    def results(self, run_ids: Iterable[str]) -> Iterator[tuple[str, Any]]:
+        """``(run_id, Result)`` for each of ``run_ids`` that has a stored result, one at a
+        time (a reproduction's results together may not fit in memory)."""
+        from cclab.results import Result
+
+        if not self._has_table("results"):
+            return
+        for run_id in dict.fromkeys(run_ids):
+            rows = self._db.execute("SELECT result_json_zlib FROM results WHERE run_id = ?", [run_id]).fetchall()
+            if rows:
+                yield run_id, Result(json.loads(zlib.decompress(rows[0][0])))
 
     def tables(self) -> list[str]:
         return [row[0] for row in self._db.execute(
@@ -163,7 +194,7 @@ class SweepStore:
         }
 
     def _delete_run(self, run_id: str) -> None:
-        for name in ("runs", *RESULT_TABLES):
+        for name in ("runs", "results", *RESULT_TABLES):
             if self._has_table(name):
                 self._exec(f"DELETE FROM {name} WHERE run_id = ?", [run_id])
 

@@ -7,29 +7,20 @@ written unless every run succeeded.
 """
 from __future__ import annotations
 
-import datetime
-import json
-import time
-from collections.abc import Sequence
 from os import PathLike
-from pathlib import Path
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 import pandas as pd
 
-from cclab.core import ScenarioError, run_json
 from cclab.core import version as core_version
+from cclab.papers import framework
 from cclab.papers.claims import markdown_table, tally
-from cclab.papers.framework import FigureOutcome, Outcome, verdict_preamble, concat_tables, label_tables, run_points, write_figure
-from cclab.papers.mraimd.figures import FIGURES, FULL, QUICK, Point, fig7_numbers, model_windows, table1_comparison
-from cclab.scenario import validate
+from cclab.papers.framework import Outcome, ReproduceError, verdict_preamble
+from cclab.papers.mraimd.figures import FIGURES, FULL, QUICK, fig7_numbers, model_windows, table1_comparison
 
 PAPER = ("I. Psaras, M. Dianati and R. Tafazolli, \"Why Rely on Blind AIMDs? A Response-Based Approach to TCP "
          "Congestion Control\" (MR-AIMD)")
-
-
-class MraimdError(ValueError):
-    """Bad input to :func:`reproduce` (seed count, output directory, a scenario the engine rejects)."""
+MraimdError = ReproduceError  # its name before the reproductions shared one pipeline
 
 
 def parse_count(option: str, text: Union[str, int, None]) -> Optional[int]:
@@ -39,66 +30,37 @@ def parse_count(option: str, text: Union[str, int, None]) -> Optional[int]:
     try:
         value = int(str(text).strip())
     except ValueError:
-        raise MraimdError(f"{option} {text}: not a whole number") from None
+        raise ReproduceError(f"{option} {text}: not a whole number") from None
     if value < 1:
-        raise MraimdError(f"{option} {text}: must be at least 1")
+        raise ReproduceError(f"{option} {text}: must be at least 1")
     return value
 
 
 def reproduce(out: Union[str, PathLike], quick: bool = False, seeds: Union[int, str, None] = None,
-              jobs: Union[int, str, None] = None, progress: bool = True) -> Outcome:
+              jobs: Union[int, str, None] = None, progress: bool = True, **options: Any) -> Outcome:
     """Run Table 1 and Figures 4–7 and write their files to ``out``.
 
     ``quick``: 60 s runs, 2 seeds, 3 flow counts per figure (well under a minute on two
     cores); otherwise the paper's 200 s runs over 10–100 (Fig. 6: 5–100) flows, 5 seeds.
+    Further options (``figures``, ``executor``, ``store``, ``from_store``, ``report``):
+    :func:`cclab.papers.framework.reproduce`.
     """
-    started = time.perf_counter()
-    sizes = QUICK if quick else FULL
-    count = parse_count("--seeds", seeds)
-    if count is not None:
-        sizes = sizes.with_seeds(count)
-    jobs = parse_count("--jobs", jobs)
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise MraimdError(f"--out {out}: exists and is not a directory")
-
-    outcomes = [FigureOutcome(figure) for figure in FIGURES.values()]
-    points = []
-    for outcome in outcomes:
-        mine = outcome.figure.points(sizes)
-        try:
-            validate(mine[0].scenario)
-        except ScenarioError as error:
-            raise MraimdError(f"{outcome.figure.title}: the engine rejects its scenario: {error}") from None
-        outcome.runs = len(mine)
-        points += mine
-    measured = run_points(points, measure_point, jobs, progress, "mraimd")
-
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise MraimdError(f"--out {out}: {error.strerror}") from None
-    for outcome in outcomes:
-        key = outcome.figure.key
-        outcome.tables = concat_tables([measured[i] for i, point in enumerate(points) if point.figure == key])
-        if key == "table1":
-            outcome.tables["paper_vs_cclab"] = table1_comparison(outcome.tables["runs"])
-        if key == "fig7":
-            outcome.tables["model"] = model_windows()
-        outcome.files = write_figure(outcome.figure, outcome.tables, out)
-        outcome.claims = outcome.figure.claims(outcome.tables, sizes)
-    result = Outcome(out, sizes, outcomes, time.perf_counter() - started, out / "summary.md")
-    result.summary.write_text(summary_markdown(result), encoding="utf-8")
-    _write_meta(result, points)
-    return result
+    return framework.reproduce(MRAIMD, out, quick=quick, seeds=parse_count("--seeds", seeds),
+                               jobs=parse_count("--jobs", jobs), progress=progress, **options)
 
 
-def measure_point(point: Point) -> dict[str, pd.DataFrame]:
-    """Worker: run one point, return its figure's tables labelled with the point's labels."""
-    from cclab.results import Result
+def _finish(figure, tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """Tables beside the runs: Table 1 next to the paper's numbers, Figure 7's model."""
+    if figure.key == "table1":
+        tables["paper_vs_cclab"] = table1_comparison(tables["runs"])
+    if figure.key == "fig7":
+        tables["model"] = model_windows()
+    return tables
 
-    result = Result(json.loads(run_json(json.dumps(point.scenario))))
-    return label_tables(FIGURES[point.figure].measure(result, point), point.labels)
+
+def _meta(outcome: Outcome) -> dict:
+    fig7 = next((f for f in outcome.figures if f.figure.key == "fig7"), None)
+    return {"figure7_doubling_rtts": fig7_numbers(fig7.tables)} if fig7 is not None else {}
 
 
 def _table1_markdown(comparison: pd.DataFrame) -> str:
@@ -120,7 +82,8 @@ def summary_markdown(outcome: Outcome) -> str:
         "# MR-AIMD (Psaras, Dianati & Tafazolli) reproduced with cclab", "",
         f"{PAPER}. Table 1 and Figures 4–7, `cclab reproduce mraimd{' --quick' if sizes.name == 'quick' else ''}`: "
         f"{sizes.name} sizes, seeds {', '.join(map(str, sizes.seeds))}, runs of {sizes.duration_s:g} s, "
-        f"cclab {core_version()}, {outcome.wall_time_s:.0f} s wall time.", "",
+        f"cclab {core_version()}, {outcome.wall_time_s:.0f} s wall time ({outcome.simulated} of {outcome.runs} runs "
+        f"simulated now, the rest read from `{outcome.store.name}`).", "",
         *verdict_preamble(counts, quick=sizes.name == "quick"), "",
         "Setup choices where the paper is silent (see `cclab.papers.mraimd.scenarios`): 100 Mb/s / 5 ms access links, "
         "1000-byte payloads, RED with ns-2.35's automatic thresholds and weight, the PER as Bernoulli loss at the head "
@@ -132,26 +95,16 @@ def summary_markdown(outcome: Outcome) -> str:
         lines += ["", f"## {figure.title}: {figure.caption} ({figure.section})", "",
                   f"![{figure.title}]({figure.stem}.png)", ""]
         data = ", ".join(f"`{p.name}`" for p in figure_outcome.files if p.suffix == ".csv")
-        lines += [f"{figure.notes} {figure_outcome.runs} runs; data: {data}.", ""]
+        lines += [f"{figure.notes} {figure_outcome.runs} runs; data: {data}; scenario: "
+                  f"`scenarios/{figure_outcome.scenario.name}`.", ""]
         if figure.key == "table1":
             lines += [_table1_markdown(figure_outcome.tables["paper_vs_cclab"]), ""]
         lines.append(markdown_table(figure_outcome.claims))
     return "\n".join(lines) + "\n"
 
 
-def _write_meta(outcome: Outcome, points: Sequence[Point]) -> None:
-    fig7 = next(f for f in outcome.figures if f.figure.key == "fig7")
-    meta = {
-        "experiment": f"mraimd: {PAPER}, Table 1 and Figures 4–7",
-        "cclab_version": core_version(),
-        "sizes": {key: list(value) if isinstance(value, tuple) else value for key, value in outcome.sizes.__dict__.items()},
-        "wall_time_s": outcome.wall_time_s,
-        "runs": len(points),
-        "figure7_doubling_rtts": fig7_numbers(fig7.tables),
-        "figures": {f.figure.key: {"runs": f.runs, "files": [p.name for p in f.files],
-                                   "verdicts": [c.verdict for c in f.claims],
-                                   "example_scenario": next(p.scenario for p in points if p.figure == f.figure.key)}
-                    for f in outcome.figures},
-        "created_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-    }
-    (outcome.out / "meta.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+MRAIMD = framework.Paper(
+    key="mraimd", citation=PAPER, figures=FIGURES, sizes={"quick": QUICK, "full": FULL},
+    measure=lambda figure, result, point: figure.measure(result, point), summary=summary_markdown,
+    figure_title=lambda figure: figure.title, figure_option="table1, fig4, fig5, fig6, fig7",
+    finish=_finish, meta=_meta)
