@@ -13,8 +13,11 @@ page (:mod:`cclab.plots.report`). No figure is written unless every run succeede
 from __future__ import annotations
 
 import datetime
+import functools
 import json
+import os
 import time
+import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from os import PathLike
@@ -24,6 +27,17 @@ from typing import Any, Optional, Union
 import pandas as pd
 
 Tables = dict[str, pd.DataFrame]
+
+# Every paper by the name of its command: where its :class:`Paper` lives (workers find
+# it here, so what is sent to them is the name, not the paper's functions).
+PAPERS = {"zhang2002": "cclab.papers.zhang2002.run:ZHANG2002", "mraimd": "cclab.papers.mraimd.run:MRAIMD"}
+
+
+def paper_named(key: str) -> "Paper":
+    import importlib
+
+    module, name = PAPERS[key].split(":")
+    return getattr(importlib.import_module(module), name)
 
 
 class ReproduceError(ValueError):
@@ -129,40 +143,51 @@ def reproduce(paper: Paper, out: Union[str, PathLike], *, quick: bool = False,
         raise ReproduceError(f"--from-store {store_path}: no such results file")
 
     outcomes = [FigureOutcome(paper.figures[key]) for key in keys]
-    points: list[tuple[FigureOutcome, Any, Run]] = []
+    points: list[tuple[FigureOutcome, Any, str]] = []  # (figure, point, run id)
+    runs: dict[str, Run] = {}
     for outcome in outcomes:
         figure_points = outcome.figure.points(sizes)
         for index, point in enumerate(figure_points):
             try:
-                run = Run.of_scenario(point.scenario, {"figure": str(point.figure), **point.labels}, index)
+                run = Run.of_scenario(point.scenario, {"figure": str(point.figure), **point.labels}, index,
+                                      context=[])
             except ValueError as error:  # the engine's ScenarioError
                 raise ReproduceError(f"{paper.figure_title(outcome.figure)}: the engine rejects its scenario: "
                                      f"{error}") from None
-            points.append((outcome, point, run))
+            run = runs.setdefault(run.run_id, run)  # points of several figures may share a run
+            run.context.append(point)
+            points.append((outcome, point, run.run_id))
         outcome.runs = len(figure_points)
-    runs = [run for _, _, run in points]
-    distinct = len({run.run_id for run in runs})
 
     simulated = 0
+    measured: dict[str, list[Tables]] = {}
     if from_store is None:
         _prepare(out, store_path)
         batch = Batch(f"{paper.key}-{sizes.name}", {
             "paper": paper.key, "sizes": sizes.name, "seeds": list(sizes.seeds),
             "figures": [str(key) for key in keys]})
-        ran = run_stored(runs, batch, store_path, executor, jobs=jobs, progress=progress, tables=False)
+        ran = run_stored(list(runs.values()), batch, store_path, executor, jobs=jobs, progress=progress, tables=False,
+                         measure=functools.partial(measure_run, paper.key))
         simulated = ran.ran
         if ran.failed:
             run_id, error = ran.failures[0]
             raise ReproduceError(f"{ran.failed} of {ran.total} runs failed (first: run {run_id}: {error}); they are "
                                  f"stored in {store_path} with their errors, and the same command retries them")
+        measured = ran.measured
+    missing = [run for run_id, run in runs.items() if run_id not in measured]
+    if missing:  # stored before this call (a resumed reproduction, --from-store)
+        measured.update(_measure_stored(paper, missing, store_path, jobs))
+    by_point: dict[int, Tables] = {}
+    for run_id, run in runs.items():
+        for point, tables in zip(run.context, measured[run_id]):
+            by_point[id(point)] = tables
 
-    measured = _measure_stored(paper, points, store_path)
     _prepare(out, None)
     scenario_dir = out / "scenarios"
     scenario_dir.mkdir(exist_ok=True)
     for outcome in outcomes:
         mine = [index for index, (owner, _, _) in enumerate(points) if owner is outcome]
-        outcome.tables = paper.finish(outcome.figure, concat_tables([measured[index] for index in mine]))
+        outcome.tables = paper.finish(outcome.figure, concat_tables([by_point[id(points[index][1])] for index in mine]))
         outcome.files = write_figure(outcome.figure, outcome.tables, out)
         outcome.claims = outcome.figure.claims(outcome.tables, sizes)
         outcome.scenario = scenario_dir / f"{outcome.figure.stem}.toml"
@@ -171,7 +196,7 @@ def reproduce(paper: Paper, out: Union[str, PathLike], *, quick: bool = False,
                                     "differ in the labelled parameters and the seed.\n" + scenario_toml(example),
                                     encoding="utf-8")
     result = Outcome(paper, out, sizes, outcomes, time.perf_counter() - started, out / "summary.md", store_path,
-                     runs=distinct, simulated=simulated, command=command)
+                     runs=len(runs), simulated=simulated, command=command)
     result.summary.write_text(paper.summary(result), encoding="utf-8")
     _write_meta(result, points)
     if report:
@@ -190,28 +215,45 @@ def _prepare(out: Path, store: Optional[Path]) -> None:
             raise ReproduceError(f"{directory}: cannot create the directory ({error.strerror})") from None
 
 
-def _measure_stored(paper: Paper, points: Sequence[tuple], store_path: Path) -> list[Tables]:
-    """Every point's tables, measured from its stored result (each result read once)."""
+def measure_run(paper_key: str, result: Any, run: Any) -> list[Tables]:
+    """The tables each figure point served by ``run`` takes from its result, labelled
+    (protocol, x, seed, ...). Runs where the result is: in the worker that simulated it,
+    or on stored results."""
+    paper = paper_named(paper_key)
+    return [label_tables(paper.measure(paper.figures[point.figure], result, point), point.labels)
+            for point in run.context]
+
+
+def _measure_blob(paper_key: str, result_json_zlib: bytes, run: Any) -> list[Tables]:
+    from cclab.results import Result
+
+    return measure_run(paper_key, Result(json.loads(zlib.decompress(result_json_zlib))), run)
+
+
+def _measure_stored(paper: Paper, runs: Sequence[Any], store_path: Path, jobs: Optional[int]) -> dict[str, list[Tables]]:
+    """Measure runs from their stored results: read the compressed results first (the
+    store is closed before any process is forked), then parse and measure them on a
+    local process pool."""
+    from concurrent.futures import ProcessPoolExecutor
+
     from cclab.errors import StoreError
     from cclab.store.sweeps import SweepStore
 
-    by_run: dict[str, list[int]] = {}
-    for index, (_, _, run) in enumerate(points):
-        by_run.setdefault(run.run_id, []).append(index)
-    measured: list[Optional[Tables]] = [None] * len(points)
     try:
         with SweepStore(store_path, read_only=True) as store:
-            for run_id, result in store.results(by_run):
-                for index in by_run[run_id]:
-                    outcome, point, _ = points[index]
-                    measured[index] = label_tables(paper.measure(outcome.figure, result, point), point.labels)
+            blobs = store.compressed_results(run.run_id for run in runs)
     except StoreError as error:
         raise ReproduceError(str(error)) from None
-    missing = {points[index][2].run_id for index, tables in enumerate(measured) if tables is None}
-    if missing:
-        raise ReproduceError(f"{store_path}: {len(missing)} of {len(by_run)} runs of this reproduction are not stored "
+    absent = [run for run in runs if run.run_id not in blobs]
+    if absent:
+        raise ReproduceError(f"{store_path}: {len(absent)} of {len(runs)} runs of this reproduction are not stored "
                              "(same --quick/--seeds/--figure as when it ran? without --from-store they are simulated)")
-    return measured  # type: ignore[return-value]
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(runs)))
+    if workers == 1 or len(runs) < 8:
+        return {run.run_id: _measure_blob(paper.key, blobs[run.run_id], run) for run in runs}
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = {run.run_id: pool.submit(_measure_blob, paper.key, blobs.pop(run.run_id), run) for run in runs}
+        return {run_id: future.result() for run_id, future in futures.items()}
 
 
 def label_tables(tables: Tables, labels: dict) -> Tables:

@@ -33,7 +33,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
 from typing import Any, ClassVar, Union
@@ -65,6 +65,9 @@ class Run:
     seed: int
     scenario: dict  # the engine's normalized scenario, seed included
     run_id: str  # hash of the normalized scenario: the same id means the same result
+    # What the caller needs back with the run's measurement (a reproduction: the figure
+    # points this run serves); not part of what is simulated or stored.
+    context: Any = field(default=None, compare=False, repr=False)
 
     @property
     def scenario_json(self) -> str:
@@ -72,11 +75,12 @@ class Run:
 
     @classmethod
     def of_scenario(cls, scenario: Mapping[str, Any], point: dict[str, Any], point_index: int = 0,
-                    replication: int = 0) -> "Run":
+                    replication: int = 0, context: Any = None) -> "Run":
         """A run of ``scenario`` as it is (its own seed), labelled with ``point``: how
         a paper reproduction's grid, which is not an axes plan, becomes runs."""
         normalized = validate(dict(scenario))
-        return cls(point, point_index, replication, normalized["seed"], normalized, scenario_hash(normalized))
+        return cls(point, point_index, replication, normalized["seed"], normalized, scenario_hash(normalized),
+                   context)
 
 
 @dataclass(frozen=True)

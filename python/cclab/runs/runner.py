@@ -58,6 +58,7 @@ class SweepOutcome:
     failed: int = 0
     wall_time_s: float = 0.0
     failures: list[tuple[str, str]] = field(default_factory=list)  # (run_id, error)
+    measured: dict[str, Any] = field(default_factory=dict)  # run_id -> measure(result, run), runs simulated now
 
     @property
     def ran(self) -> int:
@@ -165,11 +166,15 @@ def run_plan(plan: PlanSource, executor: Any = None, *, store: str | PathLike | 
 
 def run_stored(runs: Sequence[Run], batch: Any, store: str | PathLike, executor: Any = None, *,
                jobs: Optional[int] = None, progress: bool = False, on_run: Optional[Callable[[Run, str], None]] = None,
-               max_memory: Optional[int] = None, tables: bool = True) -> SweepOutcome:
+               max_memory: Optional[int] = None, tables: bool = True,
+               measure: Optional[Callable[[Any, Run], Any]] = None) -> SweepOutcome:
     """Run each of ``runs`` (deduplicated by run id) not yet stored in ``store``, recording
     ``batch`` (a :class:`Plan` or :class:`Batch`) and writing each run as it finishes, in
     one transaction: its system metrics, its whole result and, with ``tables``, its
-    result tables (flows, bins, ...) for SQL."""
+    result tables (flows, bins, ...) for SQL. ``measure(result, run)`` (picklable: a
+    module-level function or a partial of one) is computed in the worker from the very
+    result that is stored, and returned in ``outcome.measured`` — a reproduction's
+    figure tables, without parsing the result again in the driver."""
     from cclab.store.sweeps import SweepStore
 
     runs = list({run.run_id: run for run in runs}.values())
@@ -184,10 +189,15 @@ def run_stored(runs: Sequence[Run], batch: Any, store: str | PathLike, executor:
         outcome = SweepOutcome(batch, store_path, total=len(runs), skipped=len(runs) - len(pending))
         with _progress_reporter(progress, batch.name, outcome.total, outcome.skipped) as report:
             try:
-                work = functools.partial(simulate, max_memory=max_memory, keep="tables" if tables else "system")
-                for run, future in in_completion_order(pool, work, pending, payload=lambda r: r.scenario_json,
+                work = functools.partial(simulate, max_memory=max_memory, keep="tables" if tables else "system",
+                                         measure=measure)
+                for run, future in in_completion_order(pool, work, pending,
+                                                       payload=(lambda r: r) if measure else (lambda r: r.scenario_json),
                                                        cost=lambda r: estimated_cost(r.scenario)):
-                    status = _store_finished(results, batch, run, _reply(future), outcome)
+                    reply = _reply(future)
+                    status = _store_finished(results, batch, run, reply, outcome)
+                    if status == "ok" and measure is not None:
+                        outcome.measured[run.run_id] = reply["measured"]
                     params = " ".join(f"{path}={value}" for path, value in run.point.items())
                     report(f"run={run.run_id} rep={run.replication} {params}", status)
                     if on_run is not None:
@@ -221,19 +231,21 @@ def _store_finished(results, batch: Any, run: Run, reply: dict[str, Any], outcom
     return reply["status"]
 
 
-def simulate(scenario_json: str, max_memory: Optional[int] = None, keep: str = "tables") -> dict[str, Any]:
-    """Worker entry point: run one scenario; never raises, reports failures as data.
+def simulate(job: Union[str, Run], max_memory: Optional[int] = None, keep: str = "tables",
+             measure: Optional[Callable[[Any, Run], Any]] = None) -> dict[str, Any]:
+    """Worker entry point: run one scenario (its JSON, or a :class:`Run`); never raises,
+    reports failures as data.
 
     Returns ``{"status": "ok", "result_json_zlib": bytes, ...}`` with, when ``keep`` is
     ``"system"`` or ``"tables"``, the system metrics and, for ``"tables"``, the result
     tables (``{name: DataFrame}``, built here in the worker so the driver only writes
-    them); or ``{"status": "error", "error": "..."}``. Both carry the worker's
-    provenance (version, git commit, host).
+    them), and ``"measured": measure(result, run)`` when asked; or ``{"status": "error",
+    "error": "..."}``. Both carry the worker's provenance (version, git commit, host).
     """
     from cclab.core import run_json
 
     try:
-        raw = run_json(scenario_json, max_memory)
+        raw = run_json(job if isinstance(job, str) else job.scenario_json, max_memory)
         reply: dict[str, Any] = {"status": "ok", "result_json_zlib": zlib.compress(raw.encode(), 1)}
         if keep in ("system", "tables"):
             from cclab.results import Result
@@ -242,6 +254,8 @@ def simulate(scenario_json: str, max_memory: Optional[int] = None, keep: str = "
             reply["system"] = result.system
             if keep == "tables":
                 reply["tables"] = result.tables()
+            if measure is not None:
+                reply["measured"] = measure(result, job)
         return {**reply, **local_provenance()}
     except (KeyboardInterrupt, SystemExit):
         raise
