@@ -96,7 +96,7 @@ def test_bench_reports_speed_and_memory(cli):
     assert report["ns2"] is None and report["ns2_skipped"] == "--no-ns2"
 
 
-@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 is not installed")
+@pytest.mark.ns2
 def test_bench_compares_with_ns2(cli):
     completed = cli("bench", "--duration", "2", "--flows", "4", "--json")
     assert completed.returncode == 0, completed.stderr

@@ -26,7 +26,7 @@ def _compare_module():
 
 
 # ------------------------------------------------------------------ ns-2 cross-check
-@pytest.mark.skipif(NS is None, reason="ns-2 is not installed (.ci/run installs it with apt-get)")
+@pytest.mark.ns2
 @pytest.mark.parametrize("case", ["parking-lot", "chain-udp", "two-way-dumbbell"])
 def test_graph_cases_match_ns2(case):
     """Per-group goodput within 5 % (0.3 Mb/s for starved groups) and per-link drops
@@ -48,7 +48,7 @@ def test_graph_cases_match_ns2(case):
             assert all(long < 0.2 * table["groups"][f"cross{hop}"][sim] for hop in (1, 2, 3)), table["groups"]
 
 
-@pytest.mark.skipif(NS is None, reason="ns-2 is not installed (.ci/run installs it with apt-get)")
+@pytest.mark.ns2
 def test_translator_refuses_what_it_cannot_map():
     compare = _compare_module()
     scenario = cclab.validate(GRAPHS / "chain-udp.toml", {"topology.hops.1.queue": "red"})

@@ -16,7 +16,7 @@ import pytest
 from conftest import REPO
 
 NS = shutil.which("ns")
-pytestmark = pytest.mark.skipif(NS is None, reason="ns-2 is not installed (.ci/run installs it with apt-get)")
+pytestmark = pytest.mark.ns2
 
 
 def _compare_module():

@@ -11,8 +11,7 @@ from conftest import run_cli
 from headless_chromium import chromium_binary, file_url, load_page
 from test_sweep import small_plan
 
-needs_chromium = pytest.mark.skipif(chromium_binary() is None,
-                                    reason="chromium is not installed (apt-get install chromium; .ci/run does)")
+needs_chromium = pytest.mark.chromium
 
 
 @pytest.fixture(scope="module")

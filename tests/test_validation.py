@@ -124,7 +124,7 @@ def run_ns2(**params):
     return json.loads(out.strip().splitlines()[-1])
 
 
-@pytest.mark.skipif(NS is None, reason="ns-2 is not installed (.ci/run installs it with apt-get)")
+@pytest.mark.ns2
 @pytest.mark.parametrize("alpha,beta", [(0.31, 0.875), (1.0, 0.5)])
 def test_ten_flows_match_ns2(alpha, beta):
     reference = run_ns2(flows=10, bottleneck_rate="10Mb", access_rate="10Mb", buffer=88, alpha=alpha, beta=beta)
@@ -135,7 +135,7 @@ def test_ten_flows_match_ns2(alpha, beta):
     assert ours["jain_index"] == pytest.approx(reference["jain_index"], rel=0.03)
 
 
-@pytest.mark.skipif(NS is None, reason="ns-2 is not installed (.ci/run installs it with apt-get)")
+@pytest.mark.ns2
 def test_single_flow_with_random_loss_matches_ns2():
     """Both simulators over the same three seeds (different random draws, same law)."""
     ns2 = [run_ns2(flows=1, bottleneck_rate="10Mb", access_rate="10Mb", buffer=1000, sink_loss=0.01, seed=s) for s in (1, 2, 3)]
