@@ -588,3 +588,7 @@ impl TcpSender {
         true
     }
 }
+
+#[cfg(test)]
+#[path = "sender_tests.rs"]
+mod tests;

@@ -1,0 +1,270 @@
+//! The TCP sender on its own, table-driven as ns-3 tests its TCB: a bare sender, hand-made
+//! ACKs, and hand-computed windows, pipes, retransmissions and timers. TCP(1, 0.5) with
+//! ns-2's decrease (the first reduction halves), no SYN, 1000-byte segments.
+use super::*;
+use crate::cc::Aimd;
+use crate::transport::{AckInfo, Header, Outgoing, Recovery, TcpConfig};
+
+const MS: Time = 1_000_000;
+
+fn sender(edit: impl FnOnce(&mut TcpConfig)) -> TcpSender {
+    let mut cfg = TcpConfig { syn: false, initial_window: 10.0, limited_transmit: false, ..Default::default() };
+    edit(&mut cfg);
+    TcpSender::new(cfg, Controller::Aimd(Aimd::new(1.0, 0.5)), 0, 1000, 40)
+}
+
+/// Start the sender at t = 0; returns the sequence numbers of its first flight.
+fn start(sender: &mut TcpSender) -> Vec<Seq> {
+    let mut out = Vec::new();
+    assert!(sender.on_timer(0, &mut out));
+    seqs(&out)
+}
+
+fn seqs(out: &[Outgoing]) -> Vec<Seq> {
+    out.iter()
+        .map(|packet| match packet.header {
+            Header::TcpData { seq, .. } => seq,
+            other => panic!("the sender sent {other:?}"),
+        })
+        .collect()
+}
+
+fn ack(cumulative: Seq, blocks: &[(Seq, Seq)]) -> AckInfo {
+    let mut info = AckInfo { cumulative, ..Default::default() };
+    for (slot, block) in info.sack.iter_mut().zip(blocks) {
+        *slot = *block;
+    }
+    info.sack_count = blocks.len() as u8;
+    info
+}
+
+/// Deliver one ACK at `now`; returns what the sender sent and how many were retransmissions.
+fn deliver(sender: &mut TcpSender, now: Time, info: AckInfo) -> (Vec<Seq>, u64) {
+    let before = sender.stats.retransmitted_packets;
+    let mut out = Vec::new();
+    sender.on_ack(now, &info, &mut out);
+    (seqs(&out), sender.stats.retransmitted_packets - before)
+}
+
+#[test]
+fn slow_start_opens_one_segment_per_ack_and_fills_the_window() {
+    let mut s = sender(|cfg| cfg.initial_window = 4.0);
+    assert_eq!(start(&mut s), vec![0, 1, 2, 3]);
+    // ACK of segment 0: cwnd 4 → 5, window [1, 6): segments 4 and 5 go out.
+    assert_eq!(deliver(&mut s, 100 * MS, ack(1, &[])), (vec![4, 5], 0));
+    assert_eq!(s.window.cwnd, 5.0);
+    assert_eq!((s.outstanding(), s.pipe()), (5, 5));
+}
+
+/// One loss (segment 0 of 10), SACK recovery (RFC 6675): the scoreboard, pipe and
+/// what is sent, ACK by ACK. The receiver holds 1..k, reported as the block [1, k+1).
+#[test]
+fn sack_recovery_scoreboard_and_pipe() {
+    let mut s = sender(|_| {});
+    assert_eq!(start(&mut s), (0..10).collect::<Vec<_>>());
+    // (cumulative, SACK block end, sent, retransmitted, pipe, cwnd, in recovery)
+    let steps: [(Seq, Seq, &[Seq], u64, u32, f64, bool); 7] = [
+        (0, 2, &[], 0, 9, 10.0, false), // 1 SACKed: pipe 10 − 1
+        (0, 3, &[], 0, 8, 10.0, false),
+        // third duplicate: ssthresh = cwnd/2 = 5, cwnd 5, segment 0 marked lost and
+        // resent; pipe = 10 outstanding − 3 SACKed − 1 lost + 1 resent = 7 > cwnd.
+        (0, 4, &[0], 1, 7, 5.0, true),
+        (0, 5, &[], 0, 6, 5.0, true),
+        (0, 6, &[], 0, 5, 5.0, true),
+        (0, 7, &[10], 0, 5, 5.0, true), // pipe 4 < cwnd: one new segment
+        // the resent 0 arrives: cumulative 7 < recovery point 10 (a partial ACK);
+        // outstanding 7..=10 = 4, pipe 4: one new segment (11)
+        (7, 7, &[11], 0, 5, 5.0, true),
+    ];
+    for (index, &(cumulative, sack_end, sent, retransmitted, pipe, cwnd, recovering)) in steps.iter().enumerate() {
+        let blocks: &[(Seq, Seq)] = if sack_end > cumulative + 1 { &[(1, sack_end)] } else { &[] };
+        let blocks = if cumulative > 0 { &[][..] } else { blocks };
+        let (got, resent) = deliver(&mut s, (10 + index as Time) * MS, ack(cumulative, blocks));
+        assert_eq!((got.as_slice(), resent), (sent, retransmitted), "step {index}");
+        assert_eq!((s.pipe(), s.window.cwnd, s.in_recovery()), (pipe, cwnd, recovering), "step {index}");
+    }
+    assert_eq!(s.stats.fast_recoveries, 1);
+    // Karn: segment 0 was the timed one and was resent, so ACK 7 gave no sample.
+    assert_eq!(s.srtt_ns(), None);
+    // The full ACK (≥ recovery point 10) ends recovery with cwnd = ssthresh (RFC 6582 §3.2),
+    // and samples segment 10, timed since it left at 15 ms.
+    deliver(&mut s, 30 * MS, ack(12, &[]));
+    assert!(!s.in_recovery());
+    assert_eq!((s.window.cwnd, s.window.ssthresh), (5.0, 5.0));
+    assert_eq!(s.srtt_ns(), Some((15 * MS) as f64));
+}
+
+/// RFC 6675 IsLost(): a hole is lost only once DupThresh (3) segments above it are
+/// SACKed; segments 0 and 2 of 10 are lost.
+#[test]
+fn is_lost_needs_dupthresh_sacked_segments_above() {
+    let mut s = sender(|_| {});
+    start(&mut s);
+    let held = |end: Seq| -> Vec<(Seq, Seq)> { vec![(1, 2), (3, end)] };
+    // (SACK blocks, retransmitted segments, pipe)
+    let steps: [(Vec<(Seq, Seq)>, &[Seq], u32); 5] = [
+        (vec![(1, 2)], &[], 9),
+        (held(4), &[], 8),
+        // third duplicate: 1, 3, 4 SACKed; only 0 has 3 SACKed above it → resend 0;
+        // segment 2 has 2 above: not lost. pipe = 10 − 3 − 1 + 1 = 7.
+        (held(5), &[0], 7),
+        // 5 SACKed: 2 now has 3 above → lost; pipe = 10 − 4 − 2 + 1 = 5 = cwnd: wait.
+        (held(6), &[], 5),
+        // 6 SACKed: pipe 4 → resend the next lost segment, 2.
+        (held(7), &[2], 5),
+    ];
+    for (index, (blocks, resent, pipe)) in steps.iter().enumerate() {
+        let (got, count) = deliver(&mut s, (10 + index as Time) * MS, ack(0, blocks));
+        assert_eq!(got.as_slice(), *resent, "step {index}");
+        assert_eq!(count as usize, resent.len(), "step {index}: all retransmissions");
+        assert_eq!(s.pipe(), *pipe, "step {index}");
+    }
+}
+
+/// NewReno (RFC 6582), segments 0 and 5 of 10 lost: cwnd inflates per duplicate, a
+/// partial ACK resends the next hole and deflates, the full ACK ends recovery.
+#[test]
+fn newreno_partial_ack_resends_and_deflates() {
+    let mut s = sender(|cfg| cfg.recovery = Recovery::Newreno);
+    start(&mut s);
+    // Duplicates for 1, 2, 3: recovery with ssthresh 5, cwnd 5 + 3 = 8, resend 0.
+    for (index, sent) in [&[][..], &[], &[0]].iter().enumerate() {
+        assert_eq!(deliver(&mut s, (10 + index as Time) * MS, ack(0, &[])).0.as_slice(), *sent);
+    }
+    assert_eq!((s.window.cwnd, s.window.ssthresh), (8.0, 5.0));
+    // Duplicates for 4, 6, 7, 8, 9: cwnd 9 … 13; the window [0, cwnd) admits 10, 11, 12.
+    let mut new = Vec::new();
+    for index in 0..5 {
+        new.extend(deliver(&mut s, (20 + index) * MS, ack(0, &[])).0);
+    }
+    assert_eq!((new, s.window.cwnd), (vec![10, 11, 12], 13.0));
+    // Resent 0 arrives: ACK 5 < recover (10). Resend 5, cwnd = 13 − 5 + 1 = 9,
+    // window [5, 14): 13 goes out too.
+    assert_eq!(deliver(&mut s, 40 * MS, ack(5, &[])), (vec![5, 13], 1));
+    assert_eq!(s.window.cwnd, 9.0);
+    assert!(s.in_recovery());
+    // ACK 9 still falls short of recover (everything below 10): partial again —
+    // resend 9, cwnd = 9 − 4 + 1 = 6, window [9, 15) admits 14.
+    assert_eq!(deliver(&mut s, 45 * MS, ack(9, &[])), (vec![9, 14], 1));
+    assert_eq!(s.window.cwnd, 6.0);
+    assert!(s.in_recovery());
+    // ACK 10 covers all data sent before recovery: the full ACK, cwnd = ssthresh.
+    deliver(&mut s, 50 * MS, ack(10, &[]));
+    assert!(!s.in_recovery());
+    assert_eq!(s.window.cwnd, 5.0);
+}
+
+/// RFC 3042: the first two duplicates each release one new segment; without limited
+/// transmit they release nothing. At the third, cwnd = ssthresh = 2: with 4 and 5 out,
+/// pipe = 6 − 3 SACKed − 1 lost + 1 resent = 3 and nothing more goes; without them,
+/// pipe = 4 − 3 − 1 + 1 = 1 < 2 and new segment 4 follows the retransmission.
+#[test]
+fn limited_transmit_sends_one_new_segment_per_early_duplicate() {
+    for (limited, expected) in [(true, vec![vec![4], vec![5], vec![0]]), (false, vec![vec![], vec![], vec![0, 4]])] {
+        let mut s = sender(|cfg| {
+            cfg.initial_window = 4.0;
+            cfg.limited_transmit = limited;
+        });
+        assert_eq!(start(&mut s), vec![0, 1, 2, 3]);
+        let got: Vec<Vec<Seq>> =
+            (0..3).map(|index| deliver(&mut s, (10 + index) * MS, ack(0, &[(1, 2 + index as Seq)])).0).collect();
+        assert_eq!(got, expected, "limited transmit {limited}");
+    }
+    // At most two segments beyond cwnd, however many duplicates come before recovery
+    // (DupThresh 5 here): the third and fourth duplicates release nothing.
+    let mut s = sender(|cfg| {
+        cfg.initial_window = 4.0;
+        cfg.limited_transmit = true;
+        cfg.dupack_threshold = 5;
+    });
+    start(&mut s);
+    let got: Vec<Vec<Seq>> =
+        (0..4).map(|index| deliver(&mut s, (10 + index) * MS, ack(0, &[(1, 2 + index as Seq)])).0).collect();
+    assert_eq!(got, vec![vec![4], vec![5], vec![], vec![]]);
+}
+
+/// RFC 6298 §5.5 back-off and Karn's rule: a timeout doubles the timer; the ACK of a
+/// retransmitted segment gives no RTT sample and keeps the back-off; the first valid
+/// sample sets SRTT = R, RTTVAR = R/2 and ends it.
+#[test]
+fn rto_backs_off_and_karn_ignores_retransmitted_segments() {
+    let mut s = sender(|cfg| cfg.initial_window = 2.0);
+    assert_eq!(start(&mut s), vec![0, 1]);
+    let second = 1_000 * MS;
+    assert_eq!(s.timer_deadline(), Some(3 * second)); // initial RTO 3 s
+    let mut out = Vec::new();
+    assert!(!s.on_timer(3 * second - 1, &mut out)); // not yet
+    assert!(s.on_timer(3 * second, &mut out));
+    assert_eq!(seqs(&out), vec![0]); // go-back-N from the first unacknowledged, cwnd 1
+    assert_eq!((s.window.cwnd, s.window.ssthresh, s.stats.timeouts), (1.0, 2.0, 1));
+    assert_eq!(s.timer_deadline(), Some(9 * second)); // 3 s + 2 × 3 s
+    // A second expiry doubles again: 9 s + 12 s.
+    out.clear();
+    assert!(s.on_timer(9 * second, &mut out));
+    assert_eq!(s.timer_deadline(), Some(21 * second));
+    // The ACK of the resent 0: no sample (Karn), the back-off stays (×4 = 12 s).
+    let now = 21 * second + 100 * MS;
+    let (sent, resent) = deliver(&mut s, now, ack(1, &[]));
+    assert_eq!((s.srtt_ns(), s.last_rtt()), (None, None));
+    assert_eq!(s.timer_deadline(), Some(now + 12 * second));
+    // cwnd 1 → 2 (slow start): window [1, 3) resends 1 (go-back-N) and sends new 2.
+    assert_eq!((sent, resent), (vec![1, 2], 1));
+    // ACK of new segment 2 (sent at `now`), 200 ms later: the first valid sample.
+    let later = now + 200 * MS;
+    deliver(&mut s, later, ack(3, &[]));
+    assert_eq!(s.srtt_ns(), Some((200 * MS) as f64));
+    // RTO = SRTT + max(G, 4·RTTVAR) = 200 + 4 × 100 ms = 600 ms, back-off ended.
+    assert_eq!(s.timer_deadline(), Some(later + 600 * MS));
+}
+
+/// RFC 3168 §6.1.2: ECE halves the window once per window of data; new data is ECT,
+/// the first new segment after the reduction carries CWR; retransmissions are not ECT.
+#[test]
+fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
+    let mut s = sender(|cfg| cfg.ecn = true);
+    let mut out = Vec::new();
+    s.on_timer(0, &mut out);
+    assert!(out.iter().all(|packet| packet.ect));
+    let mut echo = ack(1, &[]);
+    echo.ece = true;
+    // Slow start first makes cwnd 11, then the echo: ssthresh = cwnd = 11 / 2.
+    deliver(&mut s, 10 * MS, echo);
+    assert_eq!((s.window.cwnd, s.window.ssthresh, s.stats.ecn_reductions), (5.5, 5.5, 1));
+    echo.cumulative = 2;
+    deliver(&mut s, 11 * MS, echo); // same window of data (below snd_max 10): no second cut
+    assert_eq!(s.stats.ecn_reductions, 1);
+    out.clear();
+    s.on_ack(12 * MS, &ack(7, &[]), &mut out);
+    let flags: Vec<(Seq, bool, bool)> = out
+        .iter()
+        .map(|packet| match packet.header {
+            Header::TcpData { seq, cwr, .. } => (seq, cwr, packet.ect),
+            _ => unreachable!(),
+        })
+        .collect();
+    assert_eq!(flags, vec![(10, true, true), (11, false, true)]);
+    // Echoes on ACKs of data sent before the cut (up to segment 9) are the same
+    // congestion; one acknowledging data sent after it is a new one.
+    echo.cumulative = 10;
+    deliver(&mut s, 13 * MS, echo);
+    assert_eq!(s.stats.ecn_reductions, 1);
+    echo.cumulative = 11;
+    deliver(&mut s, 14 * MS, echo);
+    assert_eq!(s.stats.ecn_reductions, 2);
+    // A timeout's retransmission is not ECN-capable.
+    out.clear();
+    let deadline = s.timer_deadline().unwrap();
+    s.on_timer(deadline, &mut out);
+    assert!(!out.is_empty() && out.iter().all(|packet| !packet.ect));
+}
+
+#[test]
+fn stale_and_impossible_acks_are_ignored() {
+    let mut s = sender(|_| {});
+    start(&mut s);
+    deliver(&mut s, 10 * MS, ack(3, &[]));
+    let window = (s.window.cwnd, s.outstanding(), s.pipe());
+    assert_eq!(deliver(&mut s, 11 * MS, ack(2, &[])), (vec![], 0)); // below snd_una
+    assert_eq!(deliver(&mut s, 12 * MS, ack(99, &[])), (vec![], 0)); // above snd_max
+    assert_eq!((s.window.cwnd, s.outstanding(), s.pipe()), window);
+}
