@@ -2,6 +2,7 @@
 //! ACKs, and hand-computed windows, pipes, retransmissions and timers. TCP(1, 0.5) with
 //! ns-2's decrease (the first reduction halves), no SYN, 1000-byte segments.
 use super::*;
+use crate::app::TcpApplication;
 use crate::cc::Aimd;
 use crate::transport::{AckInfo, Header, Outgoing, Recovery, TcpConfig};
 
@@ -267,4 +268,60 @@ fn stale_and_impossible_acks_are_ignored() {
     assert_eq!(deliver(&mut s, 11 * MS, ack(2, &[])), (vec![], 0)); // below snd_una
     assert_eq!(deliver(&mut s, 12 * MS, ack(99, &[])), (vec![], 0)); // above snd_max
     assert_eq!((s.window.cwnd, s.outstanding(), s.pipe()), window);
+}
+
+#[test]
+fn rtt_and_acked_segment_counters() {
+    let mut s = sender(|cfg| cfg.initial_window = 4.0);
+    start(&mut s);
+    deliver(&mut s, 100 * MS, ack(1, &[])); // segment 0 left at 0
+    assert_eq!((s.last_rtt(), s.acked_segments()), (Some(100 * MS), 1));
+    deliver(&mut s, 130 * MS, ack(3, &[])); // the newest acknowledged, 2, left at 0 too
+    assert_eq!((s.last_rtt(), s.acked_segments()), (Some(130 * MS), 3));
+}
+
+/// ns-2's SYN-like first packet: alone on the wire whatever the window, not counted as
+/// data, and its ACK opens the data window without growing it.
+#[test]
+fn syn_goes_alone_then_the_window_opens() {
+    let mut s = sender(|cfg| cfg.syn = true);
+    let mut out = Vec::new();
+    s.on_timer(0, &mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!((out[0].header, out[0].size), (Header::TcpData { seq: 0, syn: true, cwr: false }, 40));
+    assert_eq!(s.stats.data_packets_sent, 0);
+    let (sent, _) = deliver(&mut s, 50 * MS, ack(1, &[]));
+    assert_eq!(sent, (1..=10).collect::<Vec<_>>());
+    assert_eq!((s.window.cwnd, s.acked_segments(), s.stats.data_packets_sent), (10.0, 0, 10));
+    deliver(&mut s, 100 * MS, ack(3, &[]));
+    assert_eq!(s.acked_segments(), 2);
+}
+
+#[test]
+fn max_window_caps_what_is_outstanding() {
+    let mut s = sender(|cfg| cfg.max_window = 3);
+    assert_eq!(start(&mut s), vec![0, 1, 2]);
+    // cwnd 11 after the ACK, but only 3 may be outstanding: [1, 4) → just 3.
+    assert_eq!(deliver(&mut s, 10 * MS, ack(1, &[])).0, vec![3]);
+    assert_eq!(s.outstanding(), 3);
+}
+
+/// A CBR writer of one segment per 10 ms (the first written at 10 ms) that stops at
+/// 35 ms: the sender wakes when each segment is written and sends it, then only its
+/// retransmission timer is left.
+#[test]
+fn cbr_application_paces_the_sender_until_it_stops() {
+    let mut s = sender(|_| {});
+    s.set_application(TcpApplication::Cbr { ns_per_segment: (10 * MS) as f64 });
+    s.stop_application_at(35 * MS);
+    let mut sent = Vec::new();
+    let mut now = 0;
+    for _ in 0..4 {
+        let mut out = Vec::new();
+        s.on_timer(now, &mut out);
+        sent.push((now, seqs(&out)));
+        now = s.timer_deadline().unwrap();
+    }
+    assert_eq!(sent, vec![(0, vec![]), (10 * MS, vec![0]), (20 * MS, vec![1]), (30 * MS, vec![2])]);
+    assert_eq!(now, 10 * MS + 3_000 * MS); // no wake-up at 40 ms: the application has stopped
 }
