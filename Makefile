@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test setup bench clean
+.PHONY: demo test setup bench clean mutants
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,15 @@ demo: setup
 test: setup
 	cargo test --release --workspace --exclude cclab-py
 	$(BIN)/python -m pytest -q
+
+# Mutation testing of the engine's protocol code (not part of `make test`): each mutant
+# is built and the core's Rust tests run against it. MUTANTS_ARGS=--cargo-test-arg=--lib
+# limits it to the unit tests (seconds per mutant); -f FILE narrows the files.
+MUTANTS_ARGS ?=
+mutants:
+	command -v cargo-mutants >/dev/null || cargo install cargo-mutants --locked
+	cargo mutants -p cclab-core -j 1 -f 'crates/cclab-core/src/cc/*.rs' -f 'crates/cclab-core/src/transport/*.rs' \
+		-f 'crates/cclab-core/src/net/*.rs' --output target/mutants $(MUTANTS_ARGS)
 
 bench: setup
 	$(BIN)/cclab bench

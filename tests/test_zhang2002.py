@@ -136,10 +136,10 @@ def test_claim_helpers():
     assert compare(10.0, 9.0, 0.5) == 1 and compare(9.0, 10.0, 0.5) == -1 and compare(9.8, 10.0, 0.5) == 0
     assert compare(float("nan"), 1.0, 0.1) == 0
     assert verdict_of([True, True]) == SUPPORTED
-    assert verdict_of([True, False]) == PARTLY
+    assert verdict_of([True, True, False]) == PARTLY and verdict_of([True, False]) == NOT_SUPPORTED
     assert verdict_of([False]) == NOT_SUPPORTED
     verdict, evidence = ordered({"a": 3.0, "b": 2.0, "c": 2.1}, ["a", "b", "c"], 0.05)
-    assert verdict == PARTLY and evidence == "a 3 > b 2 ≯ c 2.1"
+    assert verdict == NOT_SUPPORTED and evidence == "a 3 > b 2 ≯ c 2.1 (1 of 2 pairs in order)"
     assert ordered({"a": 1.0, "b": 2.0}, ["a", "b"], 0.1, descending=False)[0] == SUPPORTED
 
 

@@ -1,5 +1,10 @@
 """Checking a paper's claims against our runs, and writing the verdicts as Markdown.
 
+Verdicts mean the same in every paper (:func:`verdict_of`): supported when every
+comparison a claim makes holds, partly supported when more than half do, not supported
+otherwise. Claims measured at a parameter we calibrated (not the paper's own) are
+marked ``calibrated`` and tallied apart.
+
 A :class:`Claim` pairs what a paper says (its words, where it says it) with what our
 runs measured and a verdict. Comparisons go through :func:`compare`, which only calls a
 difference real when it exceeds a tolerance, so "A beats B" needs A ahead of B by
@@ -14,6 +19,8 @@ SUPPORTED = "supported"
 PARTLY = "partly supported"
 NOT_SUPPORTED = "not supported"
 VERDICTS = (SUPPORTED, PARTLY, NOT_SUPPORTED)
+# A paper's "about X", when it gives no bound: within ±25 % of X (fixed before looking at our data).
+ABOUT = 0.25
 
 
 @dataclass(frozen=True)
@@ -25,6 +32,7 @@ class Claim:
     quote: str  # the paper's words (with its section)
     verdict: str  # one of VERDICTS
     evidence: str  # our numbers
+    calibrated: bool = False  # measured at a parameter we chose to match the paper, not the paper's own
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
@@ -44,17 +52,36 @@ def compare(a: float, b: float, tolerance: float) -> int:
 
 
 def verdict_of(checks: Sequence[bool]) -> str:
-    """All checks hold: supported; some: partly; none: not supported."""
+    """The one meaning of the verdicts, for every paper: all of a claim's comparisons
+    hold — supported; more than half of them — partly supported; half or fewer — not
+    supported. (A claim's evidence shows the count.)"""
     if not checks:
         raise ValueError("a verdict needs at least one check")
     held = sum(bool(check) for check in checks)
-    return SUPPORTED if held == len(checks) else PARTLY if held else NOT_SUPPORTED
+    return SUPPORTED if held == len(checks) else PARTLY if 2 * held > len(checks) else NOT_SUPPORTED
+
+
+def held_count(checks: Sequence[bool]) -> str:
+    """"k of n" for a claim's evidence."""
+    return f"{sum(bool(check) for check in checks)} of {len(checks)}"
+
+
+def about(value: float, target: float, relative: float = ABOUT) -> bool:
+    """The papers' "about X": within ``relative`` (default :data:`ABOUT`, ±25 %) of X."""
+    return abs(value - target) <= relative * abs(target) * (1 + 1e-9)  # the bound itself is "about"
 
 
 def ordered(values: Mapping[str, float], order: Sequence[str], tolerance: float, fmt: str = ".3g",
             descending: bool = True) -> tuple[str, str]:
-    """Verdict and evidence for "``order[0]`` > ``order[1]`` > …" on ``values`` (with
-    ``descending=False``: "``order[0]`` < ``order[1]`` < …").
+    """:func:`ordered_checks` as a verdict: supported when every adjacent pair is in order."""
+    held, evidence = ordered_checks(values, order, tolerance, fmt, descending)
+    return verdict_of(held), evidence
+
+
+def ordered_checks(values: Mapping[str, float], order: Sequence[str], tolerance: float, fmt: str = ".3g",
+                   descending: bool = True) -> tuple[list[bool], str]:
+    """Which adjacent pairs of "``order[0]`` > ``order[1]`` > …" hold on ``values`` (with
+    ``descending=False``: "``order[0]`` < ``order[1]`` < …"), and the evidence.
 
     Each adjacent pair is checked with :func:`compare`; the evidence lists the values in
     the claimed order, joined by the relation where the pair holds and by its negation
@@ -66,18 +93,23 @@ def ordered(values: Mapping[str, float], order: Sequence[str], tolerance: float,
     evidence = f"{order[0]} {values[order[0]]:{fmt}}"
     for holds, name in zip(held, order[1:]):
         evidence += f" {relation if holds else negation} {name} {values[name]:{fmt}}"
-    return verdict_of(held), evidence
+    if len(held) > 1:
+        evidence += f" ({held_count(held)} pairs in order)"
+    return held, evidence
 
 
 def markdown_table(claims: Sequence[Claim]) -> str:
     """The claims of one figure as a Markdown table: claim, paper, verdict, our numbers."""
     lines = ["| # | claim | the paper says | verdict | our numbers |", "| --- | --- | --- | --- | --- |"]
     for number, claim in enumerate(claims, 1):
-        cells = [str(number), claim.statement, f"“{claim.quote}”", f"**{claim.verdict}**", claim.evidence]
+        statement = claim.statement + (" *(at a calibrated parameter)*" if claim.calibrated else "")
+        cells = [str(number), statement, f"“{claim.quote}”", f"**{claim.verdict}**", claim.evidence]
         lines.append("| " + " | ".join(cell.replace("|", "\\|").replace("\n", " ") for cell in cells) + " |")
     return "\n".join(lines)
 
 
-def tally(claims: Sequence[Claim]) -> dict[str, int]:
-    """How many claims got each verdict."""
-    return {verdict: sum(claim.verdict == verdict for claim in claims) for verdict in VERDICTS}
+def tally(claims: Sequence[Claim], calibrated: bool = False) -> dict[str, int]:
+    """How many claims got each verdict: those at the paper's own parameters, or (with
+    ``calibrated``) those at parameters we calibrated."""
+    mine = [claim for claim in claims if claim.calibrated == calibrated]
+    return {verdict: sum(claim.verdict == verdict for claim in mine) for verdict in VERDICTS}

@@ -287,14 +287,22 @@ def write_figure(figure: Any, tables: Tables, out: Path) -> list[Path]:
     return [png, *files]
 
 
-def verdict_preamble(counts: dict, quick: bool) -> list[str]:
-    """The summary lines every reproduction shares: verdict tally, and the quick-mode caveat."""
-    lines = ["Verdicts: " + ", ".join(f"{count} {verdict}" for verdict, count in counts.items() if count) + ". "
-             "Numbers are means over seeds; a difference counts only beyond the tolerance stated in the claim."]
+def verdict_preamble(counts: dict, quick: bool, calibrated: Optional[dict] = None) -> list[str]:
+    """The summary lines every reproduction shares: verdict tally (at the paper's own
+    parameters, and apart at calibrated ones), and the quick-mode caveat."""
+    lines = ["Verdicts at the paper's parameters: " + tally_text(counts) + "."
+             + (f" At parameters we calibrated: {tally_text(calibrated)}." if calibrated and any(calibrated.values())
+                else "")
+             + " Supported: every comparison of the claim holds; partly: more than half do; numbers are means over "
+               "seeds; a difference counts only beyond the tolerance stated in the claim."]
     if quick:
         lines += ["", "*Quick mode: shorter runs, fewer points and seeds than the paper; verdicts here are a smoke "
                       "test, the full mode's are the reproduction.*"]
     return lines
+
+
+def tally_text(counts: dict) -> str:
+    return ", ".join(f"{count} {verdict}" for verdict, count in counts.items() if count) or "none"
 
 
 def provenance(outcome: Outcome) -> dict:

@@ -296,6 +296,7 @@ def write_paper_report(outcome) -> Path:
 
     paper = outcome.paper
     counts = tally(outcome.claims)
+    calibrated = tally(outcome.claims, calibrated=True)
     facts = provenance(outcome)
     sizes = outcome.sizes
     rows = [("paper", paper.citation), ("command", facts["command"] or f"cclab reproduce {paper.key}"),
@@ -305,10 +306,14 @@ def write_paper_report(outcome) -> Path:
             ("runs", f"{facts['runs']} ({facts['simulated_now']} simulated by this command, the rest read from "
                      "the store)"),
             ("wall time", f"{facts['wall_time_s']:.1f} s"), ("written", facts["created_utc"])]
-    tally_text = ", ".join(f'<span class="{_slug(verdict)}">{count} {_e(verdict)}</span>'
-                           for verdict, count in counts.items() if count)
-    parts = [f"<p>{_e(paper.citation)}</p>", f"<p><strong>Verdicts:</strong> {tally_text}. Numbers are means over "
-             "seeds; a difference counts only beyond the tolerance stated in the claim. "
+    def tally_html(tallied: dict) -> str:
+        return ", ".join(f'<span class="{_slug(verdict)}">{count} {_e(verdict)}</span>'
+                         for verdict, count in tallied.items() if count) or "none"
+
+    apart = (f" At parameters we calibrated: {tally_html(calibrated)}." if any(calibrated.values()) else "")
+    parts = [f"<p>{_e(paper.citation)}</p>", f"<p><strong>Verdicts at the paper's parameters:</strong> "
+             f"{tally_html(counts)}.{apart} Supported: every comparison of the claim holds; partly: more than half "
+             "do. Numbers are means over seeds; a difference counts only beyond the tolerance stated in the claim. "
              '<a href="summary.md">summary.md</a> has the same content as text.</p>']
     if sizes.name == "quick":
         parts.append("<p><em>Quick mode: shorter runs, fewer points and seeds than the paper; verdicts here are a "
@@ -339,7 +344,8 @@ def write_paper_report(outcome) -> Path:
 def _claims_table(claims) -> str:
     head = "<tr><th>#</th><th>claim</th><th>the paper says</th><th>verdict</th><th>our numbers</th></tr>"
     rows = "".join(
-        f"<tr><td>{number}</td><td>{_e(claim.statement)}</td><td>“{_e(claim.quote)}”</td>"
+        f"<tr><td>{number}</td><td>{_e(claim.statement)}{' <em>(at a calibrated parameter)</em>' if claim.calibrated else ''}"
+        f"</td><td>“{_e(claim.quote)}”</td>"
         f'<td class="verdict {_slug(claim.verdict)}">{_e(claim.verdict)}</td><td>{_e(claim.evidence)}</td></tr>'
         for number, claim in enumerate(claims, 1))
     return f'<table class="claims">{head}{rows}</table>'

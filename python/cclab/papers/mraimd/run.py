@@ -84,7 +84,7 @@ def summary_markdown(outcome: Outcome) -> str:
         f"{sizes.name} sizes, seeds {', '.join(map(str, sizes.seeds))}, runs of {sizes.duration_s:g} s, "
         f"cclab {core_version()}, {outcome.wall_time_s:.0f} s wall time ({outcome.simulated} of {outcome.runs} runs "
         f"simulated now, the rest read from `{outcome.store.name}`).", "",
-        *verdict_preamble(counts, quick=sizes.name == "quick"), "",
+        *verdict_preamble(counts, quick=sizes.name == "quick", calibrated=tally(outcome.claims, calibrated=True)), "",
         "Setup choices where the paper is silent (see `cclab.papers.mraimd.scenarios`): 100 Mb/s / 5 ms access links, "
         "1000-byte payloads, RED with ns-2.35's automatic thresholds and weight, the PER as Bernoulli loss at the head "
         "of the bottleneck (data direction), Table 1 without ECN, §4's AIMD both without ECN (`AIMD`, ns-2's "
