@@ -210,6 +210,8 @@ fn rto_backs_off_and_karn_ignores_retransmitted_segments() {
     assert_eq!(s.timer_deadline(), Some(now + 12 * second));
     // cwnd 1 → 2 (slow start): window [1, 3) resends 1 (go-back-N) and sends new 2.
     assert_eq!((sent, resent), (vec![1, 2], 1));
+    // Go-back-N resends are plain sends, not RFC 6675 retransmissions held in pipe.
+    assert_eq!((s.outstanding(), s.pipe()), (2, 2));
     // ACK of new segment 2 (sent at `now`), 200 ms later: the first valid sample.
     let later = now + 200 * MS;
     deliver(&mut s, later, ack(3, &[]));
@@ -307,13 +309,13 @@ fn max_window_caps_what_is_outstanding() {
 }
 
 /// A CBR writer of one segment per 10 ms (the first written at 10 ms) that stops at
-/// 35 ms: the sender wakes when each segment is written and sends it, then only its
-/// retransmission timer is left.
+/// 40 ms, exactly when the fourth would be written (so it is not): the sender wakes when
+/// each segment is written and sends it, then only its retransmission timer is left.
 #[test]
 fn cbr_application_paces_the_sender_until_it_stops() {
     let mut s = sender(|_| {});
     s.set_application(TcpApplication::Cbr { ns_per_segment: (10 * MS) as f64 });
-    s.stop_application_at(35 * MS);
+    s.stop_application_at(40 * MS);
     let mut sent = Vec::new();
     let mut now = 0;
     for _ in 0..4 {
