@@ -3,7 +3,7 @@
 //! ns-2's decrease (the first reduction halves), no SYN, 1000-byte segments.
 use super::*;
 use crate::app::TcpApplication;
-use crate::cc::Aimd;
+use crate::cc::{AckSample, Aimd, CongestionControl, CongestionEvent, CongestionSignal, Window};
 use crate::transport::{AckInfo, Header, Outgoing, Recovery, TcpConfig};
 
 const MS: Time = 1_000_000;
@@ -326,4 +326,95 @@ fn cbr_application_paces_the_sender_until_it_stops() {
     }
     assert_eq!(sent, vec![(0, vec![]), (10 * MS, vec![0]), (20 * MS, vec![1]), (30 * MS, vec![2])]);
     assert_eq!(now, 10 * MS + 3_000 * MS); // no wake-up at 40 ms: the application has stopped
+}
+
+/// What congestion control is told, recorded by a plug-in that behaves as Reno.
+#[derive(Default)]
+struct Seen {
+    acks: Vec<AckSample>,
+    rounds: Vec<Time>,
+    events: Vec<(CongestionSignal, u32, bool, bool)>, // signal, flight size, in slow start, first reduction
+}
+
+struct Recorder(std::sync::Arc<std::sync::Mutex<Seen>>);
+
+impl CongestionControl for Recorder {
+    fn label(&self) -> String {
+        "recorder".into()
+    }
+    fn on_ack(&mut self, window: &mut Window, ack: &AckSample) {
+        self.0.lock().unwrap().acks.push(*ack);
+        window.cwnd += 1.0;
+    }
+    fn on_congestion(&mut self, window: &Window, event: &CongestionEvent) -> crate::cc::Reduction {
+        self.0.lock().unwrap().events.push((event.signal, event.flight_size, event.in_slow_start, event.first_reduction));
+        crate::cc::Reduction { ssthresh: window.cwnd / 2.0, cwnd: window.cwnd / 2.0 }
+    }
+    fn on_round(&mut self, _window: &mut Window, now: Time) {
+        self.0.lock().unwrap().rounds.push(now);
+    }
+}
+
+#[test]
+fn congestion_control_sees_each_ack_round_and_reduction() {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Seen::default()));
+    let cfg = TcpConfig { syn: false, initial_window: 4.0, limited_transmit: false, ..Default::default() };
+    let mut s = TcpSender::new(cfg, Controller::Custom(Box::new(Recorder(seen.clone()))), 0, 1000, 40);
+    assert_eq!(start(&mut s), vec![0, 1, 2, 3]);
+    // ACK 2 at 100 ms (segments 0 and 1): newest acknowledged left at 0.
+    assert_eq!(deliver(&mut s, 100 * MS, ack(2, &[])).0, vec![4, 5, 6]);
+    let mut echo = ack(3, &[]);
+    echo.ece = true; // ECN off: passed on, no reduction
+    deliver(&mut s, 110 * MS, echo);
+    // RTT statistics: one RFC 6298 sample (segment 0, 100 ms): SRTT 100, RTTVAR 50,
+    // RTO = 100 + 4 × 50 = 300 ms; ACK 3 does not reach the next timed segment (4).
+    assert_eq!(s.stats.rtt, RttSums { samples: 1, rtt_ns: (100 * MS) as f64, rto_ns: (300 * MS) as f64 });
+    {
+        let seen = seen.lock().unwrap();
+        let got: Vec<(Time, u32, Option<Time>, bool, u64, u32)> = seen
+            .acks
+            .iter()
+            .map(|a| (a.now, a.segments_acked, a.rtt, a.ece, a.delivered, a.in_flight))
+            .collect();
+        // in flight: what is outstanding after the ACK, before the sender adds to it
+        assert_eq!(got, vec![(100 * MS, 2, Some(100 * MS), false, 2, 2), (110 * MS, 1, Some(110 * MS), true, 3, 4)]);
+        assert_eq!(seen.rounds, vec![100 * MS]); // the next round ends when 7 is acknowledged
+    }
+    // Segment 3 lost: duplicates SACKing 4, 5, 6; the third reduces (in slow start, the
+    // first reduction, 6 segments outstanding: 3–8, as ACK 3 let 7 and 8 go) and CC sees
+    // no duplicate as an ACK.
+    for (index, end) in [5, 6, 7].into_iter().enumerate() {
+        deliver(&mut s, (120 + index as Time) * MS, ack(3, &[(4, end)]));
+    }
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.events, vec![(CongestionSignal::FastRetransmit, 6, true, true)]);
+    assert_eq!(seen.acks.len(), 2);
+}
+
+/// After a timeout, duplicate ACKs start no fast retransmit until the cumulative ACK
+/// covers everything sent before it (RFC 6582 §3.2 step 1, ns-2's `recover_`).
+#[test]
+fn no_fast_retransmit_for_data_sent_before_a_timeout() {
+    let mut s = sender(|cfg| cfg.initial_window = 4.0);
+    assert_eq!(start(&mut s), vec![0, 1, 2, 3]);
+    let mut out = Vec::new();
+    s.on_timer(3_000 * MS, &mut out); // recover: everything below 4
+    let mut now = 3_100 * MS;
+    for cumulative in [1, 3, 4] {
+        deliver(&mut s, now, ack(cumulative, &[]));
+        now += 10 * MS;
+    }
+    // cwnd 1 → 2 (slow start to ssthresh 2) → 2.5 → 2.9: segments 4 and 5 are out.
+    assert_eq!(s.outstanding(), 2);
+    for _ in 0..3 {
+        deliver(&mut s, now, ack(4, &[(5, 6)])); // ACK 4 covers 0–3, not more
+        now += MS;
+    }
+    assert_eq!(s.stats.fast_recoveries, 0);
+    deliver(&mut s, now, ack(5, &[])); // beyond recover: duplicates count again (6, 7 go out)
+    for end in [7, 8, 8] {
+        now += MS;
+        deliver(&mut s, now, ack(5, &[(6, end)]));
+    }
+    assert_eq!(s.stats.fast_recoveries, 1);
 }
