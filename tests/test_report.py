@@ -8,7 +8,7 @@ import pytest
 from cclab.plots.report import REPORT_METRICS
 from cclab.runs.runner import run_plan
 from conftest import run_cli
-from headless_chromium import chromium_binary, file_url, load_page
+from headless_chromium import file_url, load_page
 from test_sweep import small_plan
 
 needs_chromium = pytest.mark.chromium

@@ -61,8 +61,7 @@ def reproduce_mraimd(
 
 def _reproduce(paper, select: Callable, quick: bool, figure, out: Path, seeds, jobs, executor: str,
                workers: Optional[int], scheduler: Optional[str], store, from_store, report: bool) -> None:
-    from cclab.papers.framework import ReproduceError, reproduce
-    from cclab.papers.mraimd.run import parse_count
+    from cclab.papers.framework import ReproduceError, parse_count, reproduce
     from cclab.runs.runner import open_executor
 
     command = "cclab " + " ".join(shlex.quote(argument) for argument in sys.argv[1:])

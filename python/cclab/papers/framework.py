@@ -46,6 +46,19 @@ class ReproduceError(ValueError):
     or are missing from ``--from-store``): one line for the user."""
 
 
+def parse_count(option: str, text: Union[str, int, None]) -> Optional[int]:
+    """A whole number ≥ 1 from a command-line value (None stays None)."""
+    if text is None:
+        return None
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        raise ReproduceError(f"{option} {text}: not a whole number") from None
+    if value < 1:
+        raise ReproduceError(f"{option} {text}: must be at least 1")
+    return value
+
+
 @dataclass(frozen=True)
 class Paper:
     """What a reproduction needs to know about one paper."""

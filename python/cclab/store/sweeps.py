@@ -146,21 +146,12 @@ class SweepStore:
 
     def result(self, run_id: str):
         """The stored :class:`cclab.Result` of run ``run_id``."""
-        for _, result in self.results([run_id]):
-            return result
-        raise StoreError(f"{self.path}: no stored result for run {run_id}")
-
-    def results(self, run_ids: Iterable[str]) -> Iterator[tuple[str, Any]]:
-        """``(run_id, Result)`` for each of ``run_ids`` that has a stored result, one at a
-        time (a reproduction's results together may not fit in memory)."""
         from cclab.results import Result
 
-        if not self._has_table("results"):
-            return
-        for run_id in dict.fromkeys(run_ids):
-            rows = self._db.execute("SELECT result_json_zlib FROM results WHERE run_id = ?", [run_id]).fetchall()
-            if rows:
-                yield run_id, Result(json.loads(zlib.decompress(rows[0][0])))
+        blob = self.compressed_results([run_id]).get(run_id)
+        if blob is None:
+            raise StoreError(f"{self.path}: no stored result for run {run_id}")
+        return Result(json.loads(zlib.decompress(blob)))
 
     def compressed_results(self, run_ids: Iterable[str]) -> dict[str, bytes]:
         """run_id -> the stored result document, still zlib-compressed (for workers to parse)."""

@@ -23,7 +23,7 @@ import pandas as pd  # noqa: E402
 
 from cclab.papers.claims import Claim, about, compare, held_count, ordered_checks, verdict_of  # noqa: E402
 from cclab.papers.mraimd import scenarios  # noqa: E402
-from cclab.papers.mraimd.scenarios import AIMD, AIMD_ECN, MRAIMD, PAPER_PER, SECTION4_PROTOCOLS, TABLE1_AS  # noqa: E402
+from cclab.papers.mraimd.scenarios import AIMD, MRAIMD, PAPER_PER, SECTION4_PROTOCOLS, TABLE1_AS  # noqa: E402
 
 KB = 1000  # Table 1's KB/s (see scenarios: 118.9 KB/s on 1 Mb/s needs KB = 1000 B)
 COLORS = {"MR-AIMD": "tab:red", "AIMD": "tab:blue", "AIMD+ECN": "tab:green"}

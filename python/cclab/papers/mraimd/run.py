@@ -8,32 +8,19 @@ written unless every run succeeded.
 from __future__ import annotations
 
 from os import PathLike
-from typing import Any, Optional, Union
+from typing import Any, Union
 
 import pandas as pd
 
 from cclab.core import version as core_version
 from cclab.papers import framework
 from cclab.papers.claims import markdown_table, tally
-from cclab.papers.framework import Outcome, ReproduceError, verdict_preamble
+from cclab.papers.framework import Outcome, ReproduceError, parse_count, verdict_preamble
 from cclab.papers.mraimd.figures import FIGURES, FULL, QUICK, fig7_numbers, model_windows, table1_comparison
 
 PAPER = ("I. Psaras, M. Dianati and R. Tafazolli, \"Why Rely on Blind AIMDs? A Response-Based Approach to TCP "
          "Congestion Control\" (MR-AIMD)")
 MraimdError = ReproduceError  # its name before the reproductions shared one pipeline
-
-
-def parse_count(option: str, text: Union[str, int, None]) -> Optional[int]:
-    """A whole number ≥ 1 from a command-line value (None stays None)."""
-    if text is None:
-        return None
-    try:
-        value = int(str(text).strip())
-    except ValueError:
-        raise ReproduceError(f"{option} {text}: not a whole number") from None
-    if value < 1:
-        raise ReproduceError(f"{option} {text}: must be at least 1")
-    return value
 
 
 def reproduce(out: Union[str, PathLike], quick: bool = False, seeds: Union[int, str, None] = None,

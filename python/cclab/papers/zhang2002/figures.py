@@ -29,7 +29,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from cclab.core import duration_s, rate_bps
-from cclab.papers.claims import held_count, NOT_SUPPORTED, PARTLY, SUPPORTED, Claim, compare, ordered, verdict_of  # noqa: E402
+from cclab.papers.claims import SUPPORTED, Claim, compare, held_count, ordered, verdict_of  # noqa: E402
 from cclab.papers.zhang2002 import metrics, scenarios  # noqa: E402
 from cclab.papers.zhang2002.scenarios import PROTOCOLS, RESPONSIVE, SMOOTH, STANDARD, protocol_label  # noqa: E402
 
@@ -678,20 +678,17 @@ def _claims_pair(figure: int, protocol) -> Callable:
         tolerance = 0.025  # share points: 47.5–52.5 % counts as fair
         if is_smooth:
             held = [compare(0.5, value, tolerance) > 0 for value in large]
-            first = Claim(
-                figure, f"On 10 Mb/s with many flows (N ≥ {large.index.min()}), {label} is too conservative: standard "
-                        "TCP takes more than half of the goodput (its share > 52.5 %).",
-                "with 10 Mbps bottleneck and a large number of flows, smooth TCP appears to be too conservative, "
-                "allowing the standard TCP to consume bandwidth more aggressively, exceeding its fair share (§5.4)",
-                verdict_of(held), f"{label}'s share of the system goodput: " + _shares(share))
+            statement = (f"On 10 Mb/s with many flows (N ≥ {large.index.min()}), {label} is too conservative: "
+                         "standard TCP takes more than half of the goodput (its share > 52.5 %).")
+            quote = ("with 10 Mbps bottleneck and a large number of flows, smooth TCP appears to be too conservative, "
+                     "allowing the standard TCP to consume bandwidth more aggressively, exceeding its fair share (§5.4)")
         else:
             held = [compare(value, 0.5, tolerance) > 0 for value in large]
-            first = Claim(
-                figure, f"On 10 Mb/s with many flows (N ≥ {large.index.min()}), the responsive {label} takes more than "
-                        "half of the goodput from standard TCP (share > 52.5 %).",
-                "when smooth and responsive protocols co-exist and contention is high, the responsive protocols may "
-                "be favored (Hypothesis 2, §3; Figure 11, §5.4)",
-                verdict_of(held), f"{label}'s share of the system goodput: " + _shares(share))
+            statement = (f"On 10 Mb/s with many flows (N ≥ {large.index.min()}), the responsive {label} takes more "
+                         "than half of the goodput from standard TCP (share > 52.5 %).")
+            quote = ("when smooth and responsive protocols co-exist and contention is high, the responsive protocols "
+                     "may be favored (Hypothesis 2, §3; Figure 11, §5.4)")
+        first = Claim(figure, statement, quote, verdict_of(held), f"{label}'s share of the system goodput: " + _shares(share))
         wide = _pair_share(runs, label, "100Mbps")
         fair = [abs(value - 0.5) <= 0.1 for value in wide]
         second = Claim(
