@@ -177,6 +177,20 @@ mod tests {
         CongestionEvent { now: 0, signal, flight_size: 40, in_slow_start: false, first_reduction: false }
     }
 
+    /// α as a scenario gives it: a number in (0, 1000] or "friendly"; anything else is
+    /// refused with the range in the message (whatever the wrong type).
+    #[test]
+    fn alpha_is_read_as_documented() {
+        let read = |text: &str| serde_json::from_str::<Alpha>(text).map_err(|e| e.to_string());
+        assert_eq!(read("1000"), Ok(Alpha::Value(1000.0)));
+        assert_eq!(read("0.31"), Ok(Alpha::Value(0.31)));
+        assert_eq!(read("\"friendly\""), Ok(Alpha::Friendly));
+        for wrong in ["0", "-1", "1000.5", "\"fast\"", "true", "[1]"] {
+            let message = read(wrong).expect_err(wrong);
+            assert!(message.contains("(0, 1000]"), "{wrong}: {message}");
+        }
+    }
+
     #[test]
     fn friendly_alpha_matches_paper() {
         assert!((friendly_alpha(0.875) - 0.3125).abs() < 1e-12); // the paper's 0.31

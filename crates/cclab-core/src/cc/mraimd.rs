@@ -146,6 +146,36 @@ impl CongestionControl for MrAimd {
 mod tests {
     use super::*;
 
+    /// Each field at the bounds its message states: closed ends accepted, open ends and
+    /// just beyond rejected, naming that field (a `>` written `>=`, or `&&` written `||`,
+    /// fails here).
+    #[test]
+    fn validate_takes_each_range_as_stated() {
+        type Set = fn(&mut MrAimdConfig, f64);
+        let nan = f64::NAN;
+        let cases: [(&str, Set, &[f64], &[f64]); 7] = [
+            ("initial_a", |c, v| c.initial_a = v, &[0.1, 1000.0], &[0.0, -1.0, 1000.5, nan]),
+            ("initial_rate", |c, v| c.initial_rate = v, &[0.0, 1000.0], &[-0.1, 1000.5, nan, f64::INFINITY]),
+            ("ecn_rate", |c, v| c.ecn_rate = v, &[0.0, 1000.0], &[-0.1, 1000.5, nan]),
+            ("a_decrease", |c, v| c.a_decrease = v, &[1e-9, 0.999], &[0.0, 1.0, -0.5, nan]),
+            ("cwnd_beta", |c, v| c.cwnd_beta = v, &[1e-9, 0.999], &[0.0, 1.0, 1.5, nan]),
+            ("min_a", |c, v| c.min_a = v, &[1e-9, 1.0], &[0.0, -0.1, 1.01, nan]), // initial_a is 1
+            ("rate_scale", |c, v| c.rate_scale = v, &[1e-9, 1e6], &[0.0, -1.0, 1e6 + 1.0, nan]),
+        ];
+        for (field, set, accepted, rejected) in cases {
+            for &value in accepted {
+                let mut config = MrAimdConfig::default();
+                set(&mut config, value);
+                assert_eq!(config.validate(), Ok(()), "{field} = {value}");
+            }
+            for &value in rejected {
+                let mut config = MrAimdConfig::default();
+                set(&mut config, value);
+                assert_eq!(config.validate().map_err(|(name, _)| name), Err(field), "{field} = {value}");
+            }
+        }
+    }
+
     fn in_avoidance() -> Window {
         Window { cwnd: 20.0, ssthresh: 10.0 }
     }

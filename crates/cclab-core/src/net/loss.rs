@@ -182,6 +182,17 @@ mod tests {
         LossModel::new(&spec, stream(9, 1)).unwrap()
     }
 
+    /// A handoff period of 1 ms is the shortest taken (the message says "below 1ms").
+    #[test]
+    fn handoff_period_is_at_least_one_millisecond() {
+        let read = |period: &str| {
+            serde_json::from_str::<LossSpec>(&format!(r#"{{"model": "handoff", "period": "{period}"}}"#)).map_err(|e| e.to_string())
+        };
+        assert!(matches!(read("1ms"), Ok(LossSpec::Handoff(HandoffLoss { period, .. })) if period == Duration::from_millis(1)));
+        let message = read("999us").expect_err("below 1 ms");
+        assert!(message.contains("period") && message.contains("below 1ms"), "{message}");
+    }
+
     #[test]
     fn bernoulli_rate() {
         let mut m = model(r#"{"model": "bernoulli", "rate": 0.05}"#);

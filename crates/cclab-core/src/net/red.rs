@@ -293,6 +293,39 @@ mod tests {
         Red::new(&spec, Rate(10_000_000), 20_000_000, stream(1, 1))
     }
 
+    /// Each field at the bounds its message states: closed ends accepted, open ends and
+    /// just beyond rejected, naming that field.
+    #[test]
+    fn validate_takes_each_range_as_stated() {
+        type Set = fn(&mut RedSpec, f64);
+        let nan = f64::NAN;
+        let cases: [(&str, Set, &[f64], &[f64]); 5] = [
+            ("min_th", |s, v| s.min_th = Some(v), &[1e-9, 5.0], &[0.0, -1.0, nan, f64::INFINITY]),
+            ("max_th", |s, v| s.max_th = Some(v), &[1e-9, 50.0], &[0.0, -1.0, nan, f64::INFINITY]),
+            ("max_p", |s, v| s.max_p = v, &[1e-9, 1.0], &[0.0, 1.0 + 1e-9, nan]),
+            ("weight", |s, v| s.weight = Some(v), &[1e-9, 1.0], &[0.0, 1.5, nan]),
+            ("target_delay_s", |s, v| s.target_delay_s = v, &[1e-9, 1e7], &[0.0, 1e7 + 1.0, nan]),
+        ];
+        for (field, set, accepted, rejected) in cases {
+            for &value in accepted {
+                let mut spec = RedSpec::default();
+                set(&mut spec, value);
+                assert_eq!(spec.validate(), Ok(()), "{field} = {value}");
+            }
+            for &value in rejected {
+                let mut spec = RedSpec::default();
+                set(&mut spec, value);
+                assert_eq!(spec.validate().map_err(|(name, _)| name), Err(field), "{field} = {value}");
+            }
+        }
+        let thresholds = |min: f64, max: f64| RedSpec { min_th: Some(min), max_th: Some(max), ..RedSpec::default() };
+        assert_eq!(thresholds(5.0, 5.000_001).validate(), Ok(()));
+        assert_eq!(thresholds(5.0, 5.0).validate().map_err(|(name, _)| name), Err("max_th"));
+        let no_size = RedSpec { mean_packet_size: 0, ..RedSpec::default() };
+        assert_eq!(no_size.validate().map_err(|(name, _)| name), Err("mean_packet_size"));
+        assert_eq!(RedSpec { mean_packet_size: 1, ..RedSpec::default() }.validate(), Ok(()));
+    }
+
     #[test]
     fn automatic_parameters_follow_ns2() {
         // 10 Mb/s, 500-byte packets: C = 2500 pkt/s; target queue 12.5 → min_th 6.25

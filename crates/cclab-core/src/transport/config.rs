@@ -113,3 +113,50 @@ impl TcpConfig {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rejected_field(config: &TcpConfig) -> Option<&'static str> {
+        config.validate().err().map(|(name, _)| name)
+    }
+
+    fn with(change: impl FnOnce(&mut TcpConfig)) -> TcpConfig {
+        let mut config = TcpConfig::default();
+        change(&mut config);
+        config
+    }
+
+    /// Each check at its boundary: the closed end accepted, one step beyond rejected with
+    /// the field named.
+    #[test]
+    fn validate_takes_each_bound_as_stated() {
+        let ms = Duration::from_millis;
+        let just_under_1ms = Duration(999_999);
+        let cases: Vec<(&str, TcpConfig, TcpConfig)> = vec![
+            ("initial_window", with(|c| c.initial_window = 1.0), with(|c| c.initial_window = 0.999)),
+            ("initial_window", with(|c| c.initial_window = 1.0), with(|c| c.initial_window = f64::NAN)),
+            ("max_window", with(|c| (c.max_window, c.initial_window) = (1, 1.0)), with(|c| c.max_window = 0)),
+            ("initial_window", with(|c| (c.max_window, c.initial_window) = (4, 4.0)),
+             with(|c| (c.max_window, c.initial_window) = (4, 4.5))),
+            ("initial_ssthresh", with(|c| c.initial_ssthresh = 2.0), with(|c| c.initial_ssthresh = 1.999)),
+            ("initial_ssthresh", with(|c| c.initial_ssthresh = 2.0), with(|c| c.initial_ssthresh = f64::NAN)),
+            ("max_rto", with(|c| (c.max_rto, c.min_rto, c.initial_rto) = (ms(1), ms(1), ms(1))),
+             with(|c| (c.max_rto, c.min_rto, c.initial_rto) = (just_under_1ms, ms(0), ms(0)))),
+            ("initial_rto", with(|c| c.initial_rto = ms(1)), with(|c| c.initial_rto = just_under_1ms)),
+            ("min_rto", with(|c| c.min_rto = c.max_rto), with(|c| c.min_rto = Duration(c.max_rto.0 + 1))),
+            ("initial_rto", with(|c| c.initial_rto = c.max_rto), with(|c| c.initial_rto = Duration(c.max_rto.0 + 1))),
+            ("max_backoff", with(|c| c.max_backoff = 1), with(|c| c.max_backoff = 0)),
+            ("max_backoff", with(|c| c.max_backoff = 1_000_000), with(|c| c.max_backoff = 1_000_001)),
+            ("dupack_threshold", with(|c| c.dupack_threshold = 1), with(|c| c.dupack_threshold = 0)),
+            ("dupack_threshold", with(|c| c.dupack_threshold = 1_000_000), with(|c| c.dupack_threshold = 1_000_001)),
+            ("delayed_ack_timeout", with(|c| c.delayed_ack_timeout = Duration::ZERO),
+             with(|c| (c.delayed_ack, c.delayed_ack_timeout) = (true, Duration::ZERO))),
+        ];
+        for (field, accepted, rejected) in cases {
+            assert_eq!(rejected_field(&accepted), None, "{field}: {accepted:?}");
+            assert_eq!(rejected_field(&rejected), Some(field), "{field}: {rejected:?}");
+        }
+    }
+}

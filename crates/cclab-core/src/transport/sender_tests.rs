@@ -122,6 +122,44 @@ fn is_lost_needs_dupthresh_sacked_segments_above() {
     }
 }
 
+/// A segment marked lost that turns out to have arrived (reordering, or its resend
+/// arriving): once SACKed it leaves the lost count — and the retransmitted-in-flight count
+/// if it was resent — so pipe (RFC 6675 SetPipe) counts it once, as SACKed. Same losses
+/// as above: 0 and 2 of 10.
+#[test]
+fn a_lost_segment_sacked_later_leaves_the_lost_and_resent_counts() {
+    let held = |end: Seq| -> Vec<(Seq, Seq)> { vec![(1, 2), (3, end)] };
+    // 2 marked lost (three SACKed above) but not resent: pipe 5 = cwnd.
+    let mut s = sender(|_| {});
+    start(&mut s);
+    for (index, end) in [4, 5, 6].into_iter().enumerate() {
+        deliver(&mut s, (10 + index as Time) * MS, ack(0, &held(end)));
+    }
+    assert_eq!(s.pipe(), 5);
+    // The original 2 arrives late: SACK [1, 6). Outstanding 10 − SACKed 5 − lost 1 (0)
+    // + resent 1 (0) = 5: still = cwnd, nothing to send, and 2 is never resent.
+    assert_eq!(deliver(&mut s, 13 * MS, ack(0, &[(1, 6)])), (vec![], 0));
+    assert_eq!(s.pipe(), 5);
+    // 6 SACKed: pipe 4 < 5, one segment — new data (10), the only lost one (0) is in flight.
+    assert_eq!(deliver(&mut s, 14 * MS, ack(0, &[(1, 7)])), (vec![10], 0));
+    assert_eq!(s.pipe(), 5);
+
+    // 2 marked lost and resent, then SACKed: 10 − 6 SACKed − 1 lost + 1 resent = 4 < 5,
+    // one new segment (10).
+    let mut s = sender(|_| {});
+    start(&mut s);
+    for (index, end) in [4, 5, 6, 7].into_iter().enumerate() {
+        deliver(&mut s, (10 + index as Time) * MS, ack(0, &held(end)));
+    }
+    assert_eq!(s.pipe(), 5);
+    assert_eq!(deliver(&mut s, 14 * MS, ack(0, &[(1, 7)])), (vec![10], 0));
+    assert_eq!(s.pipe(), 5);
+    // The cumulative ACK up to 7 (0 arrived) then counts nothing twice: outstanding 7..=10,
+    // pipe 4 < 5 (a partial ACK: recovery point 10), one more new segment.
+    assert_eq!(deliver(&mut s, 15 * MS, ack(7, &[])), (vec![11], 0));
+    assert_eq!((s.outstanding(), s.pipe()), (5, 5));
+}
+
 /// NewReno (RFC 6582), segments 0 and 5 of 10 lost: cwnd inflates per duplicate, a
 /// partial ACK resends the next hole and deflates, the full ACK ends recovery.
 #[test]
