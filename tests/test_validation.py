@@ -127,12 +127,23 @@ def run_ns2(**params):
 @pytest.mark.ns2
 @pytest.mark.parametrize("alpha,beta", [(0.31, 0.875), (1.0, 0.5)])
 def test_ten_flows_match_ns2(alpha, beta):
-    reference = run_ns2(flows=10, bottleneck_rate="10Mb", access_rate="10Mb", buffer=88, alpha=alpha, beta=beta)
+    """Ten flows on a saturated 10 Mb/s link: goodput barely moves whatever the TCP does,
+    so the counters carry the check. Measured (ns-2 mean of seeds 1–3; cclab's staggered
+    starts draw nothing random): drops −1.5 % / +1.8 %, retransmissions −9.4 % / −1.5 %,
+    goodput +0.2 % / +0.1 %, Jain −0.009 / +0.003 for TCP(0.31, 0.875) / TCP(1, 0.5)."""
+    references = [run_ns2(flows=10, bottleneck_rate="10Mb", access_rate="10Mb", buffer=88, alpha=alpha, beta=beta,
+                          seed=seed) for seed in (1, 2, 3)]
+    ns2 = {key: np.mean([reference[key] for reference in references])
+           for key in ("system_goodput_mbps", "jain_index", "bottleneck_drops")}
+    ns2_retransmissions = np.mean([sum(reference["retransmitted_packets"]) for reference in references])
     scenario = single_flow(alpha, beta)
     scenario["flows"][0].update(count=10, start={"stagger": "1s"})
-    ours = cclab.run(scenario).system
-    assert ours["goodput_mbps"] == pytest.approx(reference["system_goodput_mbps"], rel=0.03)
-    assert ours["jain_index"] == pytest.approx(reference["jain_index"], rel=0.03)
+    result = cclab.run(scenario)
+    ours = result.system
+    assert ours["goodput_mbps"] == pytest.approx(ns2["system_goodput_mbps"], rel=0.01)
+    assert ours["jain_index"] == pytest.approx(ns2["jain_index"], abs=0.015)
+    assert ours["bottleneck_drops"] == pytest.approx(ns2["bottleneck_drops"], rel=0.05)
+    assert result.flows["retransmitted_packets"].sum() == pytest.approx(ns2_retransmissions, rel=0.15)
 
 
 @pytest.mark.ns2
