@@ -65,8 +65,29 @@ impl<H, C> PacketArena<H, C> {
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet<H, C> {
         &mut self.slots[id as usize]
     }
-    /// Packets currently allocated.
-    pub fn live(&self) -> usize {
-        self.slots.len() - self.free.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn packet(destination: u32) -> Packet<(), ()> {
+        Packet { destination, size: 1000, route: 0, hop: 0, ecn: 0, class: (), header: () }
+    }
+
+    /// Freed slots are reused, last freed first, so the arena stays at the peak population.
+    #[test]
+    fn freed_slots_are_reused_last_freed_first() {
+        let mut arena = PacketArena::default();
+        let ids: Vec<PacketId> = (0..4).map(|d| arena.alloc(packet(d))).collect();
+        assert_eq!(ids, vec![0, 1, 2, 3]);
+        arena.free(1);
+        arena.free(3);
+        assert_eq!(arena.alloc(packet(7)), 3);
+        assert_eq!(arena.alloc(packet(8)), 1);
+        assert_eq!(arena.alloc(packet(9)), 4); // nothing free: the arena grows
+        assert_eq!((arena.get(1).destination, arena.get(3).destination, arena.get(0).destination), (8, 7, 0));
+        arena.get_mut(0).hop = 3;
+        assert_eq!(arena.get(0).hop, 3);
     }
 }

@@ -349,9 +349,10 @@ mod tests {
             }
         }
         // Measured drop frequency at a fixed average against the renewal mean of the
-        // count-spread process.
-        for (avg, p) in [(10.0, 0.05), (14.0, 0.09)] {
-            let mut r = red(RedSpec { ecn: false, ..spec });
+        // count-spread process: ns-2's wait_ rule p / (2 − count·p) from count·p ≥ 1, and
+        // Floyd & Jacobson's p / (1 − count·p) (§7) without it.
+        for (wait, avg, p) in [(true, 10.0, 0.05), (true, 14.0, 0.09), (false, 10.0, 0.05), (false, 14.0, 0.09)] {
+            let mut r = red(RedSpec { ecn: false, wait, ..spec });
             let n = 400_000;
             let mut drops = 0;
             for _ in 0..n {
@@ -360,19 +361,24 @@ mod tests {
                     drops += 1;
                 }
             }
-            // Mean gap between drops under the wait_ rule: E[X] = Σ_{k≥0} P(X > k), with
-            // P(no drop at count c) = 1 − p_a(c).
+            // Mean gap between drops: E[X] = Σ_{k≥0} P(X > k), with P(no drop at count c)
+            // = 1 − p_a(c).
             let mut survive = 1.0;
             let mut mean_gap = 0.0;
             for c in 1..10_000 {
                 mean_gap += survive;
                 let cp = c as f64 * p;
-                let p_a = if cp < 1.0 { 0.0 } else if cp < 2.0 { p / (2.0 - cp) } else { 1.0 };
+                let p_a = match (wait, cp) {
+                    (true, cp) if cp < 1.0 => 0.0,
+                    (true, cp) if cp < 2.0 => p / (2.0 - cp),
+                    (false, cp) if cp < 1.0 => p / (1.0 - cp),
+                    _ => 1.0,
+                };
                 survive *= 1.0 - p_a;
             }
             let expected_rate = 1.0 / mean_gap;
             let rate = drops as f64 / n as f64;
-            assert!((rate - expected_rate).abs() < 0.03 * expected_rate, "avg {avg}: {rate} vs {expected_rate}");
+            assert!((rate - expected_rate).abs() < 0.03 * expected_rate, "wait {wait}, avg {avg}: {rate} vs {expected_rate}");
         }
     }
 

@@ -807,6 +807,47 @@ mod tests {
         crate::schema::deserialize_with_path(serde_json::to_value(value).unwrap()).unwrap_or_else(|e| panic!("{e}"))
     }
 
+    /// A buffer as scenarios write it: TOML integers and floats, "Nbdp", "N packets";
+    /// every refusal names what is allowed.
+    #[test]
+    fn buffer_sizes_are_read_as_documented() {
+        #[derive(Deserialize, Debug)]
+        struct Holder {
+            buffer: BufferSpec,
+        }
+        let read = |value: &str| toml::from_str::<Holder>(&format!("buffer = {value}")).map(|h| h.buffer).map_err(|e| e.to_string());
+        let taken = [
+            ("1", BufferSpec::Packets(1)),
+            ("88", BufferSpec::Packets(88)),
+            ("4294967295", BufferSpec::Packets(u32::MAX)),
+            ("100.0", BufferSpec::Packets(100)),
+            ("1.0", BufferSpec::Packets(1)),
+            ("\"100 packets\"", BufferSpec::Packets(100)),
+            ("\"1bdp\"", BufferSpec::Bdp(1.0)),
+            ("\" 0.5 bdp \"", BufferSpec::Bdp(0.5)),
+            ("\"1000000bdp\"", BufferSpec::Bdp(1e6)),
+        ];
+        for (text, expected) in taken {
+            assert_eq!(read(text), Ok(expected), "buffer = {text}");
+        }
+        let refused = [
+            ("0", "at least 1"),
+            ("-5", "at least 1"),
+            ("4294967296", "above the largest buffer"),
+            ("0.5", "not a whole number"),
+            ("1.5", "not a whole number"),
+            ("5e9", "above the largest buffer"),
+            ("nan", "not a whole number"),
+            ("\"0bdp\"", "not a buffer size"),
+            ("\"2000000bdp\"", "more than 1000000"),
+            ("\"lots\"", "not a buffer size"),
+        ];
+        for (text, message) in refused {
+            let error = read(text).expect_err(text);
+            assert!(error.contains(message), "buffer = {text}: {error}");
+        }
+    }
+
     fn ends<'a>(from: &'a str, to: &'a str, count: u32) -> FlowEnds<'a> {
         FlowEnds { count, from: Some(from), to: Some(to), ..Default::default() }
     }

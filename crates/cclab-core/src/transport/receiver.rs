@@ -17,8 +17,6 @@ pub struct TcpReceiver {
     /// A CE mark arrived and no CWR since: set ECE on every ACK.
     echo_ce: bool,
     first_data: Seq,
-    /// Data packets that reached the receiver, duplicates included.
-    pub arrivals: u64,
 }
 
 /// What the receiver did with one arriving packet.
@@ -41,7 +39,6 @@ impl TcpReceiver {
             delayed_ack_deadline: None,
             echo_ce: false,
             first_data,
-            arrivals: 0,
         }
     }
 
@@ -49,22 +46,11 @@ impl TcpReceiver {
         self.rcv_nxt
     }
 
-    /// Whether this receiver ever needs a timer (delayed ACKs).
-    pub fn has_timer(&self) -> bool {
-        self.delayed_ack.is_some()
-    }
-
     pub fn delayed_ack_deadline(&self) -> Option<Time> {
         self.delayed_ack_deadline
     }
 
-    /// Data segments delivered in order to the application so far.
-    pub fn delivered_segments(&self) -> u64 {
-        self.rcv_nxt.saturating_sub(self.first_data) as u64
-    }
-
     pub fn on_segment(&mut self, now: Time, seq: Seq, ce: bool, cwr: bool) -> Receipt {
-        self.arrivals += 1;
         if cwr {
             self.echo_ce = false;
         }
