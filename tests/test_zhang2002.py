@@ -193,6 +193,13 @@ def test_quick_reproduction_writes_every_figure_and_the_summary(cli, tmp_path):
         assert verdicts and set(verdicts) <= set(VERDICTS)
         assert f"![Figure {number}]({figure.stem}.png)" in summary
     assert summary.count("| **") == sum(len(figure["verdicts"]) for figure in meta["figures"].values())
+    # Every claim, with its rule, in claims.csv and in the summary's rule column.
+    claims = pd.read_csv(out / "claims.csv")
+    assert list(claims["verdict"]) == [v for figure in meta["figures"].values() for v in figure["verdicts"]]
+    for column in ("metric", "threshold", "threshold_source"):
+        assert claims[column].str.len().min() > 5, column
+    for row in claims.itertuples():
+        assert f"{row.metric}; {row.threshold} (threshold: {row.threshold_source})" in summary
     assert " Figure 2:" in completed.stdout
 
 
@@ -201,8 +208,8 @@ def test_figure_option_runs_only_that_figure(cli, tmp_path):
     completed = cli("reproduce", "zhang2002", "--quick", "--figure", "9", "--seeds", "1", "--out", out)
     assert completed.returncode == 0, completed.stderr
     assert sorted(path.name for path in out.iterdir()) == [
-        "fig09_friendliness_smooth.csv", "fig09_friendliness_smooth.parquet", "fig09_friendliness_smooth.png",
-        "meta.json", "runs.duckdb", "scenarios", "summary.md"]
+        "claims.csv", "fig09_friendliness_smooth.csv", "fig09_friendliness_smooth.parquet",
+        "fig09_friendliness_smooth.png", "meta.json", "runs.duckdb", "scenarios", "summary.md"]
     assert [path.name for path in (out / "scenarios").iterdir()] == ["fig09_friendliness_smooth.toml"]
     assert cclab.validate(out / "scenarios" / "fig09_friendliness_smooth.toml")["flows"][0]["count"] > 0
     data = pd.read_csv(out / "fig09_friendliness_smooth.csv")

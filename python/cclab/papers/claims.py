@@ -5,8 +5,9 @@ comparison a claim makes holds, partly supported when more than half do, not sup
 otherwise. Claims measured at a parameter we calibrated (not the paper's own) are
 marked ``calibrated`` and tallied apart.
 
-A :class:`Claim` pairs what a paper says (its words, where it says it) with what our
-runs measured and a verdict. Comparisons go through :func:`compare`, which only calls a
+A :class:`Claim` pairs what a paper says (its words, where it says it) with the
+:class:`Rule` that decides it (the metric, the threshold, where the threshold comes from),
+what our runs measured and a verdict. Comparisons go through :func:`compare`, which only calls a
 difference real when it exceeds a tolerance, so "A beats B" needs A ahead of B by
 more than noise, and two protocols within the tolerance are "about equal".
 """
@@ -23,6 +24,33 @@ VERDICTS = (SUPPORTED, PARTLY, NOT_SUPPORTED)
 ABOUT = 0.25
 
 
+# Where a claim's threshold comes from (Rule.source): the paper's own words, the one
+# reading of "about", or a default of ours, fixed in this module's constants and the
+# claim's code before the runs it judges (each default says what it is a fraction of).
+FROM_PAPER = "the paper's words"
+FROM_ABOUT = "the paper's “about”, read as ±25 % (cclab's one reading, claims.ABOUT)"
+DEFAULT = "cclab default"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How a claim is decided: what is measured, the threshold a comparison must pass,
+    and where that threshold comes from (:data:`FROM_PAPER`, :data:`FROM_ABOUT`, or
+    :data:`DEFAULT` with its reason)."""
+
+    metric: str
+    threshold: str
+    source: str
+
+    def __post_init__(self):
+        for name in ("metric", "threshold", "source"):
+            if not getattr(self, name).strip():
+                raise ValueError(f"a claim's rule needs a {name}")
+
+    def __str__(self) -> str:
+        return f"{self.metric}; {self.threshold} (threshold: {self.source})"
+
+
 @dataclass(frozen=True)
 class Claim:
     """One statement of the paper about a figure and our verdict on it."""
@@ -32,11 +60,14 @@ class Claim:
     quote: str  # the paper's words (with its section)
     verdict: str  # one of VERDICTS
     evidence: str  # our numbers
+    rule: Rule  # how the verdict is decided
     calibrated: bool = False  # measured at a parameter we chose to match the paper, not the paper's own
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+        if not isinstance(self.rule, Rule):
+            raise TypeError(f"a claim's rule must be a Rule, got {self.rule!r}")
 
 
 def compare(a: float, b: float, tolerance: float) -> int:
@@ -99,11 +130,12 @@ def ordered_checks(values: Mapping[str, float], order: Sequence[str], tolerance:
 
 
 def markdown_table(claims: Sequence[Claim]) -> str:
-    """The claims of one figure as a Markdown table: claim, paper, verdict, our numbers."""
-    lines = ["| # | claim | the paper says | verdict | our numbers |", "| --- | --- | --- | --- | --- |"]
+    """The claims of one figure as a Markdown table: claim, paper, rule, verdict, our numbers."""
+    lines = ["| # | claim | the paper says | rule: metric; threshold (its source) | verdict | our numbers |",
+             "| --- | --- | --- | --- | --- | --- |"]
     for number, claim in enumerate(claims, 1):
         statement = claim.statement + (" *(at a calibrated parameter)*" if claim.calibrated else "")
-        cells = [str(number), statement, f"“{claim.quote}”", f"**{claim.verdict}**", claim.evidence]
+        cells = [str(number), statement, f"“{claim.quote}”", str(claim.rule), f"**{claim.verdict}**", claim.evidence]
         lines.append("| " + " | ".join(cell.replace("|", "\\|").replace("\n", " ") for cell in cells) + " |")
     return "\n".join(lines)
 

@@ -7,7 +7,7 @@ turns the selected figures' points into runs of the results store (default
 Dask or Ray, skipping what is already stored, so a killed reproduction resumes where it
 stopped — and then computes every figure's tables, plot and claim verdicts from the
 stored results alone, which is all ``--from-store`` does. Files: per figure a PNG and
-its tables as CSV + Parquet, ``summary.md``, ``meta.json``, and with ``report`` an HTML
+its tables as CSV + Parquet, ``summary.md``, ``claims.csv``, ``meta.json``, and with ``report`` an HTML
 page (:mod:`cclab.plots.report`). No figure is written unless every run succeeded.
 """
 from __future__ import annotations
@@ -212,6 +212,7 @@ def reproduce(paper: Paper, out: Union[str, PathLike], *, quick: bool = False,
                      runs=len(runs), simulated=simulated, command=command)
     result.summary.write_text(paper.summary(result), encoding="utf-8")
     _write_meta(result, points)
+    _write_claims(result)
     if report:
         from cclab.plots.report import write_paper_report
 
@@ -307,7 +308,8 @@ def verdict_preamble(counts: dict, quick: bool, calibrated: Optional[dict] = Non
              + (f" At parameters we calibrated: {tally_text(calibrated)}." if calibrated and any(calibrated.values())
                 else "")
              + " Supported: every comparison of the claim holds; partly: more than half do; numbers are means over "
-               "seeds; a difference counts only beyond the tolerance stated in the claim."]
+               "seeds; each claim's rule states its metric, the threshold a difference must pass and where that "
+               "threshold comes from (all claims, one row each: claims.csv)."]
     if quick:
         lines += ["", "*Quick mode: shorter runs, fewer points and seeds than the paper; verdicts here are a smoke "
                       "test, the full mode's are the reproduction.*"]
@@ -353,6 +355,24 @@ def _write_meta(outcome: Outcome, points: Sequence[tuple]) -> None:
             } for figure in outcome.figures},
     }
     (outcome.out / "meta.json").write_text(json.dumps(meta, indent=2, default=str) + "\n", encoding="utf-8")
+
+
+CLAIM_COLUMNS = ("figure", "claim", "statement", "paper_says", "metric", "threshold", "threshold_source", "verdict",
+                 "evidence", "calibrated")
+
+
+def _write_claims(outcome: Outcome) -> None:
+    """claims.csv: every claim with its rule and verdict, one row each."""
+    import csv
+
+    with open(outcome.out / "claims.csv", "w", newline="", encoding="utf-8") as file:
+        writer = csv.writer(file)
+        writer.writerow(CLAIM_COLUMNS)
+        for figure in outcome.figures:
+            for number, claim in enumerate(figure.claims, 1):
+                writer.writerow([_figure_key(figure.figure), number, claim.statement, claim.quote, claim.rule.metric,
+                                 claim.rule.threshold, claim.rule.source, claim.verdict, claim.evidence,
+                                 claim.calibrated])
 
 
 def _figure_key(figure: Any) -> str:

@@ -342,10 +342,10 @@ def write_paper_report(outcome) -> Path:
 
 
 def _claims_table(claims) -> str:
-    head = "<tr><th>#</th><th>claim</th><th>the paper says</th><th>verdict</th><th>our numbers</th></tr>"
+    head = "<tr><th>#</th><th>claim</th><th>the paper says</th><th>rule: metric; threshold (its source)</th><th>verdict</th><th>our numbers</th></tr>"
     rows = "".join(
         f"<tr><td>{number}</td><td>{_e(claim.statement)}{' <em>(at a calibrated parameter)</em>' if claim.calibrated else ''}"
-        f"</td><td>“{_e(claim.quote)}”</td>"
+        f"</td><td>“{_e(claim.quote)}”</td><td>{_e(claim.rule)}</td>"
         f'<td class="verdict {_slug(claim.verdict)}">{_e(claim.verdict)}</td><td>{_e(claim.evidence)}</td></tr>'
         for number, claim in enumerate(claims, 1))
     return f'<table class="claims">{head}{rows}</table>'

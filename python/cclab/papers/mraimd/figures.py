@@ -21,7 +21,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from cclab.papers.claims import Claim, about, compare, held_count, ordered_checks, verdict_of  # noqa: E402
+from cclab.papers.claims import (  # noqa: E402
+    DEFAULT, FROM_ABOUT, Claim, Rule, about, compare, held_count, ordered_checks, verdict_of)
 from cclab.papers.mraimd import scenarios  # noqa: E402
 from cclab.papers.mraimd.scenarios import AIMD, MRAIMD, PAPER_PER, SECTION4_PROTOCOLS, TABLE1_AS  # noqa: E402
 
@@ -225,7 +226,10 @@ def _table1_claims(tables, sizes) -> list[Claim]:
         "Both protocols achieve the same Goodput performance … the higher the Additive Increase factor, the more "
         "retransmissions it causes, with zero gains in system Goodput (§2.1; 118.8–118.9 KB/s)",
         verdict_of([spread[n] <= 0.03 for n in (2, 4)]),
-        "; ".join(f"{n} flows: {_fmt(goodput[n].to_dict(), '.1f')} KB/s (spread {spread[n]:.1%})" for n in (2, 4))))
+        "; ".join(f"{n} flows: {_fmt(goodput[n].to_dict(), '.1f')} KB/s (spread {spread[n]:.1%})" for n in (2, 4)),
+        Rule("wired goodput at each a, 2 and 4 flows (mean over seeds)",
+             "spread (max − min)/max ≤ 3 % (one comparison per flow count)",
+             f"{DEFAULT}: “the same” read as within 3 % (the paper's own spread is 0.1 %)")))
     checks, evidence = [], []  # every adjacent pair of a, at 2 and at 4 flows
     for n in (2, 4):
         values = {f"a={a:g}": rtx[n][a] for a in TABLE1_AS}
@@ -238,7 +242,10 @@ def _table1_claims(tables, sizes) -> list[Claim]:
     claims.append(Claim(
         "Table 1", "Wired: retransmissions rise with a (each step beyond 10 % of the mean).",
         "The higher the Additive Increase factor, the more the retransmission effort (§2.1)",
-        verdict_of(checks), "; ".join(evidence) + f" ({held_count(checks)} pairs in all). Paper: {paper}"))
+        verdict_of(checks), "; ".join(evidence) + f" ({held_count(checks)} pairs in all). Paper: {paper}",
+        Rule("wired retransmitted packets at each a, 2 and 4 flows (mean over seeds)",
+             "each larger a retransmits more by over 10 % of the mean over a (one comparison per adjacent pair "
+             "of a and flow count)", f"{DEFAULT}: 10 % of the mean")))
     ratio = rtx[4][1.0] / rtx[2][1.0]
     for per in sizes.pers:
         setting = f"wireless PER {per:g}"
@@ -262,7 +269,11 @@ def _table1_claims(tables, sizes) -> list[Claim]:
             "; ".join(evidence) + f" ({held_count(checks)} pairs in all). Paper (PER 0.3, 2 flows): {paper_values} KB/s; our a=1, 2 flows is "
             f"{scale:.2f}× the paper's" + (" — the paper's 0.3 PER cannot be a 30 % Bernoulli loss of data packets "
                                            "(ns-2.35 gives the same collapse, see the notes above)" if per == PAPER_PER
-                                           else ""), calibrated=per != PAPER_PER))
+                                           else ""),
+            Rule(f"goodput at PER {per:g} at each a, 2 and 4 flows (mean over seeds)",
+                 "each larger a ahead by more than 5 % of a = 1's goodput (one comparison per adjacent pair of a "
+                 "and flow count)", f"{DEFAULT}: 5 % of a = 1's goodput" + _calibrated_note(per)),
+            calibrated=per != PAPER_PER))
     del ratio
     return claims
 
@@ -350,25 +361,34 @@ def _fig4_claims(tables, sizes) -> list[Claim]:
     checks, text = _vs_baselines("goodput", 0, goodput, low, 0.05 * goodput.loc[low].max(), ".1f", " Mb/s")
     claims.append(Claim("Figure 4", f"At low contention ({low} flows) MR-AIMD's goodput equals AIMD's (within 5 %).",
                         "when contention is low (e.g., 10 flows over 48Mbps) the proposed algorithm achieves the same "
-                        "Goodput performance as regular AIMD (§4.1, Fig. 4(a))", verdict_of(checks), text))
+                        "Goodput performance as regular AIMD (§4.1, Fig. 4(a))", verdict_of(checks), text,
+                        Rule(f"system goodput at {low} flows (mean over seeds)",
+                             "MR-AIMD and each baseline apart by at most 5 % of the highest of the three (2 comparisons)",
+                             f"{DEFAULT}: “the same” read as within 5 %")))
     checks, text = _vs_baselines("retransmissions", 1, rtx, low, 0.1 * rtx.loc[low].max(), ".0f")
     claims.append(Claim("Figure 4", f"At {low} flows MR-AIMD retransmits more than AIMD (it is aggressive).",
                         "the retransmission effort graph (Figure 4(b)) reveals that for low contention environments, "
-                        "the proposed AIMD operates aggressively (§4.1)", verdict_of(checks), text))
+                        "the proposed AIMD operates aggressively (§4.1)", verdict_of(checks), text,
+                        Rule(f"retransmitted packets at {low} flows (mean over seeds)",
+                             "MR-AIMD above each baseline by more than 10 % of the largest of the three "
+                             "(2 comparisons)", f"{DEFAULT}: 10 % of the largest")))
     checks, text = _vs_baselines("retransmissions", -1, rtx, high, 0.1 * rtx.loc[high].max(), ".0f")
     claims.append(Claim("Figure 4", f"At high contention ({high} flows) MR-AIMD retransmits less than AIMD.",
                         "smaller increase rates lead to reduced retransmission effort (see Figure 4(b)) (§4.1)",
-                        verdict_of(checks), text + f"; MR-AIMD timeouts {_at(runs, 'timeouts', 0.0).loc[high].to_dict()}"))
+                        verdict_of(checks), text + f"; MR-AIMD timeouts {_at(runs, 'timeouts', 0.0).loc[high].to_dict()}",
+                        Rule(f"retransmitted packets at {high} flows (mean over seeds)",
+                             "MR-AIMD below each baseline by more than 10 % of the largest of the three "
+                             "(2 comparisons)", f"{DEFAULT}: 10 % of the largest")))
     mr_a = a_mean["MR-AIMD"]
     claims.append(Claim("Figure 4", f"At {low} flows MR-AIMD's average a is above 1 (aggressive).",
                         "we graph the average Additive Increase factor for a random flow, when 10 flows compete. This "
                         "Figure verifies the aggressive behavior of MR-AIMD (§4.1, Fig. 4(c))",
                         verdict_of([mr_a[low] > 1.05]), f"time-average a, mean over flows and seeds: {mr_a[low]:.2f} "
-                        f"(flows range {_range(runs, low, 0.0)})"))
+                        f"(flows range {_range(runs, low, 0.0)})", _a_rule(low, "above 1.05")))
     claims.append(Claim("Figure 4", f"At {high} flows MR-AIMD's average a is below 1.",
                         "when the total number of participating flows is 100 … the average value of MR-AIMD's "
                         "Additive Increase factor is below 1 (§4.1, Fig. 4(d))", verdict_of([mr_a[high] < 0.95]),
-                        f"{mr_a[high]:.2f} (flows range {_range(runs, high, 0.0)})"))
+                        f"{mr_a[high]:.2f} (flows range {_range(runs, high, 0.0)})", _a_rule(high, "below 0.95")))
     claims.append(_falls_claim("Figure 4", mr_a, "MR-AIMD's average a falls as the number of flows rises "
                                f"({low} → {high}).", "As contention increases … multiplicative decreases of both the "
                                "cwnd and the Additive Increase factor (§4.1, Fig. 4(c) vs 4(d))"))
@@ -380,10 +400,20 @@ def _range(runs: pd.DataFrame, flows: int, per: float) -> str:
     return f"{sel['a_mean_min'].min():.2f}–{sel['a_mean_max'].max():.2f}"
 
 
-def _falls_claim(figure: str, a: pd.Series, statement: str, quote: str) -> Claim:
+def _a_rule(flows, threshold: str) -> Rule:
+    """The rule of "MR-AIMD's average a is above / below 1" claims."""
+    return Rule(f"MR-AIMD's time-average a at {flows} flows (per flow, then the mean over flows and seeds)",
+                f"{threshold} (one comparison)", f"{DEFAULT}: 5 % beyond 1")
+
+
+def _falls_claim(figure: str, a: pd.Series, statement: str, quote: str, calibrated: bool = False) -> Claim:
     low, high = a.index.min(), a.index.max()
-    return Claim(figure, statement, quote, verdict_of([compare(a[low], a[high], 0.1) > 0]),
-                 "average a by flows: " + ", ".join(f"{n}: {v:.2f}" for n, v in a.items()))
+    margin = 0.1
+    return Claim(figure, statement, quote, verdict_of([compare(a[low], a[high], margin) > 0]),
+                 "average a by flows: " + ", ".join(f"{n}: {v:.2f}" for n, v in a.items()),
+                 Rule(f"MR-AIMD's average a at {low} and at {high} flows (mean over flows and seeds)",
+                      f"lower at {high} by more than {margin:g} (one comparison)",
+                      f"{DEFAULT}: {margin:g}, a tenth of TCP's a = 1"), calibrated=calibrated)
 
 
 def _fig5_claims(tables, sizes) -> list[Claim]:
@@ -402,6 +432,9 @@ def _fig5_claims(tables, sizes) -> list[Claim]:
             verdict_of(checks + [about(g, 0.30) for _, g in best.values()]),
             "; ".join(f"vs {b}: gain {', '.join(f'{n}: {g:+.0%}' for n, g in gain[b].items())}" for b in gain)
             + "; MR-AIMD goodput " + ", ".join(f"{n}: {v:.2f}" for n, v in goodput["MR-AIMD"].items()) + " Mb/s",
+            Rule(f"MR-AIMD's goodput gain over AIMD and over AIMD+ECN at each N, PER {per:g} (mean over seeds)",
+                 "above 2 % at every N (one comparison per baseline) and the largest gain over each baseline within "
+                 "22.5–37.5 % (one comparison per baseline)", f"{FROM_ABOUT}; 2 %: {DEFAULT}" + _calibrated_note(per)),
             calibrated=per != PAPER_PER))
         mr_a = a_mean["MR-AIMD"]
         claims.append(Claim(
@@ -409,8 +442,15 @@ def _fig5_claims(tables, sizes) -> list[Claim]:
             "we see in Figures 5(b) and 5(c) that the Additive Increase factor is far above 1 (§4.2)",
             verdict_of([v > 1.5 for v in mr_a]), "average a by flows: " + ", ".join(f"{n}: {v:.2f}"
                                                                                    for n, v in mr_a.items()),
+            Rule(f"MR-AIMD's time-average a at each N, PER {per:g} (mean over flows and seeds)",
+                 "above 1.5 (one comparison per N)", f"{DEFAULT}: “far above 1” read as 50 % above"
+                 + _calibrated_note(per)),
             calibrated=per != PAPER_PER))
     return claims
+
+
+def _calibrated_note(per: float) -> str:
+    return "" if per == PAPER_PER else "; the PER is ours, calibrated to Table 1's a = 1 goodput"
 
 
 def _fig6_claims(tables, sizes) -> list[Claim]:
@@ -427,7 +467,11 @@ def _fig6_claims(tables, sizes) -> list[Claim]:
             "when contention is low MR-AIMD exploits the available resources … increasing the overall system "
             "Goodput (see Figure 6(a), flows 5-80) (§4.3)", verdict_of(checks),
             "; ".join(f"N={n}: MR-AIMD {goodput.loc[n, 'MR-AIMD']:.2f}, AIMD {goodput.loc[n, 'AIMD']:.2f}, "
-                      f"AIMD+ECN {goodput.loc[n, 'AIMD+ECN']:.2f} Mb/s" for n in low)))
+                      f"AIMD+ECN {goodput.loc[n, 'AIMD+ECN']:.2f} Mb/s" for n in low),
+            Rule(f"system goodput at each N < 80, PER {per:g} (mean over seeds)",
+                 "MR-AIMD above each baseline by more than 2 % of the baseline's (one comparison per N and baseline)",
+                 f"{DEFAULT}: 2 %" + _calibrated_note(per)),
+            calibrated=per != PAPER_PER))
         if high:
             checks, parts = [], []
             for n in high:
@@ -441,17 +485,24 @@ def _fig6_claims(tables, sizes) -> list[Claim]:
                 "Figure 6", f"PER {per:g}: at 80–100 flows MR-AIMD's goodput equals AIMD's (within 5 %) with fewer "
                             "retransmissions (by > 10 %).",
                 "MR-AIMD achieves the same Goodput performance as conventional AIMD, but reduces the retransmission "
-                "effort (Figure 6(b)) (§4.3)", verdict_of(checks), "; ".join(parts)))
+                "effort (Figure 6(b)) (§4.3)", verdict_of(checks), "; ".join(parts),
+                Rule(f"system goodput and retransmitted packets at each N ≥ 80, PER {per:g} (mean over seeds)",
+                     "MR-AIMD's goodput within 5 % of each baseline's and its retransmissions below each baseline's "
+                     "by more than 10 % of the baseline's (2 comparisons per N and baseline)",
+                     f"{DEFAULT}: “the same” read as within 5 %, “reduces” as by 10 %" + _calibrated_note(per)),
+                calibrated=per != PAPER_PER))
         mr_a = a_mean["MR-AIMD"]
         claims.append(Claim(
             "Figure 6", f"PER {per:g}: MR-AIMD's a is above 1 at low contention ({mr_a.index.min()} flows).",
             "when contention is low MR-AIMD … accelerates transmission (see Figure 6(c)) (§4.3)",
             verdict_of([mr_a[mr_a.index.min()] > 1.05]), f"average a at {mr_a.index.min()} flows: "
-                                                           f"{mr_a[mr_a.index.min()]:.2f}"))
+                                                           f"{mr_a[mr_a.index.min()]:.2f}",
+            _a_rule(mr_a.index.min(), "above 1.05"), calibrated=per != PAPER_PER))
         claims.append(_falls_claim("Figure 6", mr_a, f"PER {per:g}: MR-AIMD's average a is lower at "
                                    f"{mr_a.index.max()} flows than at {mr_a.index.min()}.",
                                    "when contention increases (i.e., 80 and 100 participating flows), MR-AIMD reduces "
-                                   "its transmission rate, through lower Additive Increase factors (Figure 6(d)) (§4.3)"))
+                                   "its transmission rate, through lower Additive Increase factors (Figure 6(d)) (§4.3)",
+                                   calibrated=per != PAPER_PER))
     return claims
 
 
@@ -561,6 +612,7 @@ def _fig7_claims(tables, sizes) -> list[Claim]:
     n = fig7_numbers(tables)
     sim = n["sim_mraimd"]
     verdict = verdict_of([about(sim, 6.0)])  # "about 6 RTTs": 4.5–7.5
+    doubling = "RTTs for the window to double from 20 (elapsed time / mean smoothed RTT, cclab simulation)"
     claims = [
         Claim("Figure 7", "With a′ = 0.5 and no marks, MR-AIMD doubles its window from 20 in about 6 RTTs "
                           "(±25 %: 4.5–7.5).",
@@ -568,11 +620,14 @@ def _fig7_claims(tables, sizes) -> list[Claim]:
               f"cclab simulation: {sim:.1f} RTTs (a = {n['sim_a_at_doubling']:.2f} then, i.e. 1 + 0.5·n); "
               f"Eqs. 3–4 as printed (aₙ = aₙ₋₁ + a′·n): {n['eq3_printed']:.1f} RTTs; Eq. 1 per RTT "
               f"(aₙ = aₙ₋₁ + a′, what the per-ACK rule a += a′/cwnd gives): {n['eq1_per_rtt']:.1f} RTTs. "
-              "The 6 RTTs follow from Eq. 3 as printed, which grows a quadratically; Eq. 1 grows it linearly."),
+              "The 6 RTTs follow from Eq. 3 as printed, which grows a quadratically; Eq. 1 grows it linearly.",
+              Rule(f"MR-AIMD's {doubling}", "within 4.5–7.5 (one comparison)", FROM_ABOUT)),
         Claim("Figure 7", "TCP-AIMD (a = 1) needs 20 RTTs to double a window of 20.",
               "while TCP-AIMD needs 20 RTTs (§4.4, Eq. 5)",
               verdict_of([about(n["sim_aimd"], 20.0, 0.1)]),  # Eq. 5 is exact: ±10 %
-              f"cclab simulation: {n['sim_aimd']:.1f} RTTs; Eq. 5: {n['eq5_tcp']:.0f} RTTs"),
+              f"cclab simulation: {n['sim_aimd']:.1f} RTTs; Eq. 5: {n['eq5_tcp']:.0f} RTTs",
+              Rule(f"TCP-AIMD's {doubling}", "within 18–22 (one comparison)",
+                   f"{DEFAULT}: ±10 %, tighter than “about”: the paper's Eq. 5 is exact")),
     ]
     if not math.isnan(n.get("first_mark_s", math.nan)):
         claims.append(Claim(
@@ -583,7 +638,9 @@ def _fig7_claims(tables, sizes) -> list[Claim]:
             f"first mark at {n['first_mark_s']:.2f} s with a = {n['a_at_first_mark']:.2f}; a grew by "
             f"{n['a_growth_10rtt_after_mark']:.3f} in the next 10 RTTs. Note: a′ stays 0.005 until a timeout, so "
             f"after any mark a later contention drop is met at TCP's pace (Eq. 1 with a′ = 0.005: "
-            f"{n['eq1_slow_rate']:.1f} RTTs to double)"))
+            f"{n['eq1_slow_rate']:.1f} RTTs to double)",
+            Rule("growth of MR-AIMD's a over the 10 RTTs after the first ECN mark", "below 0.1 (one comparison)",
+                 f"{DEFAULT}: 0.1, a tenth of TCP's a = 1; “immediately” read as within 10 RTTs")))
     return claims
 
 

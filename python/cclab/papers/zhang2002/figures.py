@@ -29,7 +29,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from cclab.core import duration_s, rate_bps
-from cclab.papers.claims import SUPPORTED, Claim, compare, held_count, ordered, verdict_of  # noqa: E402
+from cclab.papers.claims import (  # noqa: E402
+    DEFAULT, FROM_PAPER, SUPPORTED, Claim, Rule, compare, held_count, ordered, verdict_of)
 from cclab.papers.zhang2002 import metrics, scenarios  # noqa: E402
 from cclab.papers.zhang2002.scenarios import PROTOCOLS, RESPONSIVE, SMOOTH, STANDARD, protocol_label  # noqa: E402
 
@@ -37,6 +38,13 @@ LABELS = [protocol_label(protocol) for protocol in PROTOCOLS]  # smoothest first
 SMOOTH_LABEL, STANDARD_LABEL, RESPONSIVE_LABEL = (protocol_label(p) for p in (SMOOTH, STANDARD, RESPONSIVE))
 COLORS = dict(zip(LABELS, ("tab:blue", "tab:green", "tab:orange", "tab:red")))
 PAYLOAD_SHARE = scenarios.PACKET_SIZE / (scenarios.PACKET_SIZE + 40)  # goodput / link rate at best
+
+# What counts as a real difference (claims.compare), fixed with the rules, each a small
+# fraction of what it measures. Goodput: 0.5 Mb/s is 5 % of a 10 Mb/s link, 0.5 % of
+# 100 Mb/s; Jain's index: 0.005 of its 0–1 range; times: half a 1-s bin.
+GOODPUT_MARGIN_MBPS = 0.5
+FAIRNESS_MARGIN = 0.005
+TIME_MARGIN_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -186,33 +194,43 @@ def _claims_fig2(tables, sizes) -> list[Claim]:
         "the results on 10Mbps links comply with the projection of TCP-friendly equations (§5.1)",
         verdict,
         f"largest spread {spread.max():.1%} at N = {worst_n} ({_row(goodput.loc[worst_n], 'Mb/s')}); "
-        f"within 5 % at {within} of {len(spread)} values of N; median spread {spread.median():.1%}")]
+        f"within 5 % at {within} of {len(spread)} values of N; median spread {spread.median():.1%}",
+        Rule("system goodput of each protocol at each N (mean over seeds)",
+             f"spread (max − min)/max ≤ {tolerance * 100:g} % at every N (one comparison per N)",
+             f"{DEFAULT}: “comply with the projection” read as {tolerance * 100:g} % apart at most"))]
 
 
 def _claims_fig3(tables, sizes) -> list[Claim]:
     runs = tables["runs"]
     goodput = _mean_by(runs, ["flows", "protocol"], "system_goodput_mbps").unstack()
     fewest = goodput.index.min()
+    margin = GOODPUT_MARGIN_MBPS
     verdict, evidence = ordered(goodput.loc[fewest].to_dict(), [SMOOTH_LABEL, STANDARD_LABEL, RESPONSIVE_LABEL],
-                                tolerance=0.5)
-    smooth_beats_responsive = [compare(goodput.loc[n, SMOOTH_LABEL], goodput.loc[n, RESPONSIVE_LABEL], 0.5) > 0
+                                tolerance=margin)
+    smooth_beats_responsive = [compare(goodput.loc[n, SMOOTH_LABEL], goodput.loc[n, RESPONSIVE_LABEL], margin) > 0
                                for n in goodput.index]
     by_beta = [protocol_label(p) for p in PROTOCOLS]  # β decreasing
-    beta_verdicts = [ordered(goodput.loc[n].to_dict(), by_beta, 0.5)[0] == SUPPORTED for n in goodput.index]
+    beta_verdicts = [ordered(goodput.loc[n].to_dict(), by_beta, margin)[0] == SUPPORTED for n in goodput.index]
+    source = f"{DEFAULT}: {margin:g} Mb/s, 0.5 % of the 100 Mb/s bottleneck"
     return [
         Claim(3, f"On a 100 Mb/s bottleneck with a large fair share (N = {fewest}), the smooth TCP's goodput exceeds "
                  "standard TCP's, which exceeds the responsive TCP's (Hypothesis 3), by more than 0.5 Mb/s.",
               "when the fair-share for each flow is large, a smooth downward adjustment contributes to exploiting "
               "the system goodput better (§5.1); throughput of smooth TCP may be greater than the throughput of "
               "standard and responsive TCP (Hypothesis 3, §3)",
-              verdict, f"N = {fewest}: {evidence} Mb/s"),
+              verdict, f"N = {fewest}: {evidence} Mb/s",
+              Rule(f"system goodput at N = {fewest} (mean over seeds)",
+                   f"each adjacent pair ahead by more than {margin:g} Mb/s (2 comparisons)", source)),
         Claim(3, "At every N, system goodput is ordered by β: TCP(0.31, 0.875) > TCP(0.583, 0.75) > TCP(1, 0.5) > "
                  "TCP(1.25, 0.25) (each by more than 0.5 Mb/s).",
               "the result with 100Mbps bottleneck are supportive to our 3rd hypothesis (§5.1)",
               verdict_of(beta_verdicts),
               f"strict order at {sum(beta_verdicts)} of {len(beta_verdicts)} values of N; TCP(0.31, 0.875) > "
               f"TCP(1.25, 0.25) at {sum(smooth_beats_responsive)} of {len(goodput)}; mean over N: "
-              f"{_row(goodput.mean(), 'Mb/s')}"),
+              f"{_row(goodput.mean(), 'Mb/s')}",
+              Rule("system goodput at each N (mean over seeds)",
+                   f"an N holds when all 3 adjacent pairs are ahead by more than {margin:g} Mb/s (one comparison "
+                   "per N)", source)),
     ]
 
 
@@ -228,7 +246,8 @@ def _claims_fig4(tables, sizes) -> list[Claim]:
     runs = tables["runs"]
     goodput = _mean_by(runs, ["per", "protocol"], "system_goodput_mbps").unstack()
     low, high = goodput.index.min(), goodput.index.max()
-    tolerance = 0.5
+    tolerance = GOODPUT_MARGIN_MBPS
+    source = f"{DEFAULT}: {tolerance:g} Mb/s, 5 % of the 10 Mb/s wireless link"
     low_pers = [per for per in goodput.index if per <= LOW_PER]
     # One comparison per low PER: the smooth TCP ahead by more than the tolerance.
     smooth_ahead = [compare(goodput.loc[per, SMOOTH_LABEL], goodput.loc[per, RESPONSIVE_LABEL], tolerance) > 0
@@ -239,7 +258,8 @@ def _claims_fig4(tables, sizes) -> list[Claim]:
                              for per, ahead in zip(low_pers, smooth_ahead)) + f" ({held_count(smooth_ahead)} PERs)"
     high_verdict, high_evidence = ordered(goodput.loc[high].to_dict(), [RESPONSIVE_LABEL, SMOOTH_LABEL], tolerance)
     drop = 1 - goodput.loc[high] / goodput.loc[low]
-    drop_verdict = verdict_of([compare(drop[SMOOTH_LABEL], drop[RESPONSIVE_LABEL], 0.01) > 0])
+    drop_margin = 0.01
+    drop_verdict = verdict_of([compare(drop[SMOOTH_LABEL], drop[RESPONSIVE_LABEL], drop_margin) > 0])
     by_alpha = list(reversed(LABELS))  # α decreasing
     alpha_verdict, alpha_evidence = ordered(goodput.loc[high].to_dict(), by_alpha, tolerance)
     crossing = [per for per in goodput.index
@@ -248,21 +268,34 @@ def _claims_fig4(tables, sizes) -> list[Claim]:
         Claim(4, f"At each low error rate (PER ≤ {LOW_PER:g}) the smooth TCP's goodput is higher than the responsive "
                  "TCP's (by > 0.5 Mb/s).",
               "When the error rate is low, the smooth TCP attain higher goodput (§5.1)",
-              low_verdict, f"{SMOOTH_LABEL} vs {RESPONSIVE_LABEL}: {low_evidence} Mb/s"),
+              low_verdict, f"{SMOOTH_LABEL} vs {RESPONSIVE_LABEL}: {low_evidence} Mb/s",
+              Rule(f"system goodput at each PER ≤ {LOW_PER:g} (mean over seeds)",
+                   f"{SMOOTH_LABEL} ahead of {RESPONSIVE_LABEL} by more than {tolerance:g} Mb/s (one comparison "
+                   "per PER)", f"{source}; “low” = the lower half of the paper's 0–0.05")),
         Claim(4, f"From PER {low:g} to {high:g} the smooth TCP's goodput falls by a larger fraction than the "
                  "responsive TCP's.",
               "smooth TCP's goodput performance degrades faster (§5.1)",
               drop_verdict, f"drop {SMOOTH_LABEL} {drop[SMOOTH_LABEL]:.1%} vs {RESPONSIVE_LABEL} "
-                            f"{drop[RESPONSIVE_LABEL]:.1%}"),
+                            f"{drop[RESPONSIVE_LABEL]:.1%}",
+              Rule(f"goodput lost from PER {low:g} to {high:g}, as a fraction of the PER {low:g} goodput",
+                   f"{SMOOTH_LABEL}'s fraction larger by more than {drop_margin * 100:g} percentage point "
+                   "(one comparison)",
+                   f"{DEFAULT}: one percentage point")),
         Claim(4, f"At PER {high:g} the responsive TCP outperforms the smooth TCP.",
               "responsive TCP outperforms the smooth one (§5.1)",
               high_verdict, f"{high_evidence} Mb/s; responsive ahead at PER "
-                            f"{', '.join(f'{per:g}' for per in crossing) or 'none'}"),
+                            f"{', '.join(f'{per:g}' for per in crossing) or 'none'}",
+              Rule(f"system goodput at PER {high:g} (mean over seeds)",
+                   f"{RESPONSIVE_LABEL} ahead of {SMOOTH_LABEL} by more than {tolerance:g} Mb/s (one comparison)",
+                   source)),
         Claim(4, f"At PER {high:g} goodput follows α, not β: TCP(1.25, 0.25) > TCP(1, 0.5) > TCP(0.583, 0.75) > "
                  "TCP(0.31, 0.875).",
               "Here the choice of β doesn't make much difference, unlike the high α value of TCP(1.25, 0.25) which "
               "permits a more aggressive behavior (§5.1)",
-              alpha_verdict, f"{alpha_evidence} Mb/s"),
+              alpha_verdict, f"{alpha_evidence} Mb/s",
+              Rule(f"system goodput at PER {high:g} (mean over seeds)",
+                   f"each adjacent pair of the α order ahead by more than {tolerance:g} Mb/s (3 comparisons)",
+                   source)),
     ]
 
 
@@ -346,24 +379,34 @@ def _claims_fig5(tables, sizes) -> list[Claim]:
     delivering = series[series["goodput_mbps"] > 0]
     variation = delivering.groupby(["protocol", "seed"])["goodput_mbps"].apply(
         metrics.coefficient_of_variation).groupby("protocol").mean()
-    faster_verdict, faster_evidence = ordered(after.to_dict(), [RESPONSIVE_LABEL, STANDARD_LABEL, SMOOTH_LABEL], 0.1)
+    regain_margin, variation_margin = 0.1, 0.02
+    faster_verdict, faster_evidence = ordered(after.to_dict(), [RESPONSIVE_LABEL, STANDARD_LABEL, SMOOTH_LABEL],
+                                              regain_margin)
     return [
         Claim(5, "Every handoff outage cuts the protocol's ssthresh to 2 packets (one comparison per handoff).",
               "Since the handoff period is long enough, all protocols will reduce their window size and ssthresh "
               "to 2 (§5.1)",
               verdict_of(cut_to_two),
-              f"ssthresh ≤ 2 after {held_count(cut_to_two)} handoffs; by protocol: " + _row(at_two[LABELS], fmt=".0%")),
+              f"ssthresh ≤ 2 after {held_count(cut_to_two)} handoffs; by protocol: " + _row(at_two[LABELS], fmt=".0%"),
+              Rule("ssthresh just after each handoff outage (every protocol, seed and handoff)",
+                   "at most 2 packets (one comparison per handoff)", f"{FROM_PAPER}: “ssthresh to 2”")),
         Claim(5, "After the link returns, the responsive TCP regains its rate faster: TCP(1.25, 0.25) > TCP(1, 0.5) > "
                  "TCP(0.31, 0.875) in mean goodput over the 3 s after resumption (by > 0.1 Mb/s).",
               "After the handoff period is over, a responsive TCP recovers faster (§5.1)",
               faster_verdict, f"{faster_evidence} Mb/s; reaching half the link rate before the next handoff: "
                               f"{_row(reached[LABELS], fmt='.0%')} of handoffs, median time "
-                              f"{_row(median_recovery[LABELS], 's', '.2f')}"),
+                              f"{_row(median_recovery[LABELS], 's', '.2f')}",
+              Rule("mean goodput in the 3 s after the link returns (mean over handoffs and seeds)",
+                   f"each adjacent pair ahead by more than {regain_margin:g} Mb/s (2 comparisons)",
+                   f"{DEFAULT}: {regain_margin:g} Mb/s, 1 % of the 10 Mb/s wireless link")),
         Claim(5, "The responsive TCP's 1-s allotted goodput varies less (lower coefficient of variation outside "
                  "outages) than the smooth TCP's.",
               "a responsive TCP recovers faster and attains smoother rates (§5.1)",
-              verdict_of([compare(variation[SMOOTH_LABEL], variation[RESPONSIVE_LABEL], 0.02) > 0]),
-              "coefficient of variation " + _row(variation[LABELS], fmt=".2f")),
+              verdict_of([compare(variation[SMOOTH_LABEL], variation[RESPONSIVE_LABEL], variation_margin) > 0]),
+              "coefficient of variation " + _row(variation[LABELS], fmt=".2f"),
+              Rule("coefficient of variation of the 1-s allotted goodput over bins with data (mean over seeds)",
+                   f"{SMOOTH_LABEL}'s higher than {RESPONSIVE_LABEL}'s by more than {variation_margin:g} (one "
+                   "comparison)", f"{DEFAULT}: standard deviations apart by 2 % of the mean")),
     ]
 
 
@@ -452,7 +495,9 @@ def _claims_fig6(tables, sizes) -> list[Claim]:
     end = sizes.dynamic_duration_s
     fairness = "allotted_fairness"
     before = _window_mean(series, fairness, 5, 15)
-    smooth_verdict, smooth_evidence = ordered(before.to_dict(), [SMOOTH_LABEL, STANDARD_LABEL, RESPONSIVE_LABEL], 0.005)
+    smooth_verdict, smooth_evidence = ordered(before.to_dict(), [SMOOTH_LABEL, STANDARD_LABEL, RESPONSIVE_LABEL],
+                                              FAIRNESS_MARGIN)
+    fairness_source = f"{DEFAULT}: {FAIRNESS_MARGIN:g}, 0.5 % of the index's 0–1 range"
     # In the bin where flows join, the newcomers have delivered almost nothing, so Jain's
     # index drops by construction (N/(N+k) for N equal flows joined by k idle ones). The
     # second after that, every newcomer has sent for a whole second: a drop there is the
@@ -468,31 +513,43 @@ def _claims_fig6(tables, sizes) -> list[Claim]:
     level = 0.95
     recovery = _mean_recovery(series, fairness, 25, lambda name: level, end)
     recovery_verdict, recovery_evidence = ordered(recovery.to_dict(), [RESPONSIVE_LABEL, STANDARD_LABEL, SMOOTH_LABEL],
-                                                  0.5, fmt=".1f", descending=False)
+                                                  TIME_MARGIN_S, fmt=".1f", descending=False)
     late = _window_mean(series, fairness, 35, min(45, end))
-    ahead_of_each = [compare(late[RESPONSIVE_LABEL], late[name], 0.005) > 0 for name in LABELS if name != RESPONSIVE_LABEL]
+    ahead_of_each = [compare(late[RESPONSIVE_LABEL], late[name], FAIRNESS_MARGIN) > 0
+                     for name in LABELS if name != RESPONSIVE_LABEL]
     late_verdict = verdict_of(ahead_of_each)
     return [
         Claim(6, "With N fixed at 12 (5–15 s), smoother protocols have higher allotted fairness: TCP(0.31, 0.875) > "
                  "TCP(1, 0.5) > TCP(1.25, 0.25).",
               "[9] claims that generating smoother traffic improves allotted fairness, as confirmed in the time "
               "period from t0=0 to t1=15 in Figure 6 (§5.2)",
-              smooth_verdict, f"mean 5–15 s: {smooth_evidence}"),
+              smooth_verdict, f"mean 5–15 s: {smooth_evidence}",
+              Rule("allotted fairness (Jain's index of 1-s goodput), mean over 5–15 s and seeds",
+                   f"each adjacent pair ahead by more than {FAIRNESS_MARGIN:g} (2 comparisons)", fairness_source)),
         Claim(6, "Allotted fairness drops for every protocol when new flows join (15, 20, 25 s): the second after "
                  "the joining one (when the newcomers have sent for a whole second) is below the second before.",
               "When new flows come in, fairness drops for all protocols (§5.2)",
               verdict_of(drops),
-              f"{held_count(drops)} drops (protocol × step); " + "; ".join(drop_text)),
+              f"{held_count(drops)} drops (protocol × step); " + "; ".join(drop_text),
+              Rule("allotted fairness in the second after the joining one vs the second before (mean over seeds)",
+                   "lower (one comparison per protocol and step); the joining second itself is left out: its idle "
+                   "newcomers lower Jain's index by construction", f"{FROM_PAPER}: “fairness drops”")),
         Claim(6, f"After the last arrivals (25 s) TCP(1.25, 0.25)'s fairness is back at {level} soonest.",
               "the fairness of TCP(1.25, 0.25) recovers faster (§5.2)",
               recovery_verdict,
               f"mean time from 25 s to allotted fairness ≥ {level}: {recovery_evidence} s "
-              f"(never reached counts as {end - 25:g} s)"),
+              f"(never reached counts as {end - 25:g} s)",
+              Rule(f"time from 25 s until allotted fairness ≥ {level} (mean over seeds; never = the rest of the run)",
+                   f"each adjacent pair sooner by more than {TIME_MARGIN_S:g} s (2 comparisons)",
+                   f"{DEFAULT}: half a 1-s bin; “recovered” read as an index of {level}")),
         Claim(6, f"20 s after the first arrivals (35–{min(45, end):g} s) TCP(1.25, 0.25) has the highest allotted "
                  "fairness: above each other protocol's by more than 0.005.",
               "after a 20-second period the responsive TCP displays the highest fairness (§5.2)",
               late_verdict, f"mean 35–{min(45, end):g} s: " + _row(late, fmt=".3f")
-              + f" (ahead of {held_count(ahead_of_each)} others)"),
+              + f" (ahead of {held_count(ahead_of_each)} others)",
+              Rule(f"allotted fairness, mean over 35–{min(45, end):g} s and seeds",
+                   f"{RESPONSIVE_LABEL} above each other protocol by more than {FAIRNESS_MARGIN:g} (3 comparisons)",
+                   fairness_source)),
     ]
 
 
@@ -504,7 +561,9 @@ def _claims_fig7(tables, sizes) -> list[Claim]:
     end = sizes.dynamic_duration_s
     goodput = "allotted_goodput_mbps"
     before = _window_mean(series, goodput, 5, 15)
-    beta_verdict, beta_evidence = ordered(before.to_dict(), LABELS, 0.2)
+    goodput_margin, level_margin = 0.2, 0.05  # Mb/s: 0.2 % and 0.05 % of the 100 Mb/s bottleneck
+    source = f"{DEFAULT}: {goodput_margin:g} Mb/s, 0.2 % of the 100 Mb/s bottleneck"
+    beta_verdict, beta_evidence = ordered(before.to_dict(), LABELS, goodput_margin)
     dips = []
     for step in _step_times(scenarios.DECREASING_FLOWS):
         dips.append((_window_mean(series, goodput, step, step + 1), _window_mean(series, goodput, step - 3, step)))
@@ -521,30 +580,45 @@ def _claims_fig7(tables, sizes) -> list[Claim]:
         for step in steps})
     climbs = pd.DataFrame({step: _climb_speeds(series, goodput, step) for step in steps})
     # Fastest at a step: back sooner than every other protocol, by more than half a bin.
-    fastest = [compare(recoveries[step].drop(RESPONSIVE_LABEL).min(), recoveries.loc[RESPONSIVE_LABEL, step], 0.5) > 0
-               for step in steps]
-    smooth_slower_when_few = compare(recoveries.loc[SMOOTH_LABEL, 25.0], recoveries.loc[SMOOTH_LABEL, 15.0], 0.05) > 0
+    fastest = [compare(recoveries[step].drop(RESPONSIVE_LABEL).min(), recoveries.loc[RESPONSIVE_LABEL, step],
+                       TIME_MARGIN_S) > 0 for step in steps]
+    smooth_slower_when_few = compare(recoveries.loc[SMOOTH_LABEL, 25.0], recoveries.loc[SMOOTH_LABEL, 15.0],
+                                     TIME_MARGIN_S) > 0
+    recovery_metric = (f"time after the step until the 1-s allotted goodput is back at 98 % of the 3 s before it "
+                       f"(mean over seeds; never within {RECOVERY_CAP_S:g} s = {RECOVERY_CAP_S:g} s)")
+    recovery_source = f"{DEFAULT}: half a 1-s bin; the cap is the {RECOVERY_CAP_S:g} s between steps"
     return [
         Claim(7, "With N fixed at 100 (5–15 s), allotted goodput rises with β: TCP(0.31, 0.875) > TCP(0.583, 0.75) > "
                  "TCP(1, 0.5) > TCP(1.25, 0.25) (by > 0.2 Mb/s each).",
               "From t0=0 to t1=15, when the number of flows is fixed, the higher the β, the higher the allotted "
-              "goodput (§5.2)", beta_verdict, f"mean 5–15 s: {beta_evidence} Mb/s"),
+              "goodput (§5.2)", beta_verdict, f"mean 5–15 s: {beta_evidence} Mb/s",
+              Rule("allotted goodput, mean over 5–15 s and seeds",
+                   f"each adjacent pair of the β order ahead by more than {goodput_margin:g} Mb/s (3 comparisons)",
+                   source)),
         Claim(7, "When half the flows leave at 15 s, the allotted goodput of every protocol first drops (the 15–16 s "
                  "bin is below the 12–15 s mean).",
               "the goodput initially decreases for all protocols since the resource consumption suddenly drops (§5.2)",
               verdict_of(list(first_dip)),
               "12–15 s → 15–16 s: " + ", ".join(f"{name.replace('TCP', '')} {dips[0][1][name]:.1f}→"
-                                                f"{dips[0][0][name]:.1f}" for name in LABELS) + " Mb/s"),
+                                                f"{dips[0][0][name]:.1f}" for name in LABELS) + " Mb/s",
+              Rule("allotted goodput in the 15–16 s bin vs its mean over 12–15 s (mean over seeds)",
+                   "lower (one comparison per protocol)", f"{FROM_PAPER}: “initially decreases”")),
         Claim(7, f"Once flows leave (15–{end:g} s), TCP(0.31, 0.875) has the lowest allotted goodput.",
               "it is not surprising that TCP(0.31, 0.875)'s achieves the lowest performance (§5.2)",
               verdict_of([lowest == SMOOTH_LABEL and compare(after.drop(SMOOTH_LABEL).min(), after[SMOOTH_LABEL],
-                                                                0.05) > 0]),
-              f"mean 15–{end:g} s: " + _row(after, "Mb/s", ".4g")),
+                                                                level_margin) > 0]),
+              f"mean 15–{end:g} s: " + _row(after, "Mb/s", ".4g"),
+              Rule(f"allotted goodput, mean over 15–{end:g} s and seeds",
+                   f"{SMOOTH_LABEL} below every other protocol by more than {level_margin:g} Mb/s (one comparison)",
+                   f"{DEFAULT}: {level_margin:g} Mb/s, 0.05 % of the 100 Mb/s bottleneck")),
         Claim(7, f"Once flows leave (15–{end:g} s), TCP(1, 0.5) has the highest allotted goodput.",
               "TCP(1, 0.5)'s goodput is the highest (§5.2)",
               verdict_of([highest == STANDARD_LABEL and compare(after[STANDARD_LABEL], after.drop(STANDARD_LABEL).max(),
-                                                                 0.05) > 0]),
-              f"highest: {highest} ({after[highest]:.4g} Mb/s)"),
+                                                                 level_margin) > 0]),
+              f"highest: {highest} ({after[highest]:.4g} Mb/s)",
+              Rule(f"allotted goodput, mean over 15–{end:g} s and seeds",
+                   f"{STANDARD_LABEL} above every other protocol by more than {level_margin:g} Mb/s (one comparison)",
+                   f"{DEFAULT}: {level_margin:g} Mb/s, 0.05 % of the 100 Mb/s bottleneck")),
         Claim(7, "After each step decrease (15, 20, 25 s), TCP(1.25, 0.25) recovers fastest: its allotted goodput is "
                  f"back at 98 % of its pre-step level (3 s mean) sooner than every other protocol's, by more than "
                  f"0.5 s (never within {RECOVERY_CAP_S:g} s counts as {RECOVERY_CAP_S:g} s).",
@@ -556,14 +630,18 @@ def _claims_fig7(tables, sizes) -> list[Claim]:
               + f" s ({held_count(fastest)} steps); secondary, climb from the dip: " + "; ".join(
                   f"t={step:g} s: " + (", ".join(f"{name.replace('TCP', '')} {speed:.1f}" for name, speed
                                                  in climbs[step].items() if speed == speed) or "no dips")
-                  for step in steps) + " Mb/s per s"),
+                  for step in steps) + " Mb/s per s",
+              Rule(recovery_metric, f"{RESPONSIVE_LABEL} sooner than every other protocol by more than "
+                                    f"{TIME_MARGIN_S:g} s (one comparison per step)", recovery_source)),
         Claim(7, "With fewer flows the smooth TCP takes longer to use the freed bandwidth: its recovery after the "
                  f"25 s step (25→12 flows) is slower than after the 15 s step (100→50), both within {RECOVERY_CAP_S:g} s.",
               "the smaller the number of flows, the longer it takes smooth TCP to exploit the available bandwidth "
               "when the fair share step-increases (§5.2, Observation 1)",
               verdict_of([smooth_slower_when_few]),
               f"{SMOOTH_LABEL}: {recoveries.loc[SMOOTH_LABEL, 15.0]:.2f} s after 15 s, "
-              f"{recoveries.loc[SMOOTH_LABEL, 25.0]:.2f} s after 25 s"),
+              f"{recoveries.loc[SMOOTH_LABEL, 25.0]:.2f} s after 25 s",
+              Rule(recovery_metric, f"{SMOOTH_LABEL}'s after 25 s longer than after 15 s by more than "
+                                    f"{TIME_MARGIN_S:g} s (one comparison)", recovery_source)),
     ]
 
 
@@ -599,13 +677,17 @@ def _claims_fig8(tables, sizes) -> list[Claim]:
     low_verdict, low_evidence = ordered(success.loc[low].to_dict(), [SMOOTH_LABEL, RESPONSIVE_LABEL], tolerance)
     breakdown = pd.Series({name: breakdown_per(success[name]) for name in LABELS})
     others = breakdown.drop(SMOOTH_LABEL)
+    per_margin = 0.001
     first_to_break = bool(breakdown.notna()[SMOOTH_LABEL]) and bool((others.isna() | (others - breakdown[
-        SMOOTH_LABEL] > 0.001)).all())
+        SMOOTH_LABEL] > per_margin)).all())
     return [
         Claim(8, f"At a low error rate (PER {low:g}) the smooth TCP has a higher 70 % application success "
                  "percentage than the responsive TCP (by > 1 point).",
               "When the error rate is low, smooth TCP outperforms responsive TCP (§5.3)",
-              low_verdict, f"{low_evidence} %"),
+              low_verdict, f"{low_evidence} %",
+              Rule(f"70 % application success percentage at PER {low:g} (mean over seeds)",
+                   f"{SMOOTH_LABEL} ahead of {RESPONSIVE_LABEL} by more than {tolerance:g} percentage point "
+                   "(one comparison)", f"{DEFAULT}: one percentage point")),
         Claim(8, "As errors become dense, TCP(0.31, 0.875) breaks down first: its success percentage falls below half "
                  "its error-free value at a lower PER than any other protocol's (by > 0.001).",
               "when the error rate becomes dense the application success percentage of TCP(0.31, 0.875) degrades "
@@ -613,7 +695,12 @@ def _claims_fig8(tables, sizes) -> list[Claim]:
               verdict_of([first_to_break]),
               "PER at half the error-free success: " + _row(breakdown, fmt=".3f") + "; success by PER: " + "; ".join(
                   f"{per:g}: " + "/".join(f"{value:.0f}" for value in success.loc[per, LABELS])
-                  for per in success.index) + " % (protocols smoothest first)"),
+                  for per in success.index) + " % (protocols smoothest first)",
+              Rule("the PER at which the success percentage first falls below half its lowest-PER value "
+                   "(linear interpolation; never = no breakdown)",
+                   f"{SMOOTH_LABEL}'s lower than every other protocol's by more than {per_margin:g} (one comparison)",
+                   f"{DEFAULT}: “degrades sharply” read as halving; {per_margin:g} is a fifth of the smallest PER "
+                   "step, 0.005")),
     ]
 
 
@@ -688,7 +775,12 @@ def _claims_pair(figure: int, protocol) -> Callable:
                          "than half of the goodput from standard TCP (share > 52.5 %).")
             quote = ("when smooth and responsive protocols co-exist and contention is high, the responsive protocols "
                      "may be favored (Hypothesis 2, §3; Figure 11, §5.4)")
-        first = Claim(figure, statement, quote, verdict_of(held), f"{label}'s share of the system goodput: " + _shares(share))
+        share_metric = "share of the system goodput taken by {}'s group, on {} (mean over seeds)"
+        fair_source = f"{DEFAULT}: fair = half, give or take {tolerance * 100:g} points of share"
+        first = Claim(figure, statement, quote, verdict_of(held), f"{label}'s share of the system goodput: " + _shares(share),
+                      Rule(share_metric.format(label, f"10 Mb/s at each N ≥ {large.index.min()}"),
+                           f"{'below' if is_smooth else 'above'} 50 % by more than {tolerance * 100:g} points "
+                           "(one comparison per N)", fair_source))
         wide = _pair_share(runs, label, "100Mbps")
         fair = [abs(value - 0.5) <= 0.1 for value in wide]
         second = Claim(
@@ -696,7 +788,9 @@ def _claims_pair(figure: int, protocol) -> Callable:
                     "within 40–60 % at every N.",
             "The experiments on the 100Mbps bottleneck (not presented here due to the space limitation) demonstrate "
             "... TCP(0.31, 0.875), TCP(0.583, 0.75) and TCP(1.25, 0.25) compete fairly with standard TCP (§5.4)",
-            verdict_of(fair), f"{label}'s share: " + _shares(wide))
+            verdict_of(fair), f"{label}'s share: " + _shares(wide),
+            Rule(share_metric.format(label, "100 Mb/s at each N"), "within 40–60 % (one comparison per N)",
+                 f"{DEFAULT}: “compete fairly” read as within 10 points of half"))
         return [first, second]
 
     return claims
