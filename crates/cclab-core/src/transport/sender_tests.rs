@@ -424,9 +424,20 @@ fn congestion_control_sees_each_ack_round_and_reduction() {
     for (index, end) in [5, 6, 7].into_iter().enumerate() {
         deliver(&mut s, (120 + index as Time) * MS, ack(3, &[(4, end)]));
     }
+    {
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.events, vec![(CongestionSignal::FastRetransmit, 6, true, true)]);
+        assert_eq!(seen.acks.len(), 2);
+    }
+    // Delivered counts each segment once, whether SACKed first or cumulatively ACKed:
+    // 0–2 (3), SACKed 4–6 (6), then ACK 9 covers 3–8 of which 4–6 were counted (9). That
+    // ACK ends recovery and is not passed on; the next one (10, and 11 SACKed) is: 11.
+    let sent_after_recovery = deliver(&mut s, 130 * MS, ack(9, &[])).0;
+    assert!(sent_after_recovery.contains(&11), "{sent_after_recovery:?}");
+    deliver(&mut s, 140 * MS, ack(10, &[(11, 12)]));
     let seen = seen.lock().unwrap();
-    assert_eq!(seen.events, vec![(CongestionSignal::FastRetransmit, 6, true, true)]);
-    assert_eq!(seen.acks.len(), 2);
+    let last = seen.acks.last().unwrap();
+    assert_eq!((seen.acks.len(), last.segments_acked, last.delivered), (3, 1, 11));
 }
 
 /// After a timeout, duplicate ACKs start no fast retransmit until the cumulative ACK
