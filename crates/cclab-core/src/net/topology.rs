@@ -954,6 +954,20 @@ sink_access = { rate = "10Mbps", delay = "5ms" }
         let e = run(&format!("{ab}, {cd}"), &[FlowEnds { count: 1, route: Some(&route), ..Default::default() }]);
         assert_eq!(e.path, "flows[0].route");
         assert!(e.message.contains("no link between \"a\" and \"c\""), "{e:?}");
+        // A route must start at `from` and end at `to` when those are given too.
+        let route = ["a".to_string(), "b".to_string()];
+        let given = |from: &'static str, to: &'static str| FlowEnds { count: 1, from: Some(from), to: Some(to), route: Some(&route), ..Default::default() };
+        assert!(topology(&format!("kind = \"graph\"\nlinks = [{ab}]")).expand(&[given("a", "b")], 1000, 1040).is_ok());
+        let e = run(ab, &[given("b", "b")]);
+        assert_eq!((e.path.as_str(), e.message.as_str()), ("flows[0].route", "starts at \"a\", not at from = \"b\""));
+        let e = run(ab, &[given("a", "a")]);
+        assert_eq!((e.path.as_str(), e.message.as_str()), ("flows[0].route", "ends at \"b\", not at to = \"a\""));
+        // An unknown node: the message lists the nodes (the first 12, then "...").
+        let e = run(ab, &[ends("a", "x", 1)]);
+        assert!(e.message.ends_with("the nodes are a, b"), "{e:?}");
+        let chain: Vec<String> = (0..13).map(|i| format!(r#"{{ from = "n{i}", to = "n{}", rate = "1Mbps", delay = "1ms", buffer = 5 }}"#, i + 1)).collect();
+        let e = run(&chain.join(", "), &[ends("n0", "x", 1)]);
+        assert!(e.message.ends_with("n11, ..."), "{e:?}");
         let e = run(r#"{ from = "a", to = "a", rate = "1Mbps", delay = "1ms" }"#, &[]);
         assert_eq!(e.path, "topology.links[0].to");
         let e = topology(&format!("kind = \"graph\"\nbottleneck = \"zz\"\nlinks = [{ab}]")).expand(&[ends("a", "b", 1)], 1000, 1040).unwrap_err();
