@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from claim_cases import claim_tests
 
 from cclab.papers.claims import NOT_SUPPORTED, PARTLY, SUPPORTED
 from cclab.papers.mraimd import figures as mraimd
@@ -112,31 +113,8 @@ def claims_of(figure: str, tables: dict) -> list:
     return mraimd.FIGURES[figure].claims(tables, QUICK)
 
 
-CLAIMS = [(figure, index) for figure, (holds, _) in CASES.items() for index in range(len(claims_of(figure, holds)))]
-
-
-def test_every_claim_is_covered():
-    assert set(CASES) == set(mraimd.FIGURES)
-    for figure, (holds, fails) in CASES.items():
-        assert len(claims_of(figure, holds)) == len(claims_of(figure, fails)) > 0
-
-
-@pytest.mark.parametrize("figure, index", CLAIMS)
-def test_claim_is_supported_where_it_must_hold(figure, index):
-    claim = claims_of(figure, CASES[figure][0])[index]
-    assert claim.verdict == SUPPORTED, (claim.statement, claim.evidence)
-
-
-@pytest.mark.parametrize("figure, index", CLAIMS)
-def test_claim_is_not_supported_where_it_must_fail(figure, index):
-    claim = claims_of(figure, CASES[figure][1])[index]
-    assert claim.verdict == NOT_SUPPORTED, (claim.statement, claim.evidence)
-
-
-@pytest.mark.parametrize("figure, index", CLAIMS)
-def test_claim_states_its_rule(figure, index):
-    rule = claims_of(figure, CASES[figure][0])[index].rule
-    assert rule.metric and rule.threshold and rule.source
+(test_every_claim_is_covered, test_claim_is_supported_where_it_must_hold,
+ test_claim_is_not_supported_where_it_must_fail, test_claim_states_its_rule) = claim_tests(CASES, claims_of, mraimd.FIGURES)
 
 
 @pytest.mark.parametrize("figure", ["table1", "fig5", "fig6"])

@@ -11,6 +11,7 @@ import math
 
 import pandas as pd
 import pytest
+from claim_cases import claim_tests
 
 from cclab.papers.claims import NOT_SUPPORTED, PARTLY, SUPPORTED
 from cclab.papers.zhang2002 import figures as zhang
@@ -173,31 +174,8 @@ def claims_of(figure: int, tables: dict) -> list:
     return zhang.FIGURES[figure].claims(tables, QUICK)
 
 
-CLAIMS = [(figure, index) for figure, (holds, _) in CASES.items() for index in range(len(claims_of(figure, holds)))]
-
-
-def test_every_claim_is_covered():
-    assert set(CASES) == set(zhang.FIGURES)
-    for figure, (holds, fails) in CASES.items():
-        assert len(claims_of(figure, holds)) == len(claims_of(figure, fails)) > 0
-
-
-@pytest.mark.parametrize("figure, index", CLAIMS)
-def test_claim_is_supported_where_it_must_hold(figure, index):
-    claim = claims_of(figure, CASES[figure][0])[index]
-    assert claim.verdict == SUPPORTED, (claim.statement, claim.evidence)
-
-
-@pytest.mark.parametrize("figure, index", CLAIMS)
-def test_claim_is_not_supported_where_it_must_fail(figure, index):
-    claim = claims_of(figure, CASES[figure][1])[index]
-    assert claim.verdict == NOT_SUPPORTED, (claim.statement, claim.evidence)
-
-
-@pytest.mark.parametrize("figure, index", CLAIMS)
-def test_claim_states_its_rule(figure, index):
-    rule = claims_of(figure, CASES[figure][0])[index].rule
-    assert rule.metric and rule.threshold and rule.source
+(test_every_claim_is_covered, test_claim_is_supported_where_it_must_hold,
+ test_claim_is_not_supported_where_it_must_fail, test_claim_states_its_rule) = claim_tests(CASES, claims_of, zhang.FIGURES)
 
 
 # ---------------------------------------------------------------- ties: "beats" needs a margin
