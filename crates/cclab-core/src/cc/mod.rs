@@ -1,8 +1,10 @@
 //! Congestion control: one trait the TCP sender calls, one file per algorithm.
 //!
-//! Shape borrowed from Linux `tcp_congestion_ops` and quinn's `Controller`: the increase
-//! side (`on_ack`) changes the window in place, the decrease side (`on_congestion`)
-//! *returns* the new ssthresh/cwnd, and time is always passed in. Algorithms never touch
+//! Shape borrowed from Linux `tcp_congestion_ops` and quinn's `Controller`: an every-ACK
+//! hook (`on_ack_event`, Linux `in_ack_event`: duplicates and ACKs during recovery
+//! included, for rate estimators), the increase side (`on_ack`, Linux `cong_avoid`)
+//! changing the window in place, the decrease side (`on_congestion`, Linux `ssthresh`)
+//! *returning* the new ssthresh/cwnd, and time always passed in. Algorithms never touch
 //! the engine (no timers of their own); `on_round` is an optional once-per-RTT hook.
 pub mod aimd;
 pub mod mraimd;
@@ -38,6 +40,10 @@ pub struct AckSample {
     pub delivered: u64,
     /// Segments in flight after this ACK.
     pub in_flight: u32,
+    /// The ACK did not advance the cumulative ACK (a duplicate; it may SACK new data).
+    pub duplicate: bool,
+    /// The sender was in loss recovery when the ACK arrived.
+    pub in_recovery: bool,
 }
 
 /// Why the sender is reducing its window.
@@ -74,6 +80,11 @@ pub struct CongestionEvent {
 pub trait CongestionControl {
     /// Short label for tables: "reno", "aimd(0.31,0.875)".
     fn label(&self) -> String;
+    /// Every ACK the sender accepts, before it acts on it: duplicates and ACKs during
+    /// loss recovery included (Linux `in_ack_event`), with what it acknowledged, the
+    /// delivered count and what is in flight. For rate estimators; the window is not
+    /// theirs to change here.
+    fn on_ack_event(&mut self, _ack: &AckSample) {}
     /// Increase side, called for each ACK that advances the cumulative ACK outside of loss
     /// recovery.
     fn on_ack(&mut self, window: &mut Window, ack: &AckSample);
@@ -98,6 +109,14 @@ impl CongestionControl for Controller {
             Controller::Aimd(c) => c.label(),
             Controller::MrAimd(c) => c.label(),
             Controller::Custom(c) => c.label(),
+        }
+    }
+    #[inline]
+    fn on_ack_event(&mut self, ack: &AckSample) {
+        match self {
+            Controller::Aimd(c) => c.on_ack_event(ack),
+            Controller::MrAimd(c) => c.on_ack_event(ack),
+            Controller::Custom(c) => c.on_ack_event(ack),
         }
     }
     #[inline]

@@ -434,7 +434,14 @@ impl TcpSender {
             return; // stale or corrupt
         }
         let newly_sacked = if self.cfg.recovery == Recovery::Sack { self.mark_sacked(ack.sack_blocks()) } else { 0 };
-        let mut sample = AckSample { now, ece: ack.ece, segments_sacked: newly_sacked, ..Default::default() };
+        let mut sample = AckSample {
+            now,
+            ece: ack.ece,
+            segments_sacked: newly_sacked,
+            duplicate: ack.cumulative == self.snd_una,
+            in_recovery: self.in_recovery,
+            ..Default::default()
+        };
 
         if ack.cumulative > self.snd_una {
             let syn_acked = self.syn_pending();
@@ -454,8 +461,10 @@ impl TcpSender {
                 }
             }
             let (acked, previously_sacked) = self.advance_una(ack.cumulative);
-            self.delivered += (acked - previously_sacked) as u64;
+            // Delivered: each segment once, when first SACKed or cumulatively ACKed.
+            self.delivered += (acked - previously_sacked + newly_sacked) as u64;
             sample.segments_acked = acked;
+            self.report_ack(&mut sample);
             self.dupacks = 0;
             if self.in_recovery {
                 if ack.cumulative >= self.recovery_point {
@@ -468,8 +477,6 @@ impl TcpSender {
                     self.window.cwnd = (self.window.cwnd - acked as f64 + 1.0).max(1.0);
                 }
             } else if !syn_acked {
-                self.delivered += newly_sacked as u64;
-                sample.delivered = self.delivered;
                 sample.in_flight = self.pipe();
                 self.cc.on_ack(&mut self.window, &sample);
                 if self.snd_una >= self.round_end {
@@ -481,6 +488,7 @@ impl TcpSender {
             self.rto_deadline = if self.snd_una < self.snd_max { Some(now.saturating_add(self.rto.current())) } else { None };
         } else if self.snd_una < self.snd_max {
             self.delivered += newly_sacked as u64;
+            self.report_ack(&mut sample);
             self.dupacks += 1;
             if self.in_recovery {
                 if self.cfg.recovery == Recovery::Newreno {
@@ -507,6 +515,14 @@ impl TcpSender {
             self.update_lost_marks();
         }
         self.try_send(now, out);
+    }
+
+    /// The every-ACK hook: congestion control sees the ACK's accounting before the
+    /// sender acts on it (increase, recovery, reduction).
+    fn report_ack(&mut self, sample: &mut AckSample) {
+        sample.delivered = self.delivered;
+        sample.in_flight = self.pipe();
+        self.cc.on_ack_event(sample);
     }
 
     fn enter_recovery(&mut self, now: Time, out: &mut impl Outbox) {

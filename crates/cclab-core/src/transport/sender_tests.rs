@@ -369,6 +369,7 @@ fn cbr_application_paces_the_sender_until_it_stops() {
 /// What congestion control is told, recorded by a plug-in that behaves as Reno.
 #[derive(Default)]
 struct Seen {
+    every_ack: Vec<AckSample>,
     acks: Vec<AckSample>,
     rounds: Vec<Time>,
     events: Vec<(CongestionSignal, u32, bool, bool)>, // signal, flight size, in slow start, first reduction
@@ -379,6 +380,9 @@ struct Recorder(std::sync::Arc<std::sync::Mutex<Seen>>);
 impl CongestionControl for Recorder {
     fn label(&self) -> String {
         "recorder".into()
+    }
+    fn on_ack_event(&mut self, ack: &AckSample) {
+        self.0.lock().unwrap().every_ack.push(*ack);
     }
     fn on_ack(&mut self, window: &mut Window, ack: &AckSample) {
         self.0.lock().unwrap().acks.push(*ack);
@@ -438,6 +442,22 @@ fn congestion_control_sees_each_ack_round_and_reduction() {
     let seen = seen.lock().unwrap();
     let last = seen.acks.last().unwrap();
     assert_eq!((seen.acks.len(), last.segments_acked, last.delivered), (3, 1, 11));
+    // The every-ACK hook saw all seven ACKs, duplicates and the one ending recovery
+    // included, before the sender acted: (acked, SACKed, duplicate, in recovery, delivered).
+    let every: Vec<(u32, u32, bool, bool, u64)> =
+        seen.every_ack.iter().map(|a| (a.segments_acked, a.segments_sacked, a.duplicate, a.in_recovery, a.delivered)).collect();
+    assert_eq!(
+        every,
+        vec![
+            (2, 0, false, false, 2),
+            (1, 0, false, false, 3),
+            (0, 1, true, false, 4),
+            (0, 1, true, false, 5),
+            (0, 1, true, false, 6), // the third duplicate: recovery starts after the hook
+            (6, 0, false, true, 9),
+            (1, 1, false, false, 11),
+        ]
+    );
 }
 
 /// After a timeout, duplicate ACKs start no fast retransmit until the cumulative ACK
