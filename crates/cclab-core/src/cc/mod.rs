@@ -7,6 +7,7 @@
 //! *returning* the new ssthresh/cwnd, and time always passed in. Algorithms never touch
 //! the engine (no timers of their own); `on_round` is an optional once-per-RTT hook.
 pub mod aimd;
+pub mod estimators;
 pub mod mraimd;
 pub mod reno;
 
