@@ -329,3 +329,25 @@ where
     }
     d.deserialize_any(V { expecting, from_duration, from_table })
 }
+
+/// Test helper for config validators that answer Err((field, message)): each case sets
+/// one field of a default config; the `accepted` values must validate, the `rejected`
+/// ones must be refused naming that field.
+#[cfg(test)]
+pub(crate) fn assert_field_bounds<T: Default>(
+    validate: impl Fn(&T) -> Result<(), (&'static str, String)>,
+    cases: &[(&str, fn(&mut T, f64), &[f64], &[f64])],
+) {
+    for &(field, set, accepted, rejected) in cases {
+        for &value in accepted {
+            let mut config = T::default();
+            set(&mut config, value);
+            assert_eq!(validate(&config), Ok(()), "{field} = {value}");
+        }
+        for &value in rejected {
+            let mut config = T::default();
+            set(&mut config, value);
+            assert_eq!(validate(&config).map_err(|(name, _)| name), Err(field), "{field} = {value}");
+        }
+    }
+}

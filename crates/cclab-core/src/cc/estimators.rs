@@ -216,7 +216,7 @@ impl BandwidthEstimator {
     pub fn on_ack(&mut self, ack: &AckInput) -> f64 {
         let Some(last) = self.last_ack.replace(ack.now) else { return self.filter.estimate() };
         let mut dt = ack.now - last;
-        if let Some(period) = self.silent_period.filter(|&p| dt > p) {
+        if let Some(period) = self.silent_period {
             // One zero sample per whole silent period, then the ACK over what remains.
             while dt > period {
                 self.filter.update(0.0, period, self.tau);

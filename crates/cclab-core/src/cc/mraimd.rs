@@ -162,18 +162,7 @@ mod tests {
             ("min_a", |c, v| c.min_a = v, &[1e-9, 1.0], &[0.0, -0.1, 1.01, nan]), // initial_a is 1
             ("rate_scale", |c, v| c.rate_scale = v, &[1e-9, 1e6], &[0.0, -1.0, 1e6 + 1.0, nan]),
         ];
-        for (field, set, accepted, rejected) in cases {
-            for &value in accepted {
-                let mut config = MrAimdConfig::default();
-                set(&mut config, value);
-                assert_eq!(config.validate(), Ok(()), "{field} = {value}");
-            }
-            for &value in rejected {
-                let mut config = MrAimdConfig::default();
-                set(&mut config, value);
-                assert_eq!(config.validate().map_err(|(name, _)| name), Err(field), "{field} = {value}");
-            }
-        }
+        crate::schema::assert_field_bounds(MrAimdConfig::validate, &cases);
     }
 
     fn in_avoidance() -> Window {

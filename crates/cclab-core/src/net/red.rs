@@ -306,18 +306,7 @@ mod tests {
             ("weight", |s, v| s.weight = Some(v), &[1e-9, 1.0], &[0.0, 1.5, nan]),
             ("target_delay_s", |s, v| s.target_delay_s = v, &[1e-9, 1e7], &[0.0, 1e7 + 1.0, nan]),
         ];
-        for (field, set, accepted, rejected) in cases {
-            for &value in accepted {
-                let mut spec = RedSpec::default();
-                set(&mut spec, value);
-                assert_eq!(spec.validate(), Ok(()), "{field} = {value}");
-            }
-            for &value in rejected {
-                let mut spec = RedSpec::default();
-                set(&mut spec, value);
-                assert_eq!(spec.validate().map_err(|(name, _)| name), Err(field), "{field} = {value}");
-            }
-        }
+        crate::schema::assert_field_bounds(RedSpec::validate, &cases);
         let thresholds = |min: f64, max: f64| RedSpec { min_th: Some(min), max_th: Some(max), ..RedSpec::default() };
         assert_eq!(thresholds(5.0, 5.000_001).validate(), Ok(()));
         assert_eq!(thresholds(5.0, 5.0).validate().map_err(|(name, _)| name), Err("max_th"));

@@ -477,7 +477,8 @@ impl TcpSender {
                     self.window.cwnd = (self.window.cwnd - acked as f64 + 1.0).max(1.0);
                 }
             } else if !syn_acked {
-                sample.in_flight = self.pipe();
+                // sample.delivered and in_flight are as report_ack filled them: nothing
+                // has been sent or marked since.
                 self.cc.on_ack(&mut self.window, &sample);
                 if self.snd_una >= self.round_end {
                     self.cc.on_round(&mut self.window, now);
