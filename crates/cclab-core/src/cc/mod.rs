@@ -45,6 +45,8 @@ pub struct AckSample {
     pub duplicate: bool,
     /// The sender was in loss recovery when the ACK arrived.
     pub in_recovery: bool,
+    /// The sender's smoothed RTT (RFC 6298 SRTT, ns), once it has a sample.
+    pub srtt: Option<f64>,
 }
 
 /// Why the sender is reducing its window.
@@ -58,7 +60,9 @@ pub enum CongestionSignal {
     EcnEcho,
 }
 
-/// A decrease decision: the sender applies both values.
+/// A decrease decision: the sender applies both values, except after a timeout, when it
+/// takes the ssthresh and restarts from one segment whatever `cwnd` says (RFC 5681 §3.1:
+/// the common timeout rule is the sender's, not each algorithm's).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Reduction {
     pub ssthresh: f64,
@@ -83,14 +87,18 @@ pub trait CongestionControl {
     fn label(&self) -> String;
     /// Every ACK the sender accepts, before it acts on it: duplicates and ACKs during
     /// loss recovery included (Linux `in_ack_event`), with what it acknowledged, the
-    /// delivered count and what is in flight. For rate estimators; the window is not
-    /// theirs to change here.
-    fn on_ack_event(&mut self, _ack: &AckSample) {}
+    /// delivered count and what is in flight. For rate estimators; the window is shown,
+    /// not theirs to change here.
+    fn on_ack_event(&mut self, _window: &Window, _ack: &AckSample) {}
     /// Increase side, called for each ACK that advances the cumulative ACK outside of loss
     /// recovery.
     fn on_ack(&mut self, window: &mut Window, ack: &AckSample);
-    /// Decrease side: the new ssthresh and cwnd.
+    /// Decrease side: the new ssthresh and cwnd (Linux `ssthresh`; for a timeout only the
+    /// ssthresh counts, see [`Reduction`]).
     fn on_congestion(&mut self, window: &Window, event: &CongestionEvent) -> Reduction;
+    /// Loss recovery ended with a full ACK; the sender has set cwnd = ssthresh (RFC 6582
+    /// §3.2 step 3). Linux `CA_EVENT_COMPLETE_CWR`: Westwood+ sets its window here.
+    fn on_recovery_end(&mut self, _window: &mut Window, _now: Time) {}
     /// Optional once-per-round-trip hook (rate estimators, per-RTT tracing).
     fn on_round(&mut self, _window: &mut Window, _now: Time) {}
     /// Internal state for tracing, as (name, value) pairs.
@@ -104,50 +112,40 @@ pub enum Controller {
     Custom(Box<dyn CongestionControl + Send>),
 }
 
+/// One match arm per variant, for each trait method.
+macro_rules! dispatch {
+    ($self:ident, $c:ident => $call:expr) => {
+        match $self {
+            Controller::Aimd($c) => $call,
+            Controller::MrAimd($c) => $call,
+            Controller::Custom($c) => $call,
+        }
+    };
+}
+
 impl CongestionControl for Controller {
     fn label(&self) -> String {
-        match self {
-            Controller::Aimd(c) => c.label(),
-            Controller::MrAimd(c) => c.label(),
-            Controller::Custom(c) => c.label(),
-        }
+        dispatch!(self, c => c.label())
     }
     #[inline]
-    fn on_ack_event(&mut self, ack: &AckSample) {
-        match self {
-            Controller::Aimd(c) => c.on_ack_event(ack),
-            Controller::MrAimd(c) => c.on_ack_event(ack),
-            Controller::Custom(c) => c.on_ack_event(ack),
-        }
+    fn on_ack_event(&mut self, window: &Window, ack: &AckSample) {
+        dispatch!(self, c => c.on_ack_event(window, ack))
     }
     #[inline]
     fn on_ack(&mut self, window: &mut Window, ack: &AckSample) {
-        match self {
-            Controller::Aimd(c) => c.on_ack(window, ack),
-            Controller::MrAimd(c) => c.on_ack(window, ack),
-            Controller::Custom(c) => c.on_ack(window, ack),
-        }
+        dispatch!(self, c => c.on_ack(window, ack))
     }
     fn on_congestion(&mut self, window: &Window, event: &CongestionEvent) -> Reduction {
-        match self {
-            Controller::Aimd(c) => c.on_congestion(window, event),
-            Controller::MrAimd(c) => c.on_congestion(window, event),
-            Controller::Custom(c) => c.on_congestion(window, event),
-        }
+        dispatch!(self, c => c.on_congestion(window, event))
+    }
+    fn on_recovery_end(&mut self, window: &mut Window, now: Time) {
+        dispatch!(self, c => c.on_recovery_end(window, now))
     }
     fn on_round(&mut self, window: &mut Window, now: Time) {
-        match self {
-            Controller::Aimd(c) => c.on_round(window, now),
-            Controller::MrAimd(c) => c.on_round(window, now),
-            Controller::Custom(c) => c.on_round(window, now),
-        }
+        dispatch!(self, c => c.on_round(window, now))
     }
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
-        match self {
-            Controller::Aimd(c) => c.state(out),
-            Controller::MrAimd(c) => c.state(out),
-            Controller::Custom(c) => c.state(out),
-        }
+        dispatch!(self, c => c.state(out))
     }
 }
 

@@ -124,7 +124,8 @@ impl CongestionControl for MrAimd {
             }
             CongestionSignal::Timeout => {
                 self.rate = self.cfg.initial_rate;
-                Reduction { ssthresh: (window.cwnd * self.cfg.cwnd_beta).max(MIN_SSTHRESH), cwnd: 1.0 }
+                let ssthresh = (window.cwnd * self.cfg.cwnd_beta).max(MIN_SSTHRESH);
+                Reduction { ssthresh, cwnd: ssthresh } // the sender restarts from one segment
             }
         }
     }
@@ -208,7 +209,7 @@ mod tests {
         assert_eq!(mr.on_congestion(&w, &loss), Reduction { ssthresh: 10.0, cwnd: 10.0 });
         assert_eq!((mr.a, mr.rate), (2.0, 0.005));
         let timeout = CongestionEvent { signal: CongestionSignal::Timeout, ..event };
-        assert_eq!(mr.on_congestion(&w, &timeout).cwnd, 1.0);
+        assert_eq!(mr.on_congestion(&w, &timeout).ssthresh, 10.0);
         assert_eq!(mr.rate, 0.5);
         mr.a = 0.15;
         mr.on_congestion(&w, &loss);

@@ -22,6 +22,8 @@ pub struct SenderStats {
     pub rtt: RttSums,
 }
 
+/// cwnd after a retransmission timeout (RFC 5681 §3.1 "loss window").
+const LOSS_WINDOW: f64 = 1.0;
 const SACKED: u8 = 1;
 /// RFC 6675 IsLost() holds (DupThresh segments SACKed above), or marked by fast retransmit.
 const LOST: u8 = 2;
@@ -470,6 +472,7 @@ impl TcpSender {
                 if ack.cumulative >= self.recovery_point {
                     self.in_recovery = false;
                     self.window.cwnd = self.window.ssthresh; // RFC 6582 §3.2 step 3 (full ACK)
+                    self.cc.on_recovery_end(&mut self.window, now);
                 } else if self.cfg.recovery == Recovery::Newreno {
                     // RFC 6582 §3.2 step 3 (partial ACK): retransmit, deflate, add back one.
                     let seq = self.snd_una;
@@ -523,7 +526,8 @@ impl TcpSender {
     fn report_ack(&mut self, sample: &mut AckSample) {
         sample.delivered = self.delivered;
         sample.in_flight = self.pipe();
-        self.cc.on_ack_event(sample);
+        sample.srtt = self.rto.srtt();
+        self.cc.on_ack_event(&self.window, sample);
     }
 
     fn enter_recovery(&mut self, now: Time, out: &mut impl Outbox) {
@@ -583,7 +587,8 @@ impl TcpSender {
         let event = self.congestion_event(now, CongestionSignal::Timeout);
         let r = self.cc.on_congestion(&self.window, &event);
         self.reductions += 1;
-        self.window = Window { cwnd: r.cwnd, ssthresh: r.ssthresh };
+        // RFC 5681 §3.1: the loss window is one segment, whatever the algorithm.
+        self.window = Window { cwnd: LOSS_WINDOW, ssthresh: r.ssthresh };
         self.rto.back_off();
         // RFC 6675 §5.1: forget SACK information; resend from the first unacknowledged.
         for seg in self.board.iter_mut() {

@@ -372,6 +372,7 @@ struct Seen {
     every_ack: Vec<AckSample>,
     acks: Vec<AckSample>,
     rounds: Vec<Time>,
+    recovery_ends: Vec<(Time, f64)>,
     events: Vec<(CongestionSignal, u32, bool, bool)>, // signal, flight size, in slow start, first reduction
 }
 
@@ -381,8 +382,12 @@ impl CongestionControl for Recorder {
     fn label(&self) -> String {
         "recorder".into()
     }
-    fn on_ack_event(&mut self, ack: &AckSample) {
+    fn on_ack_event(&mut self, _window: &Window, ack: &AckSample) {
         self.0.lock().unwrap().every_ack.push(*ack);
+    }
+    fn on_recovery_end(&mut self, window: &mut Window, now: Time) {
+        self.0.lock().unwrap().recovery_ends.push((now, window.cwnd));
+        window.cwnd += 0.5; // the hook's change stands
     }
     fn on_ack(&mut self, window: &mut Window, ack: &AckSample) {
         self.0.lock().unwrap().acks.push(*ack);
@@ -439,7 +444,20 @@ fn congestion_control_sees_each_ack_round_and_reduction() {
     let sent_after_recovery = deliver(&mut s, 130 * MS, ack(9, &[])).0;
     assert!(sent_after_recovery.contains(&11), "{sent_after_recovery:?}");
     deliver(&mut s, 140 * MS, ack(10, &[(11, 12)]));
+    // Recovery ended at 130 ms with cwnd = ssthresh (half the 6 of the reduction) and
+    // the hook's +0.5 stood; the ACK at 140 ms added 1 (Recorder's increase).
+    let (ssthresh, cwnd) = (s.window.ssthresh, s.window.cwnd);
+    assert_eq!((ssthresh, cwnd), (3.0, 3.0 + 0.5 + 1.0));
+    // A timeout: whatever the algorithm returns as cwnd (here ssthresh), the sender
+    // restarts from one segment with the algorithm's ssthresh (RFC 5681 §3.1).
+    let mut out = Vec::new();
+    assert!(s.on_timer(s.timer_deadline().unwrap(), &mut out));
+    assert_eq!((s.window.cwnd, s.window.ssthresh), (1.0, cwnd / 2.0));
     let seen = seen.lock().unwrap();
+    assert_eq!(seen.recovery_ends, vec![(130 * MS, 3.0)]);
+    assert_eq!(seen.events.last().map(|e| e.0), Some(CongestionSignal::Timeout));
+    // SRTT reaches congestion control once the sender has a sample: 100 ms from the first.
+    assert_eq!((seen.every_ack[0].srtt, seen.every_ack[1].srtt), (Some((100 * MS) as f64), Some((100 * MS) as f64)));
     let last = seen.acks.last().unwrap();
     assert_eq!((seen.acks.len(), last.segments_acked, last.delivered), (3, 1, 11));
     // The every-ACK hook saw all seven ACKs, duplicates and the one ending recovery
