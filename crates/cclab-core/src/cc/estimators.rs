@@ -102,6 +102,10 @@ impl RateFilter {
     pub fn estimate(&self) -> f64 {
         self.estimate.unwrap_or(0.0)
     }
+
+    pub fn has_estimate(&self) -> bool {
+        self.estimate.is_some()
+    }
 }
 
 /// Data acknowledged over a trailing interval (Eq. 4): s_k = Σ_{t_j > t_k − T} d_j / T.
@@ -251,6 +255,8 @@ pub enum IntervalMode {
     Fixed { interval: Option<f64>, tau: f64 },
     /// ABSE, with T_k clamped to [T_min, RTT] or not.
     Adaptive { clamp: bool },
+    /// ABSE's adaptive τ_k with T_k fixed to the last ACK pair (the paper's Fig. 7).
+    AckPair,
 }
 
 impl IntervalEstimator {
@@ -279,6 +285,7 @@ impl IntervalEstimator {
                 let t = abse_interval(ack.cwnd, self.filter.estimate(), ack.rtt_min, ack.srtt, dt, clamp);
                 (t, ack.srtt.max(t))
             }
+            IntervalMode::AckPair => (dt, dt),
         };
         if !(interval > 0.0) {
             return self.filter.estimate();
@@ -288,7 +295,7 @@ impl IntervalEstimator {
         self.interval = interval;
         self.tau = match self.mode {
             IntervalMode::Fixed { tau, .. } => tau,
-            IntervalMode::Adaptive { .. } => {
+            IntervalMode::Adaptive { .. } | IntervalMode::AckPair => {
                 self.instability.update(sample);
                 self.instability.tau(ack.srtt)
             }
@@ -413,6 +420,19 @@ mod tests {
             instability.update(15.0);
         }
         assert!(close(instability.tau(0.1), 0.1 + 10.0 * 0.1 * 0.6f64.powi(9)));
+    }
+
+    /// Fig. 7's estimator: T_k = the last ACK pair, so each sample is BE's d_k/Δt_k, and
+    /// τ_k adapts: with steady samples U stays 0 and τ_k = RTT (SRTT 0.12).
+    #[test]
+    fn ack_pair_sampling_with_adaptive_tau() {
+        let mut pair = IntervalEstimator::new(IntervalMode::AckPair);
+        let stream = [ack(0.0, 1), ack(0.01, 1), ack(0.02, 1), ack(0.03, 2)];
+        let estimates: Vec<f64> = stream.iter().map(|a| pair.on_ack(&AckInput { srtt: 0.12, ..*a })).collect();
+        assert_eq!(&estimates[..3], &[0.0, 100.0, 100.0]); // samples 1/0.01 = 100
+        assert_eq!(pair.tau, 0.12 + 10.0 * 0.12); // then 200: U jumps to its own maximum
+        let alpha = (2.0 * pair.tau - 0.01) / (2.0 * pair.tau + 0.01);
+        assert!(close(estimates[3], alpha * 100.0 + (1.0 - alpha) * 200.0));
     }
 
     /// ABSE on a steady stream of 1 segment every 10 ms (100 segments/s) with cwnd = 20,

@@ -10,13 +10,26 @@ pub mod aimd;
 pub mod estimators;
 pub mod mraimd;
 pub mod reno;
+pub mod westwood;
+pub mod westwood_abse;
+pub mod westwood_be;
+pub mod westwood_crb;
+pub mod westwood_plus;
+pub mod westwood_re;
 
 use crate::schema::{deserialize_tagged, parse_params, unknown_variant};
 use crate::sim::Time;
 use serde::{Deserialize, Deserializer, Serialize};
 
 pub use aimd::{Aimd, AimdConfig};
+pub use estimators::{BandwidthEstimator, IntervalEstimator};
 pub use mraimd::{MrAimd, MrAimdConfig};
+pub use westwood::Westwood;
+pub use westwood_abse::WestwoodAbseConfig;
+pub use westwood_be::WestwoodBeConfig;
+pub use westwood_crb::WestwoodCrbConfig;
+pub use westwood_plus::{WestwoodPlus, WestwoodPlusConfig};
+pub use westwood_re::WestwoodReConfig;
 
 /// The part of the transmission control block an algorithm may change (in segments).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -109,6 +122,11 @@ pub trait CongestionControl {
 pub enum Controller {
     Aimd(Aimd),
     MrAimd(MrAimd),
+    WestwoodBe(Westwood<BandwidthEstimator>),
+    /// RE and ABSE: both sample data acknowledged over an interval.
+    WestwoodInterval(Westwood<IntervalEstimator>),
+    WestwoodCrb(Westwood<westwood_crb::CombinedRate>),
+    WestwoodPlus(WestwoodPlus),
     Custom(Box<dyn CongestionControl + Send>),
 }
 
@@ -118,6 +136,10 @@ macro_rules! dispatch {
         match $self {
             Controller::Aimd($c) => $call,
             Controller::MrAimd($c) => $call,
+            Controller::WestwoodBe($c) => $call,
+            Controller::WestwoodInterval($c) => $call,
+            Controller::WestwoodCrb($c) => $call,
+            Controller::WestwoodPlus($c) => $call,
             Controller::Custom($c) => $call,
         }
     };
@@ -160,6 +182,17 @@ pub enum CcConfig {
     Aimd(AimdConfig),
     /// Multi-rate AIMD (Psaras et al.).
     Mraimd(MrAimdConfig),
+    /// TCP Westwood family (Wang et al., ICNP 2002) and Linux's Westwood+.
+    #[serde(rename = "westwood-be")]
+    WestwoodBe(WestwoodBeConfig),
+    #[serde(rename = "westwood-re")]
+    WestwoodRe(WestwoodReConfig),
+    #[serde(rename = "westwood-crb")]
+    WestwoodCrb(WestwoodCrbConfig),
+    #[serde(rename = "westwood-abse")]
+    WestwoodAbse(WestwoodAbseConfig),
+    #[serde(rename = "westwood-plus")]
+    WestwoodPlus(WestwoodPlusConfig),
 }
 
 impl Default for CcConfig {
@@ -168,7 +201,8 @@ impl Default for CcConfig {
     }
 }
 
-pub const ALGORITHMS: &[&str] = &["reno", "aimd", "mraimd"];
+pub const ALGORITHMS: &[&str] =
+    &["reno", "aimd", "mraimd", "westwood-be", "westwood-re", "westwood-crb", "westwood-abse", "westwood-plus"];
 
 impl CcConfig {
     pub fn build(&self) -> Controller {
@@ -176,6 +210,11 @@ impl CcConfig {
             CcConfig::Reno(c) => Controller::Aimd(c.build()),
             CcConfig::Aimd(c) => Controller::Aimd(c.build()),
             CcConfig::Mraimd(c) => Controller::MrAimd(c.build()),
+            CcConfig::WestwoodBe(c) => Controller::WestwoodBe(c.build()),
+            CcConfig::WestwoodRe(c) => Controller::WestwoodInterval(c.build()),
+            CcConfig::WestwoodCrb(c) => Controller::WestwoodCrb(c.build()),
+            CcConfig::WestwoodAbse(c) => Controller::WestwoodInterval(c.build()),
+            CcConfig::WestwoodPlus(c) => Controller::WestwoodPlus(c.build()),
         }
     }
 
@@ -187,14 +226,25 @@ impl CcConfig {
         match algorithm {
             "reno" => parse_params(params).map(CcConfig::Reno),
             "aimd" => parse_params(params).map(CcConfig::Aimd),
-            "mraimd" => {
-                let config: MrAimdConfig = parse_params(params)?;
-                config.validate().map_err(|(field, msg)| crate::schema::nested_error(field, &msg))?;
-                Ok(CcConfig::Mraimd(config))
-            }
+            "mraimd" => validated(params, MrAimdConfig::validate).map(CcConfig::Mraimd),
+            "westwood-be" => validated(params, WestwoodBeConfig::validate).map(CcConfig::WestwoodBe),
+            "westwood-re" => validated(params, WestwoodReConfig::validate).map(CcConfig::WestwoodRe),
+            "westwood-crb" => validated(params, WestwoodCrbConfig::validate).map(CcConfig::WestwoodCrb),
+            "westwood-abse" => validated(params, WestwoodAbseConfig::validate).map(CcConfig::WestwoodAbse),
+            "westwood-plus" => validated(params, WestwoodPlusConfig::validate).map(CcConfig::WestwoodPlus),
             other => Err(unknown_variant("algorithm", other, ALGORITHMS)),
         }
     }
+}
+
+/// Parse an algorithm's parameters and check their ranges; errors name the field.
+fn validated<T: serde::de::DeserializeOwned>(
+    params: serde_json::Value,
+    validate: fn(&T) -> Result<(), (&'static str, String)>,
+) -> Result<T, String> {
+    let config: T = parse_params(params)?;
+    validate(&config).map_err(|(field, msg)| crate::schema::nested_error(field, &msg))?;
+    Ok(config)
 }
 
 impl<'de> Deserialize<'de> for CcConfig {

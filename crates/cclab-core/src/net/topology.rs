@@ -5,6 +5,10 @@
 //!   buffer and loss model, and the reverse direction takes the forward one's
 //!   parameters unless `reverse = { ... }` overrides them.
 //! * `chain`: `hops` in a row, nodes `n0` … `nK`.
+//! * `wired-wireless`: the wired/wireless path of Wang et al. (ICNP 2002, Fig. 17):
+//!   `source` —wired, 45 Mb/s, 35 ms— `base_station` —wireless, 11 Mb/s, 0.01 ms—
+//!   `mobile`; each hop's rate, delay, queue, buffer and loss may be overridden, and
+//!   flows go from `source` to `mobile` unless they name their ends.
 //! * `dumbbell`: flow i gets its own source `s<i>` and sink `d<i>`; source access links
 //!   `s<i>`–`r1`, the bottleneck `r1`–`r2`, sink access links `r2`–`d<i>`. A group with
 //!   `direction = "reverse"` sends from `d<i>` to `s<i>` (two-way traffic).
@@ -35,16 +39,20 @@ pub enum Topology {
     Dumbbell(Dumbbell),
     Graph(GraphTopology),
     Chain(ChainTopology),
+    #[serde(rename = "wired-wireless")]
+    WiredWireless(WiredWireless),
 }
 
-pub const TOPOLOGY_KINDS: &[&str] = &["dumbbell", "graph", "chain"];
+pub const TOPOLOGY_KINDS: &[&str] = &["dumbbell", "graph", "chain", "wired-wireless"];
 
 impl<'de> Deserialize<'de> for Topology {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_tagged(d, "kind", "a table with kind = \"dumbbell\", \"graph\" or \"chain\"", |kind, params| match kind {
+        let expecting = "a table with kind = \"dumbbell\", \"graph\", \"chain\" or \"wired-wireless\"";
+        deserialize_tagged(d, "kind", expecting, |kind, params| match kind {
             "dumbbell" => parse_params(params).map(Topology::Dumbbell),
             "graph" => parse_params(params).map(Topology::Graph),
             "chain" => parse_params(params).map(Topology::Chain),
+            "wired-wireless" => parse_params(params).map(Topology::WiredWireless),
             other => Err(unknown_variant("kind", other, TOPOLOGY_KINDS)),
         })
     }
@@ -108,6 +116,70 @@ pub struct ChainTopology {
     pub bottleneck: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bdp_rtt: Option<Duration>,
+}
+
+/// `kind = "wired-wireless"` (Fig. 17 of the Westwood paper): two hops, each with the
+/// paper's rate and delay unless overridden.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WiredWireless {
+    /// source → base_station (default 45 Mb/s, 35 ms).
+    #[serde(default)]
+    pub wired: PresetHop,
+    /// base_station → mobile (default 11 Mb/s, 0.01 ms).
+    #[serde(default)]
+    pub wireless: PresetHop,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bdp_rtt: Option<Duration>,
+}
+
+/// A preset's hop: what the scenario sets; the rest is the preset's.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PresetHop {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<QueueSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<BufferSpec>,
+    /// Loss on the data direction (towards the mobile); ACKs go back loss-free unless
+    /// `reverse_loss` is set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<LossSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_loss: Option<LossSpec>,
+}
+
+impl PresetHop {
+    fn link(&self, from: &str, to: &str, rate: Rate, delay: Duration) -> GraphLink {
+        GraphLink {
+            from: Some(from.into()),
+            to: Some(to.into()),
+            name: None,
+            rate: self.rate.unwrap_or(rate),
+            delay: self.delay.unwrap_or(delay),
+            queue: self.queue.unwrap_or_default(),
+            buffer: self.buffer.unwrap_or_default(),
+            buffer_bytes: None,
+            loss: self.loss,
+            reverse: Some(LinkOverrides { loss: Some(self.reverse_loss.unwrap_or(LossSpec::None)), ..Default::default() }),
+        }
+    }
+}
+
+impl WiredWireless {
+    pub const SOURCE: &'static str = "source";
+    pub const MOBILE: &'static str = "mobile";
+
+    fn links(&self) -> Vec<GraphLink> {
+        vec![
+            self.wired.link(Self::SOURCE, "base_station", Rate(45_000_000), Duration::from_millis(35)),
+            self.wireless.link("base_station", Self::MOBILE, Rate(11_000_000), Duration(10_000)),
+        ]
+    }
 }
 
 /// A duplex link of a graph (`from`/`to` required) or a chain's hop (no `from`/`to`).
@@ -607,6 +679,17 @@ impl Topology {
             Topology::Dumbbell(dumbbell) => dumbbell.expand(groups, packet_bytes)?,
             Topology::Graph(graph) => expand_graph(&graph.links, "topology.links", true, graph.bottleneck.as_deref(), graph.bdp_rtt, groups, packet_bytes)?,
             Topology::Chain(chain) => expand_graph(&chain.hops, "topology.hops", false, chain.bottleneck.as_deref(), chain.bdp_rtt, groups, packet_bytes)?,
+            Topology::WiredWireless(preset) => {
+                // Flows that name no ends go from the source to the mobile terminal.
+                let groups: Vec<FlowEnds> = groups
+                    .iter()
+                    .map(|ends| match (ends.from, ends.to, ends.route) {
+                        (None, None, None) => FlowEnds { from: Some(WiredWireless::SOURCE), to: Some(WiredWireless::MOBILE), ..*ends },
+                        _ => *ends,
+                    })
+                    .collect();
+                expand_graph(&preset.links(), "topology", true, None, preset.bdp_rtt, &groups, packet_bytes)?
+            }
         };
         for params in &graph.params {
             if let Some(limit) = params.buffer_bytes.filter(|limit| limit.get() < wire_bytes as u64) {
@@ -912,6 +995,30 @@ hops = [
         assert_eq!(graph.links[2].buffer, 120);
         let fixed = topology(&format!("{text}\nbdp_rtt = \"100ms\"")).expand(&[ends("n1", "n2", 1)], 1000, 1040).unwrap();
         assert_eq!(fixed.links[0].buffer, 100, "the first hop carries nothing: bdp_rtt decides");
+    }
+
+    /// The wired-wireless preset: Fig. 17's rates and delays, flows from source to mobile
+    /// by default, loss on the wireless data direction only, overrides kept.
+    #[test]
+    fn wired_wireless_preset() {
+        let text = r#"
+kind = "wired-wireless"
+wireless = { loss = { model = "bernoulli", rate = 0.01 }, buffer = 20 }
+"#;
+        let back = ["mobile".to_string(), "base_station".to_string(), "source".to_string()];
+        let reverse = FlowEnds { count: 1, route: Some(&back), ..Default::default() };
+        let graph = topology(text).expand(&[FlowEnds { count: 2, ..Default::default() }, reverse], 1000, 1040).unwrap();
+        assert_eq!(route_names(&graph, graph.paths[0].data_route), ["source-base_station", "base_station-mobile"]);
+        assert_eq!(route_names(&graph, graph.paths[2].data_route), ["mobile-base_station", "base_station-source"]);
+        assert_eq!((graph.rate(0), graph.links[0].delay), (Rate(45_000_000), Duration::from_millis(35)));
+        assert_eq!((graph.rate(2), graph.links[2].delay), (Rate(11_000_000), Duration(10_000)));
+        assert_eq!(graph.link_name(graph.bottleneck), "base_station-mobile");
+        assert_eq!(graph.paths[0].base_rtt, 2 * (35_000_000 + 10_000));
+        assert_eq!(graph.links[2].buffer, 20);
+        // 1bdp on the wired hop: 45 Mb/s × 70.02 ms / 8000 bits = 393.9 → 394 packets
+        assert_eq!(graph.links[0].buffer, 394);
+        let lossy: Vec<String> = (0..4).filter(|&l| graph.params[graph.links[l as usize].params as usize].loss.is_some()).map(|l| graph.link_name(l)).collect();
+        assert_eq!(lossy, ["base_station-mobile"]);
     }
 
     #[test]

@@ -1,0 +1,142 @@
+//! TCP Westwood BE (ICNP 2002 §3.1.1, Fig. 1(a)): the ERE sample is the data reported by
+//! the latest ACK over the time since the previous one, d_k/Δt_k, filtered by Eq. 1 with a
+//! fixed τ. Everything else is the shared Westwood rule ([`super::westwood`]).
+use super::estimators::{AckInput, BandwidthEstimator};
+use super::westwood::{validate_cap, validate_seconds, EligibleRate, Westwood};
+use crate::sim::Duration;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct WestwoodBeConfig {
+    /// Eq. 1's τ (UCLA's ns-2 code: 1 s).
+    pub tau: Duration,
+    /// Feed one zero sample per whole silent period without ACKs (off by default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub silent_period: Option<Duration>,
+    /// Filter (s_k + s_{k−1})/2 instead of s_k, the original BE filter's Tustin form.
+    pub tustin: bool,
+    /// Count a cumulative ACK as at most this many segments (UCLA's ns-2 code: 2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cumulative_cap: Option<u32>,
+}
+
+impl Default for WestwoodBeConfig {
+    fn default() -> Self {
+        WestwoodBeConfig {
+            tau: Duration::from_secs_f64(1.0),
+            silent_period: None,
+            tustin: false,
+            cumulative_cap: None,
+        }
+    }
+}
+
+impl WestwoodBeConfig {
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        validate_seconds("tau", self.tau.secs_f64())?;
+        if let Some(period) = self.silent_period {
+            validate_seconds("silent_period", period.secs_f64())?;
+        }
+        validate_cap(self.cumulative_cap)
+    }
+
+    pub fn build(&self) -> Westwood<BandwidthEstimator> {
+        let estimator = BandwidthEstimator::new(
+            self.tau.secs_f64(),
+            self.silent_period.map(Duration::secs_f64),
+            self.tustin,
+        );
+        Westwood::new("westwood-be", estimator, self.cumulative_cap)
+    }
+}
+
+impl EligibleRate for BandwidthEstimator {
+    fn on_ack(&mut self, ack: &AckInput) {
+        BandwidthEstimator::on_ack(self, ack);
+    }
+    fn eligible_rate(&mut self, _cwnd: f64, _rtt_min: f64) -> Option<f64> {
+        self.filter.has_estimate().then(|| self.filter.estimate())
+    }
+    fn state(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("ere", self.filter.estimate()));
+        out.push(("tau", self.tau));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::westwood::tests::{ack_with_rtt, event};
+    use crate::cc::{AckSample, CongestionControl, CongestionSignal, Window};
+
+    #[test]
+    fn validate_takes_each_range_as_stated() {
+        type Set = fn(&mut WestwoodBeConfig, f64);
+        let cases: [(&str, Set, &[f64], &[f64]); 3] = [
+            (
+                "tau",
+                |c, v| c.tau = Duration::from_secs_f64(v),
+                &[1e-6, 1000.0],
+                &[0.0, 1000.001],
+            ),
+            (
+                "silent_period",
+                |c, v| c.silent_period = Some(Duration::from_secs_f64(v)),
+                &[0.001, 1000.0],
+                &[0.0, 2000.0],
+            ),
+            (
+                "cumulative_cap",
+                |c, v| c.cumulative_cap = Some(v as u32),
+                &[1.0, 1e6],
+                &[0.0, 1e6 + 1.0],
+            ),
+        ];
+        crate::schema::assert_field_bounds(WestwoodBeConfig::validate, &cases);
+    }
+
+    /// Through the congestion-control interface: ACKs of one segment every 10 ms (100
+    /// segments/s) with RTTs of 80 ms; a duplicate counts one segment, the cumulative ACK
+    /// after it the rest. At the loss, ssthresh = 100 × 0.08 = 8 segments.
+    #[test]
+    fn estimate_from_the_ack_stream_sets_ssthresh() {
+        let mut be = WestwoodBeConfig::default().build();
+        let w = Window {
+            cwnd: 30.0,
+            ssthresh: 100.0,
+        };
+        for k in 0..200u64 {
+            be.on_ack_event(&w, &ack_with_rtt(10 * k, 80));
+        }
+        let ere = be.estimator.filter.estimate();
+        assert!((ere - 100.0).abs() < 1e-6, "{ere}");
+        // A duplicate 10 ms later (1 segment) and a cumulative ACK of 3 segments 10 ms after
+        // it (credited 3 − 1 = 2, i.e. 200/s): the estimate moves towards 200 once.
+        be.on_ack_event(
+            &w,
+            &AckSample {
+                now: 2_000_000_000,
+                duplicate: true,
+                ..Default::default()
+            },
+        );
+        be.on_ack_event(
+            &w,
+            &AckSample {
+                now: 2_010_000_000,
+                segments_acked: 3,
+                ..Default::default()
+            },
+        );
+        let alpha = (2.0 - 0.01) / (2.0 + 0.01);
+        let expected = alpha * 100.0 + (1.0 - alpha) * 200.0;
+        assert!((be.estimator.filter.estimate() - expected).abs() < 1e-9);
+        let r = be.on_congestion(&w, &event(CongestionSignal::FastRetransmit));
+        assert!((r.ssthresh - expected * 0.08).abs() < 1e-9, "{r:?}");
+        let mut state = Vec::new();
+        be.state(&mut state);
+        assert_eq!(state[0].0, "ere");
+        assert!((state[0].1 - expected).abs() < 1e-9);
+    }
+}
