@@ -59,6 +59,22 @@ def reproduce_mraimd(
                from_store, report)
 
 
+def reproduce_westwood(
+    quick: Annotated[bool, typer.Option("--quick", help="40 s runs, a few points per figure, 2 seeds: the whole "
+                                                        "set in about a minute.")] = False,
+    figure: Figures = None,
+    out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("results/westwood"),
+    seeds: Seeds = None, jobs: Jobs = None, executor: Executor = "local", workers: Workers = None,
+    scheduler: Scheduler = None, store: Store = None, from_store: FromStore = None, report: Report = False,
+) -> None:
+    """TCP Westwood BE/RE/CRB/ABSE (Wang et al., ICNP 2002): Figures 2–3, 5, 9–10, 12–16, 18–21 (--figure fig2,
+    fig9, fig12, fig16, fig18, fig19, fig20, fig21) as PNG + CSV/Parquet, and summary.md."""
+    from cclab.papers.westwood.run import WESTWOOD
+
+    _reproduce(WESTWOOD, WESTWOOD.select, quick, figure, out, seeds, jobs, executor, workers, scheduler, store,
+               from_store, report)
+
+
 def _reproduce(paper, select: Callable, quick: bool, figure, out: Path, seeds, jobs, executor: str,
                workers: Optional[int], scheduler: Optional[str], store, from_store, report: bool) -> None:
     from cclab.papers.framework import ReproduceError, parse_count, reproduce
@@ -96,4 +112,5 @@ def register(app: typer.Typer) -> None:
                                 help="Reproduce the experiments of the papers cclab validates against.")
     reproduce_app.command("zhang2002")(reproduce_zhang2002)
     reproduce_app.command("mraimd")(reproduce_mraimd)
+    reproduce_app.command("westwood")(reproduce_westwood)
     app.add_typer(reproduce_app, name="reproduce")

@@ -30,7 +30,8 @@ Tables = dict[str, pd.DataFrame]
 
 # Every paper by the name of its command: where its :class:`Paper` lives (workers find
 # it here, so what is sent to them is the name, not the paper's functions).
-PAPERS = {"zhang2002": "cclab.papers.zhang2002.run:ZHANG2002", "mraimd": "cclab.papers.mraimd.run:MRAIMD"}
+PAPERS = {"zhang2002": "cclab.papers.zhang2002.run:ZHANG2002", "mraimd": "cclab.papers.mraimd.run:MRAIMD",
+          "westwood": "cclab.papers.westwood.run:WESTWOOD"}
 
 
 def paper_named(key: str) -> "Paper":

@@ -1,0 +1,139 @@
+"""TCP Westwood: the five algorithms from scenario files and the Python API, their
+input errors, the wired-wireless preset, and ``cclab reproduce westwood --quick``
+(every file, the claims we measured to hold, determinism)."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+import cclab
+from cclab.papers.claims import VERDICTS
+from cclab.papers.westwood import scenarios
+from cclab.papers.westwood.figures import FIGURES, to_mbps
+
+from conftest import REPO, run_cli
+
+ALGORITHMS = ("westwood-be", "westwood-re", "westwood-crb", "westwood-abse", "westwood-plus")
+
+
+def test_scenario_files_are_the_generated_ones_and_run(tmp_path):
+    written = scenarios.write_scenario_files(tmp_path)
+    assert {p.name for p in written} == {p.name for p in (REPO / "experiments" / "westwood").glob("*.toml")}
+    for path in written:
+        assert path.read_text() == (REPO / "experiments" / "westwood" / path.name).read_text()
+        assert cclab.run(path, duration="2s").system["goodput_mbps"] > 0
+
+
+def lossy_path(cc, duration="60s", seed=1) -> dict:
+    """Fig. 3's case: one flow, 5 Mb/s, 70 ms, 42-packet buffer, 1 % random errors."""
+    scenario = scenarios.estimates(("x", cc), "loss", duration_s=30, seed=seed)
+    scenario["duration"] = duration
+    return scenario
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_each_algorithm_runs_traces_its_estimate_and_beats_newreno_under_random_loss(algorithm):
+    result = cclab.run(lossy_path({"algorithm": algorithm}))
+    newreno = cclab.run(lossy_path("reno"))
+    flow = result.flows.iloc[0]
+    assert flow["cc"] == algorithm
+    # The estimate is traced and ends plausible: between 0.5 and 6 Mb/s on a 5 Mb/s link.
+    trace = result.traces["flows"]
+    assert 0.5 < float(to_mbps(trace["cc_ere"].iloc[-1])) < 6
+    assert flow["cc_state"]["ere"] > 0 and 0.07 <= flow["cc_state"]["rtt_min"] < 0.08
+    # Setting ssthresh from the rate instead of halving: more throughput under 1 % random loss
+    # (60 s, seed 1: 1.65–2.45 × NewReno's 1.46 Mb/s; halving instead would give ≈ 1×).
+    assert flow["throughput_mbps"] > 1.4 * newreno.flows.iloc[0]["throughput_mbps"]
+
+
+def test_abse_traces_its_interval_and_tau():
+    trace = cclab.run(lossy_path({"algorithm": "westwood-abse"}, duration="10s")).traces["flows"]
+    late = trace[trace["t_s"] > 5]
+    srtt = late["srtt_ms"] / 1000
+    # T_k within [T_min, RTT] (clamped), τ_k within [RTT, 11 RTT] (Eq. 6 with N = 10)
+    assert (late["cc_interval"] <= srtt * 1.0001).all() and (late["cc_interval"] > 0).all()
+    assert (late["cc_tau"] >= srtt * 0.9999).all() and (late["cc_tau"] <= 11 * srtt * 1.0001).all()
+
+
+def test_same_seed_same_result_bit_for_bit():
+    first = cclab.run(lossy_path({"algorithm": "westwood-crb"}, duration="10s"))
+    second = cclab.run(lossy_path({"algorithm": "westwood-crb"}, duration="10s"))
+    pd.testing.assert_frame_equal(first.flows, second.flows)
+    pd.testing.assert_frame_equal(first.traces["flows"], second.traces["flows"])
+    assert {k: v for k, v in first.system.items() if k != "wall_time_s"} == \
+        {k: v for k, v in second.system.items() if k != "wall_time_s"}
+
+
+@pytest.mark.parametrize("cc,message", [
+    ('{ algorithm = "westwood-be", tau = "-1s" }', 'flows[0].cc.tau: "-1s" is negative'),
+    ('{ algorithm = "westwood-crb", theta = 0.5 }', "flows[0].cc.theta: 0.5 is not in [1, 100]"),
+    ('{ algorithm = "westwood-abse", beta = nan }', "flows[0].cc.beta: nan is not a finite number"),
+    ('{ algorithm = "westwood-abse", sampling = "pairs" }', 'flows[0].cc.sampling: unknown sampling "pairs"'),
+    ('{ algorithm = "westwood-bee" }', 'flows[0].cc.algorithm: unknown algorithm "westwood-bee"'),
+    ('{ algorithm = "westwood-re", interval = "0s" }', "flows[0].cc.interval: 0 s is not in (0, 1000] s"),
+    ('{ algorithm = "westwood-be", cumulative_cap = 0 }', "flows[0].cc.cumulative_cap: 0 is not a segment count"),
+    ('{ algorithm = "westwood-plus", min_sample = true }', "flows[0].cc.min_sample: true is not a duration"),
+    ('{ algorithm = "westwood-abse", window = 3 }', "flows[0].cc"),
+])
+def test_bad_parameters_are_one_line_errors(tmp_path, cc, message):
+    path = tmp_path / "bad.toml"
+    path.write_text(f'duration = "1s"\n[topology]\nkind = "wired-wireless"\n[[flows]]\ncount = 1\ncc = {cc}\n')
+    done = run_cli("run", path)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(f"error: {message}") and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_wired_wireless_preset_from_a_file(tmp_path):
+    path = tmp_path / "ww.toml"
+    path.write_text('duration = "20s"\n[topology]\nkind = "wired-wireless"\n'
+                    'wireless = { loss = { model = "bernoulli", rate = 0.01 } }\n'
+                    '[[flows]]\ncount = 1\ncc = "westwood-abse"\n')
+    result = cclab.run(path)
+    assert result.system["bottleneck_link"] == "base_station-mobile"
+    assert result.system["loss_model_drops"] > 0
+    links = result.links.set_index("name")
+    assert links.loc["source-base_station", "rate_mbps"] == 45 and links.loc["base_station-mobile", "rate_mbps"] == 11
+    assert links.loc["base_station-mobile", "loss_drops"] > 0 and links.loc["mobile-base_station", "loss_drops"] == 0
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("westwood")
+    done = run_cli("reproduce", "westwood", "--quick", "--out", out)
+    assert done.returncode == 0, done.stderr
+    return out, done.stdout
+
+
+def test_quick_writes_every_file(quick):
+    out, stdout = quick
+    for figure in FIGURES.values():
+        for suffix in (".png", ".csv", ".parquet"):
+            assert (out / f"{figure.stem}{suffix}").stat().st_size > 0
+        assert f"{figure.title}:" in stdout
+    summary = (out / "summary.md").read_text()
+    claims = pd.read_csv(out / "claims.csv")
+    for figure in FIGURES.values():
+        assert f"## {figure.title}" in summary and f"]({figure.stem}.png)" in summary
+    for row in claims.itertuples():
+        assert row.metric.replace("|", "\\|") in summary and row.threshold.replace("|", "\\|") in summary
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["sizes"]["name"] == "quick" and set(meta["figures"]) == set(FIGURES)
+    assert all(v in VERDICTS for f in meta["figures"].values() for v in f["verdicts"])
+
+
+def test_quick_estimates_where_we_measured_them_to_hold(quick):
+    """Fig. 2–3, 5 on the quick runs: RE is near the fair share under congestion and far
+    under the link with random errors; ABSE's estimate with errors is above RE's."""
+    runs = pd.read_parquet(quick[0] / "fig2_estimates.parquet")
+    ere = runs.groupby(["case", "protocol"])["ere_mbps"].mean()
+    assert 1.9 <= ere["congestion"]["RE"] <= 3.1
+    assert ere["loss"]["RE"] < 3.5 < ere["loss"]["ABSE"]
+
+
+def test_quick_single_flow_small_buffer(quick):
+    """Fig. 12: with a 4-packet buffer the Westwood flows beat NewReno."""
+    runs = pd.read_parquet(quick[0] / "fig12_buffer_single.parquet")
+    at4 = runs[runs["buffer"] == 4].groupby("protocol")["throughput_mbps"].mean()
+    assert at4["ABSE"] > at4["NewReno"] + 0.25 and at4["BE"] > at4["NewReno"] + 0.25
