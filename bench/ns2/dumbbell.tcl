@@ -30,6 +30,7 @@ array set P {
     loss_where head
     delack 0
     recovery sack
+    linux_ca ""
     qmon 1
     trace_cwnd 0
 }
@@ -70,8 +71,16 @@ switch -- $P(recovery) {
         if {$P(delack)} { set sinkClass Agent/TCPSink/DelAck } \
         else { set sinkClass Agent/TCPSink }
     }
+    linux {
+        # ns-2's Linux TCP (an older copy of the Linux stack with ns-2's own glue),
+        # SACK and timestamps, the congestion control module named by linux_ca.
+        set tcpClass Agent/TCP/Linux
+        set sinkClass Agent/TCPSink/Sack1
+        Agent/TCP/Linux set timestamps_ true
+        Agent/TCPSink/Sack1 set ts_echo_rfc1323_ true
+    }
     default {
-        puts stderr "recovery must be sack or newreno"
+        puts stderr "recovery must be sack, newreno or linux"
         exit 2
     }
 }
@@ -141,6 +150,9 @@ for {set i 0} {$i < $N} {incr i} {
     $ns attach-agent $s($i) $tcp($i)
     $ns attach-agent $d($i) $sink($i)
     $ns connect $tcp($i) $sink($i)
+    if {$P(recovery) eq "linux" && $P(linux_ca) ne ""} {
+        $ns at 0 "$tcp($i) select_ca $P(linux_ca)"
+    }
     set ftp($i) [new Application/FTP]
     $ftp($i) attach-agent $tcp($i)
     $ns at [expr {double($i) * $P(stagger) / $N}] "$ftp($i) start"

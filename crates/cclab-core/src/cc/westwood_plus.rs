@@ -11,6 +11,12 @@
 //!   `CA_EVENT_COMPLETE_CWR`) cwnd = ssthresh = max(2, BWE·RTTmin/MSS); after an RTO
 //!   ssthresh = max(2, BWE·RTTmin/MSS) (`CA_EVENT_LOSS`), cwnd 1.
 //!
+//! `kernel = "2.6.22"` follows instead the older copy that ns-2.35's `Agent/TCP/Linux`
+//! carries (tcp/linux/src/tcp_westwood.c, from Linux 2.6.22.6): the RTT and RTTmin are
+//! the smoothed RTT (`tp->srtt >> 3`), not the latest sample, and `min_cwnd` keeps cwnd at
+//! BWE·RTTmin or above during loss recovery (rate-halving stops there), so recovery
+//! starts at max(cwnd/2, BWE·RTTmin) rather than at Reno's half.
+//!
 //! Differences from Linux, by construction of cclab's sender: an ECN-Echo sets
 //! cwnd = ssthresh = max(2, BWE·RTTmin) at once (Linux halves, then sets them when the
 //! CWR state ends); Linux's fast path credits the snd_una advance without the duplicate
@@ -30,13 +36,24 @@ const NS: f64 = 1e9;
 pub struct WestwoodPlusConfig {
     /// The shortest sample (Linux `TCP_WESTWOOD_RTT_MIN`: 50 ms).
     pub min_sample: Duration,
+    /// Which Linux: today's tcp_westwood.c, or the 2.6.22 copy inside ns-2.35.
+    pub kernel: Kernel,
 }
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub enum Kernel {
+    #[default]
+    #[serde(rename = "current")]
+    Current,
+    #[serde(rename = "2.6.22")]
+    Linux2622,
+}
+
+crate::schema::named_choice!(Kernel, "kernel", [Current => "current", Linux2622 => "2.6.22"]);
 
 impl Default for WestwoodPlusConfig {
     fn default() -> Self {
-        WestwoodPlusConfig {
-            min_sample: Duration::from_millis(50),
-        }
+        WestwoodPlusConfig { min_sample: Duration::from_millis(50), kernel: Kernel::Current }
     }
 }
 
@@ -56,6 +73,7 @@ impl WestwoodPlusConfig {
             rtt: None,
             rtt_min: None,
             reset_rtt_min: true,
+            kernel: self.kernel,
         }
     }
 }
@@ -74,6 +92,7 @@ pub struct WestwoodPlus {
     rtt: Option<f64>,
     pub rtt_min: Option<f64>,
     reset_rtt_min: bool,
+    kernel: Kernel,
 }
 
 impl WestwoodPlus {
@@ -100,8 +119,12 @@ impl CongestionControl for WestwoodPlus {
 
     fn on_ack_event(&mut self, _window: &Window, ack: &AckSample) {
         let now = ack.now as f64 / NS;
-        if let Some(rtt) = ack.rtt {
-            self.rtt = Some(rtt as f64 / NS);
+        let rtt = match self.kernel {
+            Kernel::Current => ack.rtt.map(|rtt| rtt as f64),
+            Kernel::Linux2622 => ack.srtt.filter(|_| ack.segments_acked > 0), // pkts_acked: srtt >> 3
+        };
+        if let Some(rtt) = rtt {
+            self.rtt = Some(rtt / NS);
         }
         let start = *self.sample_start.get_or_insert(now);
         let elapsed = now - start;
@@ -135,9 +158,13 @@ impl CongestionControl for WestwoodPlus {
         match event.signal {
             CongestionSignal::FastRetransmit => {
                 let half = (window.cwnd / 2.0).max(MIN_SSTHRESH); // tcp_reno_ssthresh
+                let cwnd = match self.kernel {
+                    Kernel::Current => half,
+                    Kernel::Linux2622 => half.max(self.bw_rttmin()).min(window.cwnd), // min_cwnd
+                };
                 Reduction {
                     ssthresh: half,
-                    cwnd: half,
+                    cwnd,
                 }
             }
             CongestionSignal::Timeout => {
@@ -221,6 +248,23 @@ mod tests {
             plus.bw_ns_est
         );
         assert!((plus.bw_est - (7.0 * 100.0 + ns) / 8.0).abs() < 1e-6);
+    }
+
+    /// The ns-2.35 (Linux 2.6.22) copy: RTT from the SRTT; recovery starts no lower than
+    /// BWE·RTTmin.
+    #[test]
+    fn linux_2_6_22_profile() {
+        let mut plus = WestwoodPlusConfig { kernel: Kernel::Linux2622, ..Default::default() }.build();
+        let w = Window { cwnd: 40.0, ssthresh: 100.0 };
+        for k in 0..=9u64 {
+            let mut ack = ack_with_rtt(10 * k, 10); // samples of 10 ms are ignored: SRTT 300 ms
+            ack.srtt = Some(300e6);
+            plus.on_ack_event(&w, &ack);
+        }
+        assert_eq!(plus.rtt_min, Some(0.3));
+        assert_eq!(plus.bw_est, 0.0, "no sample closes before 300 ms");
+        plus.bw_est = 100.0; // 100/s × 0.3 s = 30 segments > half of 40
+        assert_eq!(plus.on_congestion(&w, &event(CongestionSignal::FastRetransmit)), Reduction { ssthresh: 20.0, cwnd: 30.0 });
     }
 
     /// Recovery: Reno's half on entry, BWE·RTTmin when it ends; an RTO takes BWE·RTTmin as
