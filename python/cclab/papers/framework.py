@@ -34,6 +34,36 @@ PAPERS = {"zhang2002": "cclab.papers.zhang2002.run:ZHANG2002", "mraimd": "cclab.
           "westwood": "cclab.papers.westwood.run:WESTWOOD"}
 
 
+@dataclass(frozen=True)
+class Figure:
+    """A figure (or table) of a paper: ``points(sizes)`` gives its runs, ``measure(result,
+    point)`` the tables one run contributes (computed in the worker), ``plot(tables, path)``
+    draws it, ``claims(tables, sizes)`` judges what the paper says about it."""
+
+    key: str
+    title: str  # "Figure 4", "Table 1"
+    slug: str
+    caption: str
+    section: str
+    points: Callable[[Any], list]
+    measure: Callable[[Any, Any], Tables]
+    plot: Callable[[Tables, Path], None]
+    claims: Callable[[Tables, Any], list]
+    notes: str = ""
+
+    @property
+    def stem(self) -> str:
+        return f"{self.key}_{self.slug}"
+
+
+def figure_section(outcome: "FigureOutcome") -> list[str]:
+    """The start of a figure's section in a summary: heading, image, notes, data files."""
+    figure = outcome.figure
+    data = ", ".join(f"`{p.name}`" for p in outcome.files if p.suffix == ".csv")
+    return ["", f"## {figure.title}: {figure.caption} ({figure.section})", "", f"![{figure.title}]({figure.stem}.png)",
+            "", f"{figure.notes} {outcome.runs} runs; data: {data}; scenario: `scenarios/{outcome.scenario.name}`.", ""]
+
+
 def paper_named(key: str) -> "Paper":
     import importlib
 

@@ -2,7 +2,7 @@
 //! Tsaoussidis (2002): the window grows by α segments per RTT without loss and is
 //! multiplied by β on a loss indication. `alpha = "friendly"` picks the TCP-friendly
 //! α = 4(1 − β²)/3 (Eq. 3 of Zhang & Tsaoussidis), e.g. β = 7/8 → α ≈ 0.31.
-use super::reno::{additive_increase, slow_start, MIN_SSTHRESH};
+use super::reno::{increase, MIN_SSTHRESH};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionSignal, Reduction, Window};
 use crate::schema::OpenUnit;
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
@@ -144,11 +144,7 @@ impl CongestionControl for Aimd {
 
     #[inline]
     fn on_ack(&mut self, window: &mut Window, _ack: &AckSample) {
-        if window.cwnd < window.ssthresh {
-            slow_start(window);
-        } else {
-            additive_increase(window, self.alpha);
-        }
+        increase(window, self.alpha);
     }
 
     fn on_congestion(&mut self, window: &Window, event: &CongestionEvent) -> Reduction {

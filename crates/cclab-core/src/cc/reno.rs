@@ -28,5 +28,16 @@ pub fn additive_increase(window: &mut Window, alpha: f64) {
     window.cwnd += alpha / window.cwnd;
 }
 
+/// The increase side of every window-based algorithm here: slow start below ssthresh,
+/// else `alpha` segments per RTT (Reno: α = 1).
+#[inline]
+pub fn increase(window: &mut Window, alpha: f64) {
+    if window.cwnd < window.ssthresh {
+        slow_start(window);
+    } else {
+        additive_increase(window, alpha);
+    }
+}
+
 /// The lowest ssthresh any decrease may set (RFC 5681: 2 segments).
 pub const MIN_SSTHRESH: f64 = 2.0;

@@ -19,7 +19,7 @@
 //!   the estimators' RTT (RE's T, ABSE's T_max and τ_k) is the sender's SRTT, RTTmin
 //!   until the sender has one.
 use super::estimators::{AckCounter, AckInput};
-use super::reno::{additive_increase, slow_start, MIN_SSTHRESH};
+use super::reno::{increase, MIN_SSTHRESH};
 use super::{AckSample, CongestionControl, CongestionEvent, Reduction, Window};
 
 const NS: f64 = 1e9;
@@ -84,11 +84,7 @@ impl<E: EligibleRate> CongestionControl for Westwood<E> {
 
     #[inline]
     fn on_ack(&mut self, window: &mut Window, _ack: &AckSample) {
-        if window.cwnd < window.ssthresh {
-            slow_start(window);
-        } else {
-            additive_increase(window, 1.0);
-        }
+        increase(window, 1.0);
     }
 
     fn on_congestion(&mut self, window: &Window, _event: &CongestionEvent) -> Reduction {

@@ -23,7 +23,7 @@
 //! credit, this file always uses the ACK counter; arithmetic is in floating point, not
 //! bytes per jiffy.
 use super::estimators::AckCounter;
-use super::reno::{additive_increase, slow_start, MIN_SSTHRESH};
+use super::reno::{increase, MIN_SSTHRESH};
 use super::westwood::validate_seconds;
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionSignal, Reduction, Window};
 use crate::sim::{Duration, Time};
@@ -147,11 +147,7 @@ impl CongestionControl for WestwoodPlus {
 
     #[inline]
     fn on_ack(&mut self, window: &mut Window, _ack: &AckSample) {
-        if window.cwnd < window.ssthresh {
-            slow_start(window);
-        } else {
-            additive_increase(window, 1.0);
-        }
+        increase(window, 1.0);
     }
 
     fn on_congestion(&mut self, window: &Window, event: &CongestionEvent) -> Reduction {

@@ -12,7 +12,6 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 import matplotlib
 
@@ -21,6 +20,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from cclab.papers import framework  # noqa: E402
 from cclab.papers.claims import (  # noqa: E402
     DEFAULT, FROM_ABOUT, Claim, Rule, about, compare, held_count, ordered_checks, verdict_of)
 from cclab.papers.mraimd import scenarios  # noqa: E402
@@ -65,22 +65,7 @@ class Point:
     trace_flow: int = -1  # flow whose a(t) to keep (traced runs only)
 
 
-@dataclass(frozen=True)
-class Figure:
-    key: str
-    title: str  # "Table 1", "Figure 4"
-    slug: str
-    caption: str
-    section: str
-    points: Callable[[Sizes], list[Point]]
-    measure: Callable[[Any, Point], dict[str, pd.DataFrame]]
-    plot: Callable[[dict[str, pd.DataFrame], Path], None]
-    claims: Callable[[dict[str, pd.DataFrame], Sizes], list[Claim]]
-    notes: str = ""
-
-    @property
-    def stem(self) -> str:
-        return f"{self.key}_{self.slug}"
+Figure = framework.Figure  # shared by every paper's figures
 
 
 # ---------------------------------------------------------------- measuring

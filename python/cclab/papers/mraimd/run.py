@@ -15,7 +15,7 @@ import pandas as pd
 from cclab.core import version as core_version
 from cclab.papers import framework
 from cclab.papers.claims import markdown_table, tally
-from cclab.papers.framework import Outcome, ReproduceError, parse_count, verdict_preamble
+from cclab.papers.framework import Outcome, figure_section, ReproduceError, parse_count, verdict_preamble
 from cclab.papers.mraimd.figures import FIGURES, FULL, QUICK, fig7_numbers, model_windows, table1_comparison
 
 PAPER = ("I. Psaras, M. Dianati and R. Tafazolli, \"Why Rely on Blind AIMDs? A Response-Based Approach to TCP "
@@ -79,11 +79,7 @@ def summary_markdown(outcome: Outcome) -> str:
     ]
     for figure_outcome in outcome.figures:
         figure = figure_outcome.figure
-        lines += ["", f"## {figure.title}: {figure.caption} ({figure.section})", "",
-                  f"![{figure.title}]({figure.stem}.png)", ""]
-        data = ", ".join(f"`{p.name}`" for p in figure_outcome.files if p.suffix == ".csv")
-        lines += [f"{figure.notes} {figure_outcome.runs} runs; data: {data}; scenario: "
-                  f"`scenarios/{figure_outcome.scenario.name}`.", ""]
+        lines += figure_section(figure_outcome)
         if figure.key == "table1":
             lines += [_table1_markdown(figure_outcome.tables["paper_vs_cclab"]), ""]
         lines.append(markdown_table(figure_outcome.claims))

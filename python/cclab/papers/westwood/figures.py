@@ -12,10 +12,9 @@ a later figure set.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 import matplotlib
 
@@ -24,6 +23,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from cclab.papers import framework  # noqa: E402
 from cclab.papers.claims import (  # noqa: E402
     DEFAULT, FROM_ABOUT, FROM_PAPER, Claim, Rule, about, compare, held_count, verdict_of)
 from cclab.papers.westwood import scenarios  # noqa: E402
@@ -73,22 +73,7 @@ class Point:
     trace: bool = False  # keep a trace table for the plot
 
 
-@dataclass(frozen=True)
-class Figure:
-    key: str
-    title: str
-    slug: str
-    caption: str
-    section: str
-    points: Callable[[Sizes], list[Point]]
-    measure: Callable[[Any, Point], dict[str, pd.DataFrame]]
-    plot: Callable[[dict[str, pd.DataFrame], Path], None]
-    claims: Callable[[dict[str, pd.DataFrame], Sizes], list[Claim]]
-    notes: str = ""
-
-    @property
-    def stem(self) -> str:
-        return f"{self.key}_{self.slug}"
+Figure = framework.Figure  # shared by every paper's figures
 
 
 # ---------------------------------------------------------------- measuring

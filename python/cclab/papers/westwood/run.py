@@ -13,7 +13,7 @@ from typing import Any, Union
 from cclab.core import version as core_version
 from cclab.papers import framework
 from cclab.papers.claims import markdown_table, tally
-from cclab.papers.framework import Outcome, parse_count, verdict_preamble
+from cclab.papers.framework import Outcome, figure_section, parse_count, verdict_preamble
 from cclab.papers.westwood import scenarios
 from cclab.papers.westwood.figures import FIGURES, FULL, QUICK
 
@@ -52,12 +52,7 @@ def summary_markdown(outcome: Outcome) -> str:
         "Setup choices where the paper is silent (`cclab.papers.westwood.scenarios`):", "", setup,
     ]
     for figure_outcome in outcome.figures:
-        figure = figure_outcome.figure
-        lines += ["", f"## {figure.title}: {figure.caption} ({figure.section})", "",
-                  f"![{figure.title}]({figure.stem}.png)", ""]
-        data = ", ".join(f"`{p.name}`" for p in figure_outcome.files if p.suffix == ".csv")
-        lines += [f"{figure.notes} {figure_outcome.runs} runs; data: {data}; scenario: "
-                  f"`scenarios/{figure_outcome.scenario.name}`.", ""]
+        lines += figure_section(figure_outcome)
         lines.append(markdown_table(figure_outcome.claims))
     return "\n".join(lines) + "\n"
 
