@@ -85,6 +85,9 @@ def summarise(samples: list[dict]) -> dict:
     table = {}
     for metric in ("goodput_mbps", "retransmitted_packets", "timeouts"):
         values = [sample[metric] for sample in samples]
+        if any(value != value for value in values):  # not measured (ns-3's counters are not read)
+            table[metric] = {"mean": float("nan"), "sd": float("nan"), "values": values}
+            continue
         table[metric] = {"mean": statistics.fmean(values), "sd": statistics.stdev(values) if len(values) > 1 else 0.0,
                          "values": values}
     return table

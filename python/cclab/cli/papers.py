@@ -67,8 +67,8 @@ def reproduce_westwood(
     seeds: Seeds = None, jobs: Jobs = None, executor: Executor = "local", workers: Workers = None,
     scheduler: Scheduler = None, store: Store = None, from_store: FromStore = None, report: Report = False,
 ) -> None:
-    """TCP Westwood BE/RE/CRB/ABSE (Wang et al., ICNP 2002): Figures 2–3, 5, 9–10, 12–16, 18–21 (--figure fig2,
-    fig9, fig12, fig16, fig18, fig19, fig20, fig21) as PNG + CSV/Parquet, and summary.md."""
+    """TCP Westwood BE/RE/CRB/ABSE (Wang et al., ICNP 2002): Figures 2–3, 5, 9–16, 18–21 (--figure fig2,
+    fig9, fig11, fig12, fig16, fig18, fig19, fig20, fig21) as PNG + CSV/Parquet, and summary.md."""
     from cclab.papers.westwood.run import WESTWOOD
 
     _reproduce(WESTWOOD, WESTWOOD.select, quick, figure, out, seeds, jobs, executor, workers, scheduler, store,

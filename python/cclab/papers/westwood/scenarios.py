@@ -117,12 +117,28 @@ def two_way(protocol: tuple, loss: float, duration_s: float = 60, seed: int = 1,
                     trace=True)
 
 
+def cross_traffic(protocol: tuple, duration_s: float = 60, seed: int = 1) -> dict:
+    """Fig. 11: one TCPW flow over 4 hops of 20, 10, 20, 30 Mb/s (n0 → n4); 5 Mb/s UDP CBR
+    on hop 3 (n2 → n3) from 20 s and on hop 4 (n3 → n4) from 40 s. Our choices: 8.75 ms
+    per hop (a 70 ms RTT, as elsewhere in the paper), one-BDP buffers, each UDP flow
+    leaves the path after its hop."""
+    hops = [{"rate": rate, "delay": "8.75ms"} for rate in ("20Mbps", "10Mbps", "20Mbps", "30Mbps")]
+    tcp = group(protocol, 1, name="tcp", **{"from": "n0", "to": "n4"})
+    udp = [{"group": f"udp hop {hop + 1}", "transport": "udp", "from": f"n{hop}", "to": f"n{hop + 1}",
+            "app": {"kind": "cbr", "rate": "5Mbps"}, "start": f"{start:g}s"} for hop, start in ((2, 20.0), (3, 40.0))]
+    return {"name": f"westwood {protocol[0]} 4-hop cross traffic", "duration": f"{duration_s:g}s", "seed": seed,
+            "packet_size": PACKET_SIZE, "topology": {"kind": "chain", "hops": hops}, "flows": [tcp, *udp],
+            "trace": {"flows": True}}
+
+
 def paper_scenarios() -> dict[str, tuple[str, dict]]:
     return {
         "fig02_estimates": ("Figures 2, 3 and 5: two TCPW BE flows on 5 Mb/s, 70 ms, buffer = pipe (42); the figure "
                             "also runs RE and ABSE, and one flow with 1 % random errors.", estimates(BE, "congestion")),
         "fig09_two_way": ("Figures 9–10: a TCPW BE flow on 10 Mb/s, a reverse BE flow from 20 to 40 s (ACK "
                           "compression).", two_way(BE, 0.0)),
+        "fig11_cross_traffic": ("Figure 11: a TCPW BE flow over 4 hops (20, 10, 20, 30 Mb/s), 5 Mb/s UDP on hop 3 "
+                                "from 20 s and on hop 4 from 40 s (data packet compression).", cross_traffic(BE)),
         "fig12_buffer": ("Figures 12–15: one flow, 5 Mb/s, 70 ms; the figure varies the buffer (4 here).",
                          single_flow_buffer(ABSE, 4)),
         "fig16_many_flows": ("Figure 16: 10 flows, 45 Mb/s, 70 ms; the figure varies the buffer (100–1600).",
