@@ -124,3 +124,19 @@ def claims_of(figure: str, tables: dict) -> list:
 
 test_every_claim_is_covered, test_claim_holds, test_claim_fails, test_claim_states_its_rule = \
     claim_tests(CASES, claims_of, FIGURES)
+
+
+def test_estimates_under_congestion_are_judged_flow_by_flow():
+    """Two ABSE flows at 4.0 and 1.0 Mb/s average the 2.5 Mb/s fair share but are not
+    each "about" it: the Fig. 5 claim fails; RE's claim is untouched. The Tustin BE
+    numbers are reported beside the BE claim, never judged."""
+    tables = fig2(True)
+    runs = tables["runs"]
+    congested_abse = (runs["case"] == "congestion") & (runs["protocol"] == "ABSE")
+    runs.loc[congested_abse, "ere_mbps"] = runs.loc[congested_abse, "flow"].map({0: 4.0, 1: 1.0})
+    claims = claims_of("fig2", tables)
+    assert [claim.verdict for claim in claims] == ["supported"] * 4 + ["not supported"]  # 1 of 3 checks
+    assert "flow 0 4.00, flow 1 1.00" in claims[4].evidence
+    runs.loc[runs["protocol"] == "BE (Tustin)", "ere_mbps"] = 0.0
+    assert claims_of("fig2", tables)[0].verdict == "supported"
+    assert "BE (Tustin) 0.00 Mb/s" in claims_of("fig2", tables)[0].evidence

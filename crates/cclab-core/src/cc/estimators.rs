@@ -103,8 +103,9 @@ impl RateFilter {
         self.estimate.unwrap_or(0.0)
     }
 
-    pub fn has_estimate(&self) -> bool {
-        self.estimate.is_some()
+    /// The estimate, or None before the first sample.
+    pub fn current(&self) -> Option<f64> {
+        self.estimate
     }
 }
 

@@ -88,15 +88,13 @@ impl<E: EligibleRate> CongestionControl for Westwood<E> {
     }
 
     fn on_congestion(&mut self, window: &Window, _event: &CongestionEvent) -> Reduction {
-        let estimate = self.rtt_min.and_then(|rtt_min| {
-            Some((self.estimator.eligible_rate(window.cwnd, rtt_min)?, rtt_min))
-        });
-        let ssthresh = match estimate {
+        let rate = self.rtt_min.and_then(|rtt_min| Some((self.estimator.eligible_rate(window.cwnd, rtt_min)?, rtt_min)));
+        let ssthresh = match rate {
             Some((ere, rtt_min)) => {
                 self.last_loss_ere = ere;
                 (ere * rtt_min).max(MIN_SSTHRESH)
             }
-            None => (window.cwnd / 2.0).max(MIN_SSTHRESH), // no estimate yet: Reno
+            None => (window.cwnd / 2.0).max(MIN_SSTHRESH), // no estimate or no RTT yet: Reno
         };
         // 3 DUPACKs (and ECN): cwin = min(cwin, ssthresh); a timeout's cwin = 1 is the sender's.
         Reduction {

@@ -56,7 +56,7 @@ impl EligibleRate for BandwidthEstimator {
         BandwidthEstimator::on_ack(self, ack);
     }
     fn eligible_rate(&mut self, _cwnd: f64, _rtt_min: f64) -> Option<f64> {
-        self.filter.has_estimate().then(|| self.filter.estimate())
+        self.filter.current()
     }
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("ere", self.filter.estimate()));

@@ -101,8 +101,9 @@ impl EligibleRate for CombinedRate {
         self.expected = ack.cwnd / ack.rtt_min;
     }
     fn eligible_rate(&mut self, cwnd: f64, rtt_min: f64) -> Option<f64> {
-        (self.be.filter.has_estimate() && self.re.filter.has_estimate())
-            .then(|| self.chosen(cwnd / rtt_min))
+        self.be.filter.current()?;
+        self.re.filter.current()?;
+        Some(self.chosen(cwnd / rtt_min))
     }
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("ere", self.chosen(self.expected)));

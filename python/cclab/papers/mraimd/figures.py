@@ -7,6 +7,7 @@ A :class:`Figure` has ``points(sizes)`` (one :class:`Point` per run: labels + sc
 """
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Callable, Sequence
@@ -20,7 +21,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from cclab.papers import framework  # noqa: E402
+from cclab.papers import framework, plotting  # noqa: E402
 from cclab.papers.claims import (  # noqa: E402
     DEFAULT, FROM_ABOUT, Claim, Rule, about, compare, held_count, ordered_checks, verdict_of)
 from cclab.papers.mraimd import scenarios  # noqa: E402
@@ -109,23 +110,8 @@ def measure_growth(result, point: Point) -> dict[str, pd.DataFrame]:
 
 
 # ---------------------------------------------------------------- helpers
-def _mean(table: pd.DataFrame, keys: Sequence[str], value: str) -> pd.Series:
-    return table.groupby(list(keys), sort=True)[value].mean()
-
-
-def _save(figure, path: Path) -> None:
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-
-
-def _lines(axis, table: pd.DataFrame, x: str, y: str, hue: str = "protocol", colors=COLORS, **style) -> None:
-    for name, rows in table.groupby(hue, sort=False):
-        stats = rows.groupby(x)[y].agg(["mean", "min", "max"]).sort_index()
-        color = colors.get(name) if colors else None
-        axis.plot(stats.index, stats["mean"], marker="o", markersize=4, label=str(name), color=color, **style)
-        axis.fill_between(stats.index, stats["min"], stats["max"], alpha=0.15, color=color, linewidth=0)
-    axis.grid(alpha=0.3)
+_mean, _save = plotting.mean_by, plotting.save
+_lines = functools.partial(plotting.mean_lines, colors=COLORS)  # colors=None: matplotlib's
 
 
 def _fmt(values: dict, fmt: str = ".3g", unit: str = "") -> str:

@@ -10,6 +10,7 @@ pattern); its estimator is there (``westwood-abse`` with ``sampling = "ack_pair"
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -22,9 +23,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from cclab.papers import framework  # noqa: E402
+from cclab.papers import framework, plotting  # noqa: E402
 from cclab.papers.claims import (  # noqa: E402
-    DEFAULT, FROM_ABOUT, FROM_PAPER, Claim, Rule, about, compare, held_count, verdict_of)
+    DEFAULT, FROM_ABOUT, Claim, Rule, about, compare, held_count, verdict_of)
 from cclab.papers.westwood import scenarios  # noqa: E402
 from cclab.papers.westwood.scenarios import ABSE, BE, BE_TUSTIN, CRB, NEWRENO, RE, WIRE_BYTES  # noqa: E402
 
@@ -154,27 +155,8 @@ def measure_joining(result, point: Point) -> dict[str, pd.DataFrame]:
 
 
 # ---------------------------------------------------------------- helpers
-def _save(figure, path: Path) -> None:
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-
-
-def _lines(axis, table: pd.DataFrame, x: str, y: str, hue: str = "protocol", **style) -> None:
-    for name, rows in table.groupby(hue, sort=False):
-        stats = rows.groupby(x)[y].agg(["mean", "min", "max"]).sort_index()
-        color = COLORS.get(name)
-        axis.plot(stats.index, stats["mean"], marker="o", markersize=4, label=str(name), color=color, **style)
-        axis.fill_between(stats.index, stats["min"], stats["max"], alpha=0.15, color=color, linewidth=0)
-    axis.grid(alpha=0.3)
-
-
-def _mean(table: pd.DataFrame, keys: Sequence[str], value: str) -> pd.Series:
-    return table.groupby(list(keys), sort=True)[value].mean()
-
-
-def _seeds(sizes: Sizes) -> str:
-    return f"mean of {len(sizes.seeds)} seeds"
+_mean, _save = plotting.mean_by, plotting.save
+_lines = functools.partial(plotting.mean_lines, colors=COLORS)  # colors=None: matplotlib's
 
 
 # ---------------------------------------------------------------- Figures 2, 3, 5: estimates
@@ -801,5 +783,3 @@ FIGURES: dict[str, Figure] = {
                     notes="5 ABSE flows from the start; 5 new ABSE (a) or NewReno (b) flows start within a second "
                           "of half the run."),
 }
-
-__all__ = ["FIGURES", "FULL", "QUICK", "FROM_PAPER"]

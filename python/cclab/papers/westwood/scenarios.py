@@ -38,7 +38,6 @@ BE_TUSTIN = ("BE (Tustin)", {"algorithm": "westwood-be", "tustin": True})
 RE = ("RE", {"algorithm": "westwood-re"})
 CRB = ("CRB", {"algorithm": "westwood-crb"})
 ABSE = ("ABSE", {"algorithm": "westwood-abse"})
-PLUS = ("Westwood+", {"algorithm": "westwood-plus"})
 
 
 def pipe_packets(rate_mbps: float, rtt_s: float = 0.070) -> int:
