@@ -76,6 +76,7 @@ def test_same_seed_same_result_bit_for_bit():
     ('{ algorithm = "westwood-be", cumulative_cap = 0 }', "flows[0].cc.cumulative_cap: 0 is not a segment count"),
     ('{ algorithm = "westwood-plus", min_sample = true }', "flows[0].cc.min_sample: true is not a duration"),
     ('{ algorithm = "westwood-abse", window = 3 }', "flows[0].cc"),
+    ('{ algoritm = "westwood-be" }', 'flows[0].cc.algorithm: missing (the table has "algoritm")'),
 ])
 def test_bad_parameters_are_one_line_errors(tmp_path, cc, message):
     path = tmp_path / "bad.toml"

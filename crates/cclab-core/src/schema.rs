@@ -221,7 +221,13 @@ pub fn deserialize_tagged<'de, D: Deserializer<'de>, T>(
             let name = match params.remove(self.tag) {
                 Some(serde_json::Value::String(name)) => name,
                 Some(other) => return Err(de::Error::custom(nested_error(self.tag, &format!("{other} is not a name")))),
-                None => return Err(de::Error::custom(nested_error(self.tag, "missing"))),
+                None if params.is_empty() => return Err(de::Error::custom(nested_error(self.tag, "missing"))),
+                None => {
+                    // Most often a misspelt tag: say what the table has instead.
+                    let keys: Vec<String> = params.keys().map(|key| format!("{key:?}")).collect();
+                    let found = format!("missing (the table has {})", keys.join(", "));
+                    return Err(de::Error::custom(nested_error(self.tag, &found)));
+                }
             };
             (self.build)(&name, serde_json::Value::Object(params)).map_err(de::Error::custom)
         }
