@@ -6,6 +6,7 @@ use crate::cc::CcConfig;
 use crate::schema::{deserialize_with_path, duration_or_table, named_choice};
 pub use crate::schema::{OpenUnit, Positive, Probability};
 use crate::sim::Duration;
+use crate::transport::tfrc::TfrcConfig;
 use crate::transport::TcpConfig;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
@@ -89,7 +90,7 @@ pub struct FlowGroup {
     pub group: Option<String>,
     #[serde(default = "one")]
     pub count: NonZeroU32,
-    /// "tcp" (default) or "udp".
+    /// "tcp" (default), "udp" or "tfrc".
     #[serde(default)]
     pub transport: Transport,
     /// TCP only (default "reno"); filled in when the scenario is normalised.
@@ -103,6 +104,9 @@ pub struct FlowGroup {
     /// TCP only (defaults: docs/ns2-defaults.md); filled in when the scenario is normalised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpConfig>,
+    /// TFRC only: profile, loss intervals, discounting; filled in when normalised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tfrc: Option<TfrcConfig>,
     /// Dumbbell: per-flow override of the source access link delay (so RTTs can differ).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_delay: Option<Duration>,
@@ -153,15 +157,18 @@ pub enum Transport {
     #[default]
     Tcp,
     Udp,
+    /// TCP-Friendly Rate Control (RFC 5348): rate-based, with receiver reports.
+    Tfrc,
 }
 
-named_choice!(Transport, "transport", [Tcp => "tcp", Udp => "udp"]);
+named_choice!(Transport, "transport", [Tcp => "tcp", Udp => "udp", Tfrc => "tfrc"]);
 
 impl Transport {
     pub fn name(self) -> &'static str {
         match self {
             Transport::Tcp => "tcp",
             Transport::Udp => "udp",
+            Transport::Tfrc => "tfrc",
         }
     }
 }
@@ -201,10 +208,36 @@ impl FlowGroup {
     pub fn app(&self) -> AppSpec {
         self.app.unwrap_or_default()
     }
+    pub fn tfrc(&self) -> TfrcConfig {
+        self.tfrc.clone().unwrap_or_default()
+    }
 
     /// Fill in the defaults of the group's transport, and reject what does not apply to it.
     fn normalize(&mut self, packet_bytes: u32) -> Result<(), (&'static str, String)> {
+        if self.transport != Transport::Tfrc && self.tfrc.is_some() {
+            return Err(("tfrc", format!("applies to transport = \"tfrc\" only, not {:?}", self.transport.name())));
+        }
         match self.transport {
+            Transport::Tfrc => {
+                if let Some(cc) = &self.cc {
+                    return Err(("cc", format!("{:?}: TFRC sets its rate by the TCP equation, not a window algorithm", cc.label())));
+                }
+                if self.tcp.is_some() {
+                    return Err(("tcp", "a TFRC flow has no TCP parameters (use tfrc = { ... })".into()));
+                }
+                if !matches!(self.app.get_or_insert(AppSpec::Bulk), AppSpec::Bulk) {
+                    return Err(("app", "a TFRC flow always has data to send (\"bulk\")".into()));
+                }
+                let tfrc = self.tfrc.get_or_insert_with(TfrcConfig::default);
+                tfrc.validate().map_err(|(field, message)| {
+                    let field = match field {
+                        "intervals" => "tfrc.intervals",
+                        "ndupack" => "tfrc.ndupack",
+                        _ => "tfrc",
+                    };
+                    (field, message)
+                })?;
+            }
             Transport::Tcp => {
                 self.cc.get_or_insert_with(CcConfig::default);
                 self.tcp.get_or_insert_with(TcpConfig::default);

@@ -12,6 +12,7 @@ use crate::net::{Link, LinkId, PacketId, RouteId};
 use crate::scenario::{AppSpec, Scenario, ScenarioError, Transport};
 use crate::sim::rng::{stream, APP_STREAMS, FLOW_START_STREAMS};
 use crate::sim::{Event, EventQueue, Time, NS_PER_SEC};
+use crate::transport::tfrc::{TfrcReceiver, TfrcSender};
 use crate::transport::{Endpoint, Header, Outbox, Outgoing, PacketClass, TcpReceiver, TcpSender, UdpSink, UdpSource};
 use rand::Rng;
 
@@ -288,14 +289,25 @@ impl Simulation {
                         .expect("validated: UDP flows have a cbr or onoff application");
                     (Endpoint::UdpSource(Box::new(UdpSource::new(schedule, stop, data_bytes))), Endpoint::UdpSink(UdpSink::default()))
                 }
+                Transport::Tfrc => {
+                    let tfrc = group.tfrc();
+                    // TFRC's s is the payload (as ns-2's packetSize_); headers ride on top.
+                    let payload = scenario.packet_size.get();
+                    let sender = TfrcSender::new(tfrc.sender_rules(payload), start, stop);
+                    let receiver = TfrcReceiver::new(tfrc.receiver_rules(payload));
+                    (
+                        Endpoint::TfrcSender { sender: Box::new(sender), data_bytes },
+                        Endpoint::TfrcReceiver { receiver: Box::new(receiver), feedback_bytes: ack_bytes },
+                    )
+                }
             };
             let (source_id, sink_id) = (source_of(id as u32), source_of(id as u32) + 1);
             streams.push(Stream { route: path.data_route, from: source_id, to: sink_id });
-            if matches!(sink, Endpoint::TcpSink { .. }) {
+            if matches!(sink, Endpoint::TcpSink { .. } | Endpoint::TfrcReceiver { .. }) {
                 streams.push(Stream { route: path.reply_route, from: sink_id, to: source_id });
             }
             // Sources with state to trace only (a UDP source has none).
-            let traced = scenario.trace.flows && group.transport == Transport::Tcp;
+            let traced = scenario.trace.flows && group.transport != Transport::Udp;
             hosts.push(Host { endpoint: source, timer: LazyTimer::default(), route: path.data_route, traced });
             hosts.push(Host { endpoint: sink, timer: LazyTimer::default(), route: path.reply_route, traced: false });
             let trace = traced.then(|| FlowTrace { id: id as u32, ..Default::default() });
@@ -492,7 +504,8 @@ impl Simulation {
             self.sent.clear();
         }
         self.arm_timer(endpoint);
-        if self.hosts[endpoint as usize].traced {
+        let host = &self.hosts[endpoint as usize];
+        if host.traced && (matches!(cause, Cause::Arrival) || host.endpoint.traces_timer_actions()) {
             self.trace(now, endpoint, cause);
         }
     }
@@ -615,6 +628,22 @@ impl Simulation {
                     metrics.lost_packets = Some(sink.lost());
                     metrics.mean_delay_ms = sink.mean_delay_ns().map(|ns| ns / 1e6);
                 }
+                (Endpoint::TfrcSender { sender, .. }, Endpoint::TfrcReceiver { receiver, .. }) => {
+                    let stats = sender.stats;
+                    metrics.cc = Some(group.tfrc().label());
+                    metrics.data_packets_sent = stats.packets_sent;
+                    metrics.lost_packets = Some(receiver.packets_lost);
+                    metrics.mean_rtt_ms = (stats.rtt_samples > 0).then(|| stats.rtt_sum / stats.rtt_samples as f64 * 1e3);
+                    metrics.cc_state = vec![
+                        ("rate_mbps".to_string(), sender.allowed_rate() * 8.0 / 1e6),
+                        ("loss_event_rate".to_string(), receiver.loss_event_rate()),
+                        ("loss_events".to_string(), receiver.loss_events as f64),
+                        ("feedback_received".to_string(), stats.feedback_received as f64),
+                        ("nofeedback_expiries".to_string(), stats.nofeedback_expiries as f64),
+                    ]
+                    .into_iter()
+                    .collect();
+                }
                 _ => unreachable!("flows pair a source with its own kind of sink"),
             }
             metrics.throughput_mbps = mbps(metrics.data_packets_sent * payload);
@@ -628,7 +657,11 @@ impl Simulation {
                 GroupMetrics {
                     name: self.scenario.group_name(g),
                     transport: group.transport.name(),
-                    cc: (group.transport == Transport::Tcp).then(|| group.cc().label()),
+                    cc: match group.transport {
+                        Transport::Tcp => Some(group.cc().label()),
+                        Transport::Tfrc => Some(group.tfrc().label()),
+                        Transport::Udp => None,
+                    },
                     flows: members.len() as u32,
                     goodput_mbps: members.iter().map(|m| m.goodput_mbps).sum(),
                     throughput_mbps: members.iter().map(|m| m.throughput_mbps).sum(),

@@ -7,6 +7,7 @@
 //! *returning* the new ssthresh/cwnd, and time always passed in. Algorithms never touch
 //! the engine (no timers of their own); `on_round` is an optional once-per-RTT hook.
 pub mod aimd;
+pub mod binomial;
 pub mod estimators;
 pub mod mraimd;
 pub mod reno;
@@ -22,6 +23,7 @@ use crate::sim::Time;
 use serde::{Deserialize, Deserializer, Serialize};
 
 pub use aimd::{Aimd, AimdConfig};
+pub use binomial::{Binomial, BinomialConfig};
 pub use estimators::{BandwidthEstimator, IntervalEstimator};
 pub use mraimd::{MrAimd, MrAimdConfig};
 pub use westwood::Westwood;
@@ -127,6 +129,7 @@ pub enum Controller {
     WestwoodInterval(Westwood<IntervalEstimator>),
     WestwoodCrb(Westwood<westwood_crb::CombinedRate>),
     WestwoodPlus(WestwoodPlus),
+    Binomial(Binomial),
     Custom(Box<dyn CongestionControl + Send>),
 }
 
@@ -140,6 +143,7 @@ macro_rules! dispatch {
             Controller::WestwoodInterval($c) => $call,
             Controller::WestwoodCrb($c) => $call,
             Controller::WestwoodPlus($c) => $call,
+            Controller::Binomial($c) => $call,
             Controller::Custom($c) => $call,
         }
     };
@@ -193,6 +197,43 @@ pub enum CcConfig {
     WestwoodAbse(WestwoodAbseConfig),
     #[serde(rename = "westwood-plus")]
     WestwoodPlus(WestwoodPlusConfig),
+    /// Binomial controls (Bansal & Balakrishnan 2001): a/w^k up, b·w^l down.
+    Binomial(BinomialConfig),
+    /// Binomial k = l = ½.
+    Sqrt(binomial::PresetParams),
+    /// Binomial k = 1, l = 0.
+    Iiad(binomial::PresetParams),
+    /// TCP(1/b) of the SlowCC study: TCP(4(2/b − 1/b²)/3, 1 − 1/b).
+    #[serde(rename = "tcp(1/b)")]
+    TcpInverse(InverseB),
+    /// SQRT(1/b): binomial k = l = ½ with decrease 1/b and the TCP-compatible increase.
+    #[serde(rename = "sqrt(1/b)")]
+    SqrtInverse(InverseB),
+}
+
+/// The slowness parameter b of TCP(1/b) and SQRT(1/b): the decrease is 1/b.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct InverseB {
+    pub b: f64,
+    #[serde(default)]
+    pub decrease: aimd::DecreaseStyle,
+}
+
+impl InverseB {
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        if !(self.b.is_finite() && self.b > 1.0 && self.b <= 1e6) {
+            return Err(("b", format!("{} is outside (1, 1e6] (the decrease is 1/b)", crate::schema::Num(self.b))));
+        }
+        Ok(())
+    }
+    fn tcp(&self) -> Aimd {
+        // Yang & Lam's TCP-friendly α = 4(1 − β²)/3 with β = 1 − 1/b, i.e. 4(2/b − 1/b²)/3.
+        let beta = 1.0 - 1.0 / self.b;
+        let mut aimd = Aimd::with_label(aimd::friendly_alpha(beta), beta, format!("tcp(1/{})", crate::schema::Num(self.b)));
+        aimd.decrease = self.decrease;
+        aimd
+    }
 }
 
 impl Default for CcConfig {
@@ -202,7 +243,21 @@ impl Default for CcConfig {
 }
 
 pub const ALGORITHMS: &[&str] =
-    &["reno", "aimd", "mraimd", "westwood-be", "westwood-re", "westwood-crb", "westwood-abse", "westwood-plus"];
+    &[
+    "reno",
+    "aimd",
+    "mraimd",
+    "westwood-be",
+    "westwood-re",
+    "westwood-crb",
+    "westwood-abse",
+    "westwood-plus",
+    "binomial",
+    "sqrt",
+    "iiad",
+    "tcp(1/b)",
+    "sqrt(1/b)",
+];
 
 impl CcConfig {
     pub fn build(&self) -> Controller {
@@ -215,6 +270,13 @@ impl CcConfig {
             CcConfig::WestwoodCrb(c) => Controller::WestwoodCrb(c.build()),
             CcConfig::WestwoodAbse(c) => Controller::WestwoodInterval(c.build()),
             CcConfig::WestwoodPlus(c) => Controller::WestwoodPlus(c.build()),
+            CcConfig::Binomial(c) => Controller::Binomial(c.build(c.default_label())),
+            CcConfig::Sqrt(p) => Controller::Binomial(BinomialConfig::sqrt(p).build("sqrt".into())),
+            CcConfig::Iiad(p) => Controller::Binomial(BinomialConfig::iiad(p).build("iiad".into())),
+            CcConfig::TcpInverse(c) => Controller::Aimd(c.tcp()),
+            CcConfig::SqrtInverse(c) => Controller::Binomial(
+                BinomialConfig::sqrt_inverse(c.b, c.decrease).build(format!("sqrt(1/{})", crate::schema::Num(c.b))),
+            ),
         }
     }
 
@@ -232,6 +294,11 @@ impl CcConfig {
             "westwood-crb" => validated(params, WestwoodCrbConfig::validate).map(CcConfig::WestwoodCrb),
             "westwood-abse" => validated(params, WestwoodAbseConfig::validate).map(CcConfig::WestwoodAbse),
             "westwood-plus" => validated(params, WestwoodPlusConfig::validate).map(CcConfig::WestwoodPlus),
+            "binomial" => validated(params, BinomialConfig::validate).map(CcConfig::Binomial),
+            "sqrt" => validated(params, |p| BinomialConfig::sqrt(p).validate()).map(CcConfig::Sqrt),
+            "iiad" => validated(params, |p| BinomialConfig::iiad(p).validate()).map(CcConfig::Iiad),
+            "tcp(1/b)" => validated(params, InverseB::validate).map(CcConfig::TcpInverse),
+            "sqrt(1/b)" => validated(params, InverseB::validate).map(CcConfig::SqrtInverse),
             other => Err(unknown_variant("algorithm", other, ALGORITHMS)),
         }
     }

@@ -1,13 +1,15 @@
-//! The endpoints of a flow behind one enum: TCP sender and sink, UDP source and sink.
+//! The endpoints of a flow behind one enum: TCP sender and sink, UDP source and sink,
+//! TFRC sender and receiver.
 //! The engine calls only these methods: a packet arrived, a timer may be due, when is
 //! the next deadline, what to trace. Each flow has a source endpoint (sends data) and a
 //! sink endpoint (receives it, and for TCP answers with ACKs).
+use super::tfrc::{TfrcReceiver, TfrcSender};
 use super::{AckInfo, Header, TcpReceiver, TcpSender, UdpSink, UdpSource};
 use crate::cc::CongestionControl;
 use crate::sim::Time;
 
 /// A packet an endpoint asks the network to carry on its flow's route.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Outgoing {
     pub header: Header,
     /// Bytes on the wire.
@@ -38,6 +40,8 @@ pub enum Endpoint {
     TcpSink { receiver: TcpReceiver, ack_bytes: u32 },
     UdpSource(Box<UdpSource>),
     UdpSink(UdpSink),
+    TfrcSender { sender: Box<TfrcSender>, data_bytes: u32 },
+    TfrcReceiver { receiver: Box<TfrcReceiver>, feedback_bytes: u32 },
 }
 
 impl Endpoint {
@@ -60,6 +64,18 @@ impl Endpoint {
         }
         match (self, header) {
             (Endpoint::UdpSink(sink), &Header::Udp { seq, sent_at }) => sink.on_datagram(now, seq, sent_at),
+            (Endpoint::TfrcReceiver { receiver, feedback_bytes }, Header::TfrcData(data)) => {
+                let (delivered, feedback) = receiver.on_data(now, data, ce);
+                if let Some(feedback) = feedback {
+                    out.send(feedback_packet(feedback, *feedback_bytes));
+                }
+                delivered
+            }
+            (Endpoint::TfrcSender { sender, data_bytes }, Header::TfrcFeedback(feedback)) => {
+                let (size, ect) = (*data_bytes, sender.ecn());
+                sender.on_feedback(now, feedback, |data| out.send(Outgoing { header: Header::TfrcData(data), size, ect }));
+                0
+            }
             (endpoint, header) => {
                 // Each flow's packets are routed to its own endpoints only.
                 debug_assert!(false, "{header:?} delivered to a {}", endpoint.kind());
@@ -82,6 +98,17 @@ impl Endpoint {
             },
             Endpoint::UdpSource(source) => source.on_timer(now, out),
             Endpoint::UdpSink(_) => false,
+            Endpoint::TfrcSender { sender, data_bytes } => {
+                let (size, ect) = (*data_bytes, sender.ecn());
+                sender.on_timer(now, |data| out.send(Outgoing { header: Header::TfrcData(data), size, ect }))
+            }
+            Endpoint::TfrcReceiver { receiver, feedback_bytes } => match receiver.on_timer(now) {
+                Some(feedback) => {
+                    out.send(feedback_packet(feedback, *feedback_bytes));
+                    true
+                }
+                None => false,
+            },
         }
     }
 
@@ -97,6 +124,8 @@ impl Endpoint {
         }
         match self {
             Endpoint::UdpSource(source) => source.deadline(),
+            Endpoint::TfrcSender { sender, .. } => sender.deadline(),
+            Endpoint::TfrcReceiver { receiver, .. } => receiver.deadline(),
             _ => None,
         }
     }
@@ -109,6 +138,18 @@ impl Endpoint {
             window.push(("srtt_ms", sender.srtt_ns().unwrap_or(f64::NAN) / 1e6));
             sender.cc.state(cc_state);
         }
+        if let Endpoint::TfrcSender { sender, .. } = self {
+            window.push(("rate_mbps", sender.allowed_rate() * 8.0 / 1e6));
+            window.push(("loss_event_rate", sender.loss_event_rate()));
+            window.push(("rtt_ms", sender.rtt().map_or(f64::NAN, |r| r * 1e3)));
+        }
+    }
+
+    /// Whether a source's timer actions are traced too: a TCP sender's timers are rare
+    /// events (retransmission timeouts); a TFRC sender's timer sends every packet, so
+    /// only its reports (arrivals) are traced.
+    pub fn traces_timer_actions(&self) -> bool {
+        !matches!(self, Endpoint::TfrcSender { .. })
     }
 
     pub fn kind(&self) -> &'static str {
@@ -117,10 +158,16 @@ impl Endpoint {
             Endpoint::TcpSink { .. } => "TCP sink",
             Endpoint::UdpSource(_) => "UDP source",
             Endpoint::UdpSink(_) => "UDP sink",
+            Endpoint::TfrcSender { .. } => "TFRC sender",
+            Endpoint::TfrcReceiver { .. } => "TFRC receiver",
         }
     }
 }
 
 fn ack_packet(ack: AckInfo, ack_bytes: u32) -> Outgoing {
     Outgoing { header: Header::TcpAck(ack), size: ack_bytes + SACK_BLOCK_BYTES * ack.sack_count as u32, ect: false }
+}
+
+fn feedback_packet(feedback: super::tfrc::Feedback, bytes: u32) -> Outgoing {
+    Outgoing { header: Header::TfrcFeedback(feedback), size: bytes, ect: false }
 }

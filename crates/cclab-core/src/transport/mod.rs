@@ -6,6 +6,7 @@
 //!   recovery, RFC 6298 retransmission timer, and a receiver with cumulative + SACK ACKs
 //!   and optional delayed ACKs.
 //! * UDP: a source sending on an application's schedule, and a sink that counts.
+//! * TFRC (RFC 5348): a rate-paced sender and a receiver that reports the loss event rate.
 //!
 //! [`Endpoint`] puts them behind one enum; the engine only moves packets and fires timers.
 pub mod config;
@@ -13,6 +14,7 @@ pub mod endpoint;
 pub mod receiver;
 pub mod rto;
 pub mod sender;
+pub mod tfrc;
 pub mod udp;
 
 pub use config::{Recovery, TcpConfig};
@@ -48,7 +50,7 @@ impl AckInfo {
 }
 
 /// What a packet carries for its endpoints; the network never looks inside.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Header {
     /// A TCP data segment, or ns-2's SYN-like first packet (`syn`, no payload). `cwr`:
     /// Congestion Window Reduced (RFC 3168), tells the receiver to stop echoing ECE.
@@ -56,6 +58,9 @@ pub enum Header {
     TcpAck(AckInfo),
     /// A UDP datagram: its number in the flow and when it left the source.
     Udp { seq: u32, sent_at: Time },
+    /// A TFRC data packet and a TFRC receiver report.
+    TfrcData(tfrc::TfrcData),
+    TfrcFeedback(tfrc::Feedback),
 }
 
 /// How packet conservation counts a packet; usable as an index (counters are arrays
@@ -80,8 +85,8 @@ impl Header {
     pub fn class(&self) -> PacketClass {
         match self {
             Header::TcpData { syn: true, .. } => PacketClass::Syn,
-            Header::TcpData { .. } | Header::Udp { .. } => PacketClass::Data,
-            Header::TcpAck(_) => PacketClass::Ack,
+            Header::TcpData { .. } | Header::Udp { .. } | Header::TfrcData(_) => PacketClass::Data,
+            Header::TcpAck(_) | Header::TfrcFeedback(_) => PacketClass::Ack,
         }
     }
 }
