@@ -26,6 +26,8 @@ class Result:
       utilization, mean queueing delay, ...).
     * ``bins``: per-flow goodput per time bin (bin_start_s, flow_id, group, delivered_bytes,
       goodput_mbps).
+    * ``bottleneck_bins``: the bottleneck per bin (arrivals, drops, transmitted bytes,
+      utilization, loss rate).
     * ``system_bins``: allotted system goodput and allotted fairness per bin (paper §4.2).
     * ``traces``: ``{"flows": ..., "bottleneck_queue": ...}`` DataFrames, or None when the
       scenario asked for no tracing.
@@ -97,6 +99,36 @@ class Result:
         group_of_flow = dict(zip(self.flows["id"], self.flows["group"]))
         table.insert(2, "group", table["flow_id"].map(group_of_flow))
         return table
+
+    @property
+    def bottleneck_rate_mbps(self) -> float:
+        """The bottleneck link's nominal rate."""
+        name = self.raw["system"]["bottleneck_link"]
+        return float(next(link["rate_mbps"] for link in self.raw["links"] if link["name"] == name))
+
+    @cached_property
+    def bottleneck_bins(self) -> pd.DataFrame:
+        """The bottleneck per bin: bin_start_s, arrivals, drops, transmitted_bytes,
+        utilization (of its nominal rate) and loss_rate (drops ÷ arrivals; NaN if none)."""
+        import numpy as np
+        import pandas as pd
+
+        bins = self.raw["bins"]
+        width = float(bins["width_s"])
+        arrivals = np.asarray(bins.get("bottleneck_arrivals", []), dtype=np.int64)
+        drops = np.asarray(bins.get("bottleneck_drops", []), dtype=np.int64)
+        sent = np.asarray(bins.get("bottleneck_transmitted_bytes", []), dtype=np.int64)
+        rate_bps = self.bottleneck_rate_mbps * 1e6
+        with np.errstate(invalid="ignore", divide="ignore"):
+            loss_rate = np.where(arrivals > 0, drops / np.maximum(arrivals, 1), np.nan)
+        return pd.DataFrame({
+            "bin_start_s": np.arange(len(arrivals)) * width,
+            "arrivals": arrivals,
+            "drops": drops,
+            "transmitted_bytes": sent,
+            "utilization": sent * 8 / (rate_bps * width),
+            "loss_rate": loss_rate,
+        })
 
     @cached_property
     def system_bins(self) -> pd.DataFrame:

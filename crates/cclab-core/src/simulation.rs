@@ -327,6 +327,7 @@ impl Simulation {
         for (link, pass) in links.iter_mut().zip(pass_through) {
             link.pass_through = pass;
         }
+        links[graph.bottleneck as usize].bins = Some(Box::new(crate::net::link::LinkBins::new(bin_width, bins)));
         if scenario.trace.queue {
             let bottleneck = &mut links[graph.bottleneck as usize];
             bottleneck.queue_trace = Some(Vec::new());
@@ -759,6 +760,9 @@ impl Simulation {
             bins: Bins {
                 width_s: self.bin_width as f64 / NS_PER_SEC as f64,
                 delivered_bytes: self.flows.iter().map(|f| f.delivered_bins.clone()).collect(),
+                bottleneck_arrivals: bottleneck.bins.as_ref().map_or_else(Vec::new, |b| b.arrivals.clone()),
+                bottleneck_drops: bottleneck.bins.as_ref().map_or_else(Vec::new, |b| b.drops.clone()),
+                bottleneck_transmitted_bytes: bottleneck.bins.as_ref().map_or_else(Vec::new, |b| b.transmitted_bytes.clone()),
             },
             flows,
             conservation,

@@ -64,12 +64,36 @@ def fair_window(bandwidth_pps, rtt, flows):
 
 def slowcc_f_k(k, alpha, rtt, rate_pps):
     """Bansal et al. (2001) §4.2.3: average link utilization f(k) over the first ``k``
-    RTTs after the available bandwidth doubles from λ (``rate_pps``) to 2λ, for
-    TCP(a, b): f(k) ≈ 1/2 + k·a/(4Rλ).
+    RTTs after the available bandwidth doubles from λ (``rate_pps``, per flow) to 2λ,
+    for TCP(a, b): f(k) ≈ 1/2 + k·a/(4Rλ).
 
-    Valid while the flow has not yet reached the new capacity (k·a/R ≤ λ).
+    That holds while the flow is still climbing (k ≤ k* = Rλ/a); after k* RTTs it has
+    the new capacity, so f(k) = (¾·k* + (k − k*))/k = 1 − k*/(4k) beyond (continuous at
+    k*, where both give ¾).
     """
-    return 0.5 + k * alpha / (4 * rtt * rate_pps)
+    k = np.asarray(k, dtype=float)
+    k_full = rtt * rate_pps / alpha
+    return np.where(k <= k_full, 0.5 + k * alpha / (4 * rtt * rate_pps), 1 - k_full / (4 * np.maximum(k, 1e-300)))
+
+
+def aimd_fair_convergence_acks(b, p, delta=0.1):
+    """ACKs two AIMD(b) flows need, from the most unfair start (one has everything), to
+    reach a δ-fair allocation (|x₁ − x₂|/(x₁ + x₂) ≤ δ) at loss event rate ``p``.
+
+    The SlowCC excerpt breaks off before its derivation of Fig. 11; this is ours, in the
+    same synchronised-loss model: additive increase leaves x₁ − x₂ unchanged, each loss
+    event multiplies both windows, hence the difference, by 1 − b while the sum returns to
+    the capacity; the difference starts at the whole sum, so ⌈ln δ / ln(1 − b)⌉ loss
+    events are needed, and with a loss event every 1/p packets that is
+    ⌈ln δ / ln(1 − b)⌉ / p ACKs.
+    """
+    b = np.asarray(b, dtype=float)
+    if np.any((b <= 0) | (b >= 1)):
+        raise ValueError("b must be in (0, 1)")
+    p = _loss_rate(p)
+    if not 0 < delta < 1:
+        raise ValueError("delta must be in (0, 1)")
+    return np.ceil(np.log(delta) / np.log(1 - b)) / p
 
 
 def _loss_rate(p):

@@ -125,6 +125,11 @@ pub struct Bins {
     pub width_s: f64,
     /// delivered_bytes[flow][bin]: bytes delivered in order to the flow's application.
     pub delivered_bytes: Vec<Vec<u64>>,
+    /// The bottleneck per bin: packets offered and dropped, bytes transmitted (so its
+    /// utilisation and loss rate over time).
+    pub bottleneck_arrivals: Vec<u64>,
+    pub bottleneck_drops: Vec<u64>,
+    pub bottleneck_transmitted_bytes: Vec<u64>,
 }
 
 /// One row per action of a flow's source: `t_s`, what caused it (`event`: "arrival" of

@@ -79,6 +79,51 @@ pub struct Link {
     /// the trace stops and `queue_trace_full` says so.
     pub queue_trace_limit: usize,
     pub queue_trace_full: bool,
+    /// Per-interval counts (the bottleneck's, for utilisation and loss rate over time).
+    pub bins: Option<Box<LinkBins>>,
+    /// Scheduled rate changes: each packet is sent at the rate in force when its
+    /// transmission starts.
+    pub rate_schedule: Option<super::rate_schedule::RateSchedule>,
+}
+
+/// What a link did in each time bin: packets offered, packets dropped (queue, RED or
+/// loss model), and bytes whose transmission ended in the bin.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LinkBins {
+    pub width: Time,
+    pub arrivals: Vec<u64>,
+    pub drops: Vec<u64>,
+    pub transmitted_bytes: Vec<u64>,
+}
+
+impl LinkBins {
+    pub fn new(width: Time, count: usize) -> LinkBins {
+        LinkBins { width, arrivals: vec![0; count], drops: vec![0; count], transmitted_bytes: vec![0; count] }
+    }
+    /// The bin of time `t`; None past the last (the run's end).
+    fn bin(&self, t: Time) -> Option<usize> {
+        let i = (t / self.width) as usize;
+        (i < self.arrivals.len()).then_some(i)
+    }
+    fn arrival(&mut self, t: Time) {
+        if let Some(i) = self.bin(t) {
+            self.arrivals[i] += 1;
+        }
+    }
+    fn dropped(&mut self, t: Time) {
+        if let Some(i) = self.bin(t) {
+            self.drops[i] += 1;
+        }
+    }
+    fn transmitted(&mut self, end: Time, bytes: u32) {
+        // A transmission ending exactly at the horizon belongs to the last bin.
+        let (i, count) = ((end / self.width) as usize, self.arrivals.len());
+        if i < count {
+            self.transmitted_bytes[i] += bytes as u64;
+        } else if i == count && end == count as Time * self.width && count > 0 {
+            self.transmitted_bytes[count - 1] += bytes as u64;
+        }
+    }
 }
 
 /// What happened to a packet offered to a link.
@@ -116,6 +161,8 @@ impl Link {
             queue_trace: None,
             queue_trace_limit: usize::MAX,
             queue_trace_full: false,
+            bins: None,
+            rate_schedule: None,
         }
     }
 
@@ -174,10 +221,14 @@ impl Link {
             }
         }
         self.stats.arrivals += 1;
+        if let Some(bins) = self.bins.as_mut() {
+            bins.arrival(now);
+        }
         // A loss model judges the packet at the time its transmission would start.
         if let Some(model) = self.loss.as_mut() {
             if model.drops(self.busy_until.max(now)) {
                 self.stats.loss_drops += 1;
+                self.count_drop(now);
                 return Admission::Lost;
             }
         }
@@ -200,36 +251,55 @@ impl Link {
                 RedVerdict::Mark => mark_ce = true,
                 RedVerdict::Drop | RedVerdict::ForcedDrop => {
                     self.stats.queue_drops += 1;
+                    self.count_drop(now);
                     return Admission::Dropped;
                 }
             }
         }
         if busy && waiting + 1 >= self.limit {
             self.stats.queue_drops += 1;
+            self.count_drop(now);
             return Admission::Dropped;
         }
         if let Some(limit) = self.limit_bytes {
             if busy && self.waiting_bytes(waiting) + bytes as u64 >= limit {
                 self.stats.queue_drops += 1;
+                self.count_drop(now);
                 return Admission::Dropped;
             }
         }
         let tx_start = self.busy_until.max(now);
-        if self.last_transmission.0 != bytes {
-            self.last_transmission = (bytes, self.rate.transmission_time(bytes));
-        }
+        let transmission = match &self.rate_schedule {
+            None => {
+                if self.last_transmission.0 != bytes {
+                    self.last_transmission = (bytes, self.rate.transmission_time(bytes));
+                }
+                self.last_transmission.1
+            }
+            Some(schedule) => schedule.rate_at(self.rate, tx_start).transmission_time(bytes),
+        };
         // Saturating: a slow link flooded for long could push its busy time past u64;
         // a saturated time is simply "after the end of any run".
-        let tx_end = tx_start.saturating_add(self.last_transmission.1);
+        let tx_end = tx_start.saturating_add(transmission);
         self.busy_until = tx_end;
         self.stats.admitted += 1;
         self.stats.queueing_delay_sum += (tx_start - now) as u128;
         let arrives = tx_end.saturating_add(self.delay);
+        if let Some(bins) = self.bins.as_mut() {
+            bins.transmitted(tx_end, bytes);
+        }
         self.push(Held { packet, bytes, bytes_before: self.admitted_bytes, tx_start, arrives });
         self.admitted_total += 1;
         self.admitted_bytes += bytes as u64;
         let schedule = if self.held_count() == 1 && !self.pass_through { Some(arrives) } else { None };
         Admission::Admitted { arrives, schedule, mark_ce }
+    }
+
+    #[inline]
+    fn count_drop(&mut self, now: Time) {
+        if let Some(bins) = self.bins.as_mut() {
+            bins.dropped(now);
+        }
     }
 
     /// RED's decision for an arrival that finds `waiting` packets queued.
@@ -287,8 +357,11 @@ impl Link {
 
     /// Transmitted bytes ÷ what the link could carry over `horizon`.
     pub fn utilization(&self, horizon: Time) -> f64 {
-        let seconds = horizon as f64 / 1e9;
-        self.transmitted_by(horizon).1 as f64 * 8.0 / (self.rate.bps() as f64 * seconds)
+        let capacity_bits = match &self.rate_schedule {
+            None => self.rate.bps() as f64 * horizon as f64 / 1e9,
+            Some(schedule) => schedule.capacity_bits(self.rate, horizon),
+        };
+        self.transmitted_by(horizon).1 as f64 * 8.0 / capacity_bits
     }
 
     /// Mean queueing delay of admitted packets, in ns.

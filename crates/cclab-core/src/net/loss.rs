@@ -7,6 +7,9 @@
 //!   (mean `mean_outage`, at most `period`) and loses every packet it would send
 //!   (Zhang & Tsaoussidis 2002, §5.1: "every 5 seconds … interrupted by a handoff …
 //!   exponentially distributed, with a mean of 1 second").
+//! * Periodic: every `every`-th packet is lost, deterministically (the "steady-state
+//!   environment with a periodic packet drop rate" of the SlowCC study, §4.3, in which
+//!   TFRC's rate should sit at the equation's and TCP(b)'s smoothness be 1 − b).
 use crate::schema::{deserialize_tagged, parse_params, unknown_variant, Probability};
 use crate::sim::rng::RngStream;
 use crate::sim::{Duration, Time};
@@ -22,6 +25,14 @@ pub enum LossSpec {
     Bernoulli(BernoulliLoss),
     GilbertElliott(GilbertElliottLoss),
     Handoff(HandoffLoss),
+    Periodic(PeriodicLoss),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PeriodicLoss {
+    /// One packet in `every` is lost: the `every`-th, 2·`every`-th, …
+    pub every: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -72,7 +83,7 @@ fn one_second() -> Duration {
     Duration::from_millis(1000)
 }
 
-pub const LOSS_MODELS: &[&str] = &["none", "bernoulli", "gilbert_elliott", "handoff"];
+pub const LOSS_MODELS: &[&str] = &["none", "bernoulli", "gilbert_elliott", "handoff", "periodic"];
 
 impl LossSpec {
     pub fn is_none(&self) -> bool {
@@ -96,6 +107,13 @@ impl<'de> Deserialize<'de> for LossSpec {
                     }
                     Ok(LossSpec::Handoff(spec))
                 }
+                "periodic" => {
+                    let spec: PeriodicLoss = parse_params(params)?;
+                    if spec.every < 2 {
+                        return Err(crate::schema::nested_error("every", &format!("{} is below 2 (every packet lost)", spec.every)));
+                    }
+                    Ok(LossSpec::Periodic(spec))
+                }
                 other => Err(unknown_variant("model", other, LOSS_MODELS)),
             }
         })
@@ -106,6 +124,7 @@ pub enum LossModel {
     Bernoulli { rate: f64, rng: RngStream },
     GilbertElliott { spec: GilbertElliottLoss, bad: bool, rng: RngStream },
     Handoff { period: Time, mean_outage: f64, outage: (Time, Time), rng: RngStream },
+    Periodic { every: u64, count: u64 },
 }
 
 impl LossModel {
@@ -115,6 +134,7 @@ impl LossModel {
             LossSpec::None => return None,
             LossSpec::Bernoulli(b) => LossModel::Bernoulli { rate: b.rate.0, rng },
             LossSpec::GilbertElliott(spec) => LossModel::GilbertElliott { spec, bad: false, rng },
+            LossSpec::Periodic(p) => LossModel::Periodic { every: p.every, count: 0 },
             LossSpec::Handoff(h) => {
                 let mut model = LossModel::Handoff {
                     period: h.period.ns(),
@@ -168,6 +188,10 @@ impl LossModel {
                 let (start, end) = self.outage_at(at);
                 at >= start && at < end
             }
+            LossModel::Periodic { every, count } => {
+                *count += 1;
+                *count % *every == 0
+            }
         }
     }
 }
@@ -191,6 +215,15 @@ mod tests {
         assert!(matches!(read("1ms"), Ok(LossSpec::Handoff(HandoffLoss { period, .. })) if period == Duration::from_millis(1)));
         let message = read("999us").expect_err("below 1 ms");
         assert!(message.contains("period") && message.contains("below 1ms"), "{message}");
+    }
+
+    #[test]
+    fn periodic_loses_every_nth_packet() {
+        let mut m = model(r#"{"model": "periodic", "every": 4}"#);
+        let fates: Vec<bool> = (0..12).map(|_| m.drops(0)).collect();
+        assert_eq!(fates, [false, false, false, true].repeat(3));
+        let message = serde_json::from_str::<LossSpec>(r#"{"model": "periodic", "every": 1}"#).unwrap_err().to_string();
+        assert!(message.contains("every") && message.contains("below 2"), "{message}");
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub fn build_links(graph: &Graph, seed: u64) -> Vec<Link> {
             let loss = params.loss.and_then(|spec| LossModel::new(&spec, stream(seed, LINK_LOSS_STREAMS + id as u64)));
             let mut link = Link::new(params.rate, delay, direction.buffer, loss);
             link.limit_bytes = params.buffer_bytes.map(|b| b.get());
+            link.rate_schedule = params.rate_schedule;
             if let QueueSpec::Red(red) = &params.queue {
                 let rng = stream(seed, RED_STREAMS + id as u64);
                 link.red = Some(Box::new(Red::new(red, params.rate, delay, rng)));

@@ -19,6 +19,7 @@
 //! Link directions are numbered in the order they are listed, forward then reverse
 //! (duplex link k is directions 2k and 2k+1): the numbering names each direction's
 //! random streams, so it never depends on the flows.
+use super::rate_schedule::RateSchedule;
 use super::loss::LossSpec;
 use super::red::QueueSpec;
 use super::{LinkId, RouteId};
@@ -90,6 +91,9 @@ pub struct LinkSpec {
     pub loss: Option<LossSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse_loss: Option<LossSpec>,
+    /// Scheduled rate changes of the left-to-right direction (e.g. a square wave).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_schedule: Option<RateSchedule>,
 }
 
 /// `kind = "graph"`: duplex links between named nodes.
@@ -165,6 +169,7 @@ impl PresetHop {
             buffer: self.buffer.unwrap_or_default(),
             buffer_bytes: None,
             loss: self.loss,
+            rate_schedule: None,
             reverse: Some(LinkOverrides { loss: Some(self.reverse_loss.unwrap_or(LossSpec::None)), ..Default::default() }),
         }
     }
@@ -203,6 +208,9 @@ pub struct GraphLink {
     pub buffer_bytes: Option<NonZeroU64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<LossSpec>,
+    /// Scheduled rate changes of the from→to direction (e.g. a square wave).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_schedule: Option<RateSchedule>,
     /// The to→from direction's differences (its name defaults to "TO-FROM").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse: Option<LinkOverrides>,
@@ -344,6 +352,7 @@ pub struct LinkParams {
     pub buffer: BufferSpec,
     pub buffer_bytes: Option<NonZeroU64>,
     pub loss: Option<LossSpec>,
+    pub rate_schedule: Option<RateSchedule>,
     /// The scenario path of the buffer's definition, for errors.
     origin: String,
 }
@@ -642,6 +651,11 @@ impl Builder {
     fn resolve_buffers(&mut self, packet_bytes: u32, rtt_is: &str, reference_rtt: impl Fn(LinkId) -> Time) -> Result<(), TopologyError> {
         for link in 0..self.graph.links.len() {
             let params = &self.graph.params[self.graph.links[link].params as usize];
+            if let Some(schedule) = &params.rate_schedule {
+                if let Err(message) = schedule.validate(params.rate) {
+                    return error(format!("{}.rate_schedule", params.origin), message);
+                }
+            }
             let packets = match params.buffer {
                 BufferSpec::Packets(n) => n,
                 BufferSpec::Bdp(multiple) => {
@@ -718,15 +732,16 @@ impl Dumbbell {
         let mut b = Builder::default();
         // Left to right takes `loss`, right to left `reverse_loss`.
         let params = |b: &mut Builder, spec: &LinkSpec, origin: &str| {
-            let make = |loss: Option<LossSpec>| LinkParams {
+            let make = |loss: Option<LossSpec>, rate_schedule: Option<RateSchedule>| LinkParams {
                 rate: spec.rate,
                 queue: spec.queue,
                 buffer: spec.buffer,
                 buffer_bytes: spec.buffer_bytes,
                 loss: loss.filter(|loss| !loss.is_none()),
+                rate_schedule,
                 origin: origin.to_string(),
             };
-            (b.params(make(spec.loss)), b.params(make(spec.reverse_loss)))
+            (b.params(make(spec.loss, spec.rate_schedule)), b.params(make(spec.reverse_loss, None)))
         };
         let bottleneck = params(&mut b, &self.bottleneck, "topology.bottleneck");
         let source_access = params(&mut b, &self.source_access, "topology.source_access");
@@ -809,6 +824,7 @@ fn expand_graph(
             buffer: link.buffer,
             buffer_bytes: link.buffer_bytes,
             loss: link.loss.filter(|loss| !loss.is_none()),
+            rate_schedule: link.rate_schedule,
             origin: at.clone(),
         };
         let reverse_params = LinkParams {
@@ -820,6 +836,7 @@ fn expand_graph(
                 Some(loss) => Some(loss).filter(|loss| !loss.is_none()),
                 None => forward_params.loss,
             },
+            rate_schedule: None,
             origin: if reverse.buffer.is_some() { format!("{at}.reverse") } else { at.clone() },
         };
         let mut direction_name = |name: Option<&String>, default: String, key: &str| -> Result<Option<Box<str>>, TopologyError> {
