@@ -40,14 +40,22 @@ def f_k(result: "Result", at_s: float, k: float, rtt_s: float) -> float:
     return bits / capacity
 
 
-def smoothness(rates: Sequence[float]) -> float:
-    """min over consecutive pairs of min(x_i, x_{i+1}) / max(x_i, x_{i+1}) (1 = perfectly
-    smooth). ``rates`` are sending rates in consecutive RTT-long intervals; pairs where
-    both are 0 are skipped, a pair with one 0 scores 0."""
+def smoothness(rates: Sequence[float], per_rtt: int = 1) -> float:
+    """min over consecutive RTTs of min(x_i, x_{i+1}) / max(x_i, x_{i+1}) (1 = perfectly
+    smooth). ``rates`` are sending rates in consecutive intervals of 1/``per_rtt`` RTT:
+    with per_rtt > 1 every RTT-long window (sliding by one interval) is compared with the
+    next one, so a cut is seen whole wherever it falls (fixed RTT-long bins would split
+    it between two bins and score TCP(b) above 1 − b). Pairs where both are 0 are
+    skipped, a pair with one 0 scores 0."""
     x = np.asarray(rates, dtype=float)
-    if x.size < 2:
-        raise ValueError("smoothness needs at least two intervals")
-    low, high = np.minimum(x[:-1], x[1:]), np.maximum(x[:-1], x[1:])
+    if per_rtt < 1:
+        raise ValueError(f"per_rtt {per_rtt} is below 1")
+    if per_rtt > 1:
+        x = np.convolve(x, np.ones(per_rtt), mode="valid")
+    if x.size < per_rtt + 1:
+        raise ValueError("smoothness needs at least two RTTs of rates")
+    first, second = x[:-per_rtt], x[per_rtt:]
+    low, high = np.minimum(first, second), np.maximum(first, second)
     keep = high > 0
     if not keep.any():
         raise ValueError("smoothness of a flow that sent nothing")
