@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import collections
 import copy
+import functools
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -12,6 +14,15 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+@functools.lru_cache(maxsize=None)
+def bench_ns2_module(stem: str):
+    """A script of bench/ns2 (the ns-2.35 cross-check drivers) imported as a module."""
+    spec = importlib.util.spec_from_file_location(stem, REPO / "bench" / "ns2" / f"{stem}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 EXAMPLE = REPO / "experiments" / "static-wired.toml"
 
 # A few flows on a 10 Mb/s dumbbell for 3 s: runs in milliseconds, still has losses.

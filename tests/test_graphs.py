@@ -3,7 +3,6 @@ and the live cross-check against ns-2.35 (skipped without ``ns``; .ci/run instal
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 
@@ -12,17 +11,10 @@ import pandas as pd
 import pytest
 
 import cclab
-from conftest import REPO
+from conftest import REPO, bench_ns2_module
 
 GRAPHS = REPO / "experiments" / "graphs"
 NS = shutil.which("ns")
-
-
-def _compare_module():
-    spec = importlib.util.spec_from_file_location("graph_compare", REPO / "bench" / "ns2" / "graph_compare.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 # ------------------------------------------------------------------ ns-2 cross-check
@@ -31,7 +23,7 @@ def _compare_module():
 def test_graph_cases_match_ns2(case):
     """Per-group goodput within 5 % (0.3 Mb/s for starved groups) and per-link drops
     within 20 % of ns-2, seed means over 3 seeds (the issue's tolerances)."""
-    compare = _compare_module()
+    compare = bench_ns2_module("graph_compare")
     table = compare.compare(compare.CASES[case], seeds=(1, 2, 3))
     for group, v in table["groups"].items():
         starved = v["ns2"] < 1.0
@@ -50,7 +42,7 @@ def test_graph_cases_match_ns2(case):
 
 @pytest.mark.ns2
 def test_translator_refuses_what_it_cannot_map():
-    compare = _compare_module()
+    compare = bench_ns2_module("graph_compare")
     scenario = cclab.validate(GRAPHS / "chain-udp.toml", {"topology.hops.1.queue": "red"})
     result = cclab.run(scenario, duration="1s").raw
     with pytest.raises(compare.Unsupported, match="queue 'red'"):

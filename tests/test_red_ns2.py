@@ -25,13 +25,12 @@ than ns-2 there and a higher max_p moves it *towards* ns-2).
 from __future__ import annotations
 
 import functools
-import importlib.util
 import shutil
 import statistics
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, bench_ns2_module
 
 NS = shutil.which("ns")
 pytestmark = pytest.mark.ns2
@@ -52,21 +51,13 @@ GOODPUT_TOLERANCE = 0.01
 CASES = sorted(TOLERANCES)
 
 
-@functools.lru_cache(maxsize=None)
-def _compare_module():
-    spec = importlib.util.spec_from_file_location("red_compare", REPO / "bench" / "ns2" / "red_compare.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _mean(runs: list[dict]) -> dict:
-    return {key: statistics.mean(run[key] for run in runs) for key in _compare_module().METRICS}
+    return {key: statistics.mean(run[key] for run in runs) for key in bench_ns2_module("red_compare").METRICS}
 
 
 @functools.lru_cache(maxsize=None)
 def _ns2_means(flows: int, ecn: bool, seeds=SEEDS) -> dict:
-    compare = _compare_module()
+    compare = bench_ns2_module("red_compare")
     import os
 
     cwd = os.getcwd()
@@ -78,7 +69,7 @@ def _ns2_means(flows: int, ecn: bool, seeds=SEEDS) -> dict:
 
 
 def _cclab_means(flows: int, ecn: bool, seeds=SEEDS, max_p: float = 0.1) -> dict:
-    compare = _compare_module()
+    compare = bench_ns2_module("red_compare")
     runs = []
     for seed in seeds:
         scenario = compare.cclab_scenario("1Mbps", "20ms", 25, flows, ecn, seed)

@@ -10,28 +10,19 @@ ns-2 defaults 0.626 ± 0.041 / 0.649 ± 0.040, TFRC(8) without discounting
 from __future__ import annotations
 
 import functools
-import importlib.util
 import statistics
 
 import pytest
 
-from conftest import REPO
+from conftest import bench_ns2_module
 
 pytestmark = pytest.mark.ns2
 SEEDS = (1, 2, 3, 4, 5)
 
 
 @functools.lru_cache(maxsize=None)
-def module():
-    spec = importlib.util.spec_from_file_location("slowcc_ns2", REPO / "bench" / "ns2" / "slowcc_ns2.py")
-    loaded = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(loaded)
-    return loaded
-
-
-@functools.lru_cache(maxsize=None)
 def f20(simulator: str, cc: str, keys: tuple = ()) -> float:
-    run = module().run_fig13 if simulator == "ns2" else module().run_cclab
+    run = bench_ns2_module("slowcc_ns2").run_fig13 if simulator == "ns2" else bench_ns2_module("slowcc_ns2").run_cclab
     return statistics.fmean(run(cc, seed, red_bytes=0, **dict(keys))["f20"] for seed in SEEDS)
 
 

@@ -10,12 +10,11 @@ default) recover from Reno's half and get far less here — the test pins both f
 from __future__ import annotations
 
 import functools
-import importlib.util
 import statistics
 
 import pytest
 
-from conftest import REPO
+from conftest import bench_ns2_module
 
 pytestmark = pytest.mark.ns2
 SEEDS = (1, 2)
@@ -23,16 +22,8 @@ DURATION = 60
 
 
 @functools.lru_cache(maxsize=None)
-def compare_module():
-    spec = importlib.util.spec_from_file_location("westwood_compare", REPO / "bench" / "ns2" / "westwood_compare.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@functools.lru_cache(maxsize=None)
 def goodput(simulator: str, case: str) -> float:
-    module = compare_module()
+    module = bench_ns2_module("westwood_compare")
     run = module.run_ns2 if simulator == "ns2" else module.run_cclab
     return statistics.fmean(run(case, seed, DURATION)["goodput_mbps"] for seed in SEEDS)
 
