@@ -75,6 +75,22 @@ def reproduce_westwood(
                from_store, report)
 
 
+def reproduce_slowcc(
+    quick: Annotated[bool, typer.Option("--quick", help="Five flows stop at 100 s, three values of b, three periods, "
+                                                        "2 seeds: well under a minute.")] = False,
+    figure: Figures = None,
+    out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("results/slowcc"),
+    seeds: Seeds = None, jobs: Jobs = None, executor: Executor = "local", workers: Workers = None,
+    scheduler: Scheduler = None, store: Store = None, from_store: FromStore = None, report: Report = False,
+) -> None:
+    """Slowly-responsive congestion control (Bansal et al., SIGCOMM 2001): Figures 11–17 (--figure 12 for
+    11–12, 13, 14 for 14–15, 16, 17) as PNG + CSV/Parquet, and summary.md."""
+    from cclab.papers.slowcc.run import SLOWCC
+
+    _reproduce(SLOWCC, SLOWCC.select, quick, figure, out, seeds, jobs, executor, workers, scheduler, store,
+               from_store, report)
+
+
 def _reproduce(paper, select: Callable, quick: bool, figure, out: Path, seeds, jobs, executor: str,
                workers: Optional[int], scheduler: Optional[str], store, from_store, report: bool) -> None:
     from cclab.papers.framework import ReproduceError, parse_count, reproduce
@@ -113,4 +129,5 @@ def register(app: typer.Typer) -> None:
     reproduce_app.command("zhang2002")(reproduce_zhang2002)
     reproduce_app.command("mraimd")(reproduce_mraimd)
     reproduce_app.command("westwood")(reproduce_westwood)
+    reproduce_app.command("slowcc")(reproduce_slowcc)
     app.add_typer(reproduce_app, name="reproduce")

@@ -31,7 +31,7 @@ Tables = dict[str, pd.DataFrame]
 # Every paper by the name of its command: where its :class:`Paper` lives (workers find
 # it here, so what is sent to them is the name, not the paper's functions).
 PAPERS = {"zhang2002": "cclab.papers.zhang2002.run:ZHANG2002", "mraimd": "cclab.papers.mraimd.run:MRAIMD",
-          "westwood": "cclab.papers.westwood.run:WESTWOOD"}
+          "westwood": "cclab.papers.westwood.run:WESTWOOD", "slowcc": "cclab.papers.slowcc.run:SLOWCC"}
 
 
 @dataclass(frozen=True)

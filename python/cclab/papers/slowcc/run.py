@@ -1,0 +1,59 @@
+"""``cclab reproduce slowcc``: the SlowCC study's figures, data, PNGs and a claim-by-claim summary."""
+from __future__ import annotations
+
+from os import PathLike
+from typing import Any, Union
+
+from cclab.core import version as core_version
+from cclab.papers import framework
+from cclab.papers.claims import markdown_table, tally
+from cclab.papers.framework import Outcome, figure_section, parse_count, verdict_preamble
+from cclab.papers.slowcc import scenarios
+from cclab.papers.slowcc.figures import FIGURES, FULL, QUICK, model_11, model_13
+
+PAPER = ("D. Bansal, H. Balakrishnan, S. Floyd and S. Shenker, \"Dynamic Behavior of Slowly-Responsive Congestion "
+         "Control Algorithms\", SIGCOMM 2001")
+
+
+def reproduce(out: Union[str, PathLike], quick: bool = False, seeds: Union[int, str, None] = None,
+              jobs: Union[int, str, None] = None, progress: bool = True, **options: Any) -> Outcome:
+    """Run the SlowCC figures and write their files to ``out`` (quick: the stop at 100 s,
+    three values of b, three periods, 2 seeds)."""
+    return framework.reproduce(SLOWCC, out, quick=quick, seeds=parse_count("--seeds", seeds),
+                               jobs=parse_count("--jobs", jobs), progress=progress, **options)
+
+
+def finish(figure, tables):
+    """Models beside the runs: f(k) for TCP(1/b) (Fig. 13), the AIMD ACK count (Fig. 11)."""
+    if figure.key == "13":
+        tables["model"] = model_13(sorted(tables["runs"]["b"].unique()))
+    if figure.key == "12":
+        tables["model"] = model_11()
+    return tables
+
+
+def summary_markdown(outcome: Outcome) -> str:
+    counts = tally(outcome.claims)
+    sizes = outcome.sizes
+    quick = sizes.name == "quick"
+    setup = scenarios.__doc__.split("What it leaves open, and our choice (the summary repeats these):", 1)[1].strip()
+    lines = [
+        "# Slowly-responsive congestion control (SIGCOMM 2001) reproduced with cclab", "",
+        f"{PAPER}. Figures 11–17, `cclab reproduce slowcc{' --quick' if quick else ''}`: {sizes.name} sizes, seeds "
+        f"{', '.join(map(str, sizes.seeds))}, cclab {core_version()}, {outcome.wall_time_s:.0f} s wall time "
+        f"({outcome.simulated} of {outcome.runs} runs simulated now, the rest read from `{outcome.store.name}`).", "",
+        *verdict_preamble(counts, quick=quick, calibrated=tally(outcome.claims, calibrated=True)), "",
+        "Against ns-2.35 on Fig. 13's scenario (`bench/ns2/slowcc_ns2.py`, 5 seeds, f(20) ns-2 / cclab): TCP 0.896 / "
+        "0.924, TCP(1/8) 0.804 / 0.820, TFRC(8) with ns-2's defaults 0.626 / 0.649, without discounting 0.576 / 0.632.", "",
+        "Setup choices where the paper is silent (`cclab.papers.slowcc.scenarios`):", "", setup,
+    ]
+    for figure_outcome in outcome.figures:
+        lines += figure_section(figure_outcome)
+        lines.append(markdown_table(figure_outcome.claims))
+    return "\n".join(lines) + "\n"
+
+
+SLOWCC = framework.Paper(
+    key="slowcc", citation=PAPER, figures=FIGURES, sizes={"quick": QUICK, "full": FULL},
+    measure=lambda figure, result, point: figure.measure(result, point), summary=summary_markdown,
+    figure_title=lambda figure: figure.title, figure_option="11, 12, 13, 14, 15, 16, 17", finish=finish)
