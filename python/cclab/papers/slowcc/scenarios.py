@@ -27,10 +27,14 @@ What it leaves open, and our choice (the summary repeats these):
 * Fig. 17's "mildly bursty loss pattern" (the excerpt breaks off before defining it):
   one flow, 10 Mb/s bottleneck, Gilbert–Elliott losses at its head — a bad state entered
   with probability 0.002 per packet, left with probability 0.5, losing every packet in it
-  (bursts of 2 on average, 0.4 % loss);
-* Fig. 12: two TFRC(b) flows on the Fig. 13 link, the second starting at 20 s (quick:
-  10 s) when the first has the link; convergence is the δ-fair time of
-  `cclab.analysis.slowcc` with rates averaged over 1 s that must hold for 3 s;
+  (bursts of 2 on average, 0.4 % loss), for
+  TFRC(8) (ns-2 profile, discounting on) and TCP(1/8); smoothness is min/max of flow 0's
+  delivered bytes in consecutive 0.2-s bins over 10–30 s;
+* Fig. 12: two TFRC(b) flows (discounting on) on the Fig. 13 link, the second starting
+  at 20 s (quick: 10 s) when the first has the link, 100 s more; convergence is the
+  δ-fair time of `cclab.analysis.slowcc`: rates averaged over 1 s, the first second in
+  which they are 0.1-fair;
+* seeds 1–5 (quick: 1–2); every value is the mean over seeds;
 * Fig. 11 is the analytic model of `cclab.analysis.models.aimd_fair_convergence_acks`
   (our derivation: the excerpt breaks off before the paper's).
 """
@@ -97,7 +101,7 @@ def square_wave(kind: str, b: float, period_s: float, cbr_mbps: float, seed: int
                     name=f"square-wave-{kind}-{b:g}-{period_s:g}s")
 
 
-BURSTY_LOSS = {"model": "gilbert_elliott", "good_to_bad": 0.002, "bad_to_good": 0.5}
+BURSTY_LOSS = {"model": "gilbert_elliott", "good_to_bad": 0.002, "bad_to_good": 0.5, "loss_in_bad": 1.0}
 
 
 def bursty(kind: str, b: float, seed: int = 1, duration_s: float = 30) -> dict:
