@@ -72,3 +72,17 @@ def test_ci_has_its_external_references():
     if os.environ.get("CI", "").lower() != "true":
         pytest.skip("only under CI=true (.ci/run)")
     assert shutil.which("ns") and any(shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome"))
+
+
+def test_bench_ns2_module_loads_each_driver_once():
+    from conftest import bench_ns2_module
+
+    slowcc = bench_ns2_module("slowcc_ns2")
+    assert slowcc is bench_ns2_module("slowcc_ns2")  # cached: one import per session
+    assert callable(slowcc.run_fig13) and callable(slowcc.run_cclab)
+    # The driver's cclab side builds the Fig. 13 scenario it documents.
+    scenario = slowcc.cclab_scenario("tfrc", 3, intervals=6, discount=0)
+    assert scenario["seed"] == 3 and scenario["flows"][1]["stop"] == "500.0s"
+    assert scenario["flows"][0]["tfrc"] == {"profile": "ns2", "intervals": 6, "discounting": False}
+    with pytest.raises(FileNotFoundError):
+        bench_ns2_module("no_such_driver")

@@ -34,20 +34,8 @@ array set P {
     qmon 1
     trace_cwnd 0
 }
-foreach arg $argv {
-    set eq [string first "=" $arg]
-    if {$eq < 1} {
-        puts stderr "bad argument '$arg' (expected key=value)"
-        exit 2
-    }
-    set k [string range $arg 0 [expr {$eq - 1}]]
-    set v [string range $arg [expr {$eq + 1}] end]
-    if {![info exists P($k)]} {
-        puts stderr "unknown key '$k'; known: [lsort [array names P]]"
-        exit 2
-    }
-    set P($k) $v
-}
+source [file join [file dirname [info script]] common.tcl]
+parse_keys $argv
 if {$P(source_rate) eq ""} { set P(source_rate) $P(access_rate) }
 if {$P(sink_rate) eq ""} { set P(sink_rate) $P(access_rate) }
 if {$P(access_buffer) eq ""} { set P(access_buffer) $P(buffer) }
@@ -169,10 +157,6 @@ proc sample_cwnd {} {
 if {$P(trace_cwnd)} { $ns at 0.0 sample_cwnd }
 
 # ---------------------------------------------------------------- results
-proc jnum {x} {
-    # JSON number with fixed precision
-    return [format %.6f $x]
-}
 
 proc finish {} {
     global ns P N tcp sink qm aqm cwndTrace

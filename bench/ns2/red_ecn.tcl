@@ -37,14 +37,8 @@ array set P {
     targetdelay 0.005
     trace_file /tmp/red_ecn_bottleneck.tr
 }
-foreach arg $argv {
-    set eq [string first "=" $arg]
-    if {$eq < 1} { puts stderr "bad argument '$arg' (expected key=value)"; exit 2 }
-    set k [string range $arg 0 [expr {$eq - 1}]]
-    set v [string range $arg [expr {$eq + 1}] end]
-    if {![info exists P($k)]} { puts stderr "unknown key '$k'; known: [lsort [array names P]]"; exit 2 }
-    set P($k) $v
-}
+source [file join [file dirname [info script]] common.tcl]
+parse_keys $argv
 set N $P(flows)
 
 set ns [new Simulator]
@@ -104,7 +98,6 @@ for {set i 0} {$i < $N} {incr i} {
     $ns at [expr {double($i) * $P(stagger) / $N}] "$ftp($i) start"
 }
 
-proc jnum {x} { return [format %.6f $x] }
 
 proc finish {} {
     global ns P N tcp sink tf redq

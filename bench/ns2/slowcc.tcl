@@ -87,20 +87,8 @@ array set P {
     start_window 5.0
     rtt 0.05
 }
-foreach arg $argv {
-    set eq [string first "=" $arg]
-    if {$eq < 1} {
-        puts stderr "bad argument '$arg' (expected key=value)"
-        exit 2
-    }
-    set k [string range $arg 0 [expr {$eq - 1}]]
-    set v [string range $arg [expr {$eq + 1}] end]
-    if {![info exists P($k)]} {
-        puts stderr "unknown key '$k'; known: [lsort [array names P]]"
-        exit 2
-    }
-    set P($k) $v
-}
+source [file join [file dirname [info script]] common.tcl]
+parse_keys $argv
 set N $P(flows)
 set cc $P(cc)
 if {[lsearch -exact {tcp tcp_b tfrc sqrt} $cc] < 0} {
@@ -228,7 +216,6 @@ for {set i 0} {$i < $N} {incr i} {
 }
 
 # ---------------------------------------------------------------- results
-proc jnum {x} { return [format %.6f $x] }
 
 proc util {a b dt} {
     # bytes departed between two samples -> fraction of the bottleneck rate

@@ -74,11 +74,6 @@ impl LossIntervals {
         self.weights.len()
     }
 
-    /// No loss event yet: the loss event rate is 0.
-    pub fn is_empty(&self) -> bool {
-        self.closed.is_empty()
-    }
-
     /// The weighted mean of the closed intervals alone (their own discounts applied).
     fn closed_mean(&self) -> f64 {
         let (mut total, mut weights) = (0.0, 0.0);

@@ -106,10 +106,6 @@ impl TfrcReceiver {
         self.history.loss_event_rate(self.open_interval())
     }
 
-    pub fn history(&self) -> &LossIntervals {
-        &self.history
-    }
-
     /// A data packet arrives at `now`, CE-marked or not. Returns the application packets
     /// delivered (1) and a report to send at once, if any.
     pub fn on_data(&mut self, now: Time, data: &TfrcData, ce: bool) -> (u32, Option<Feedback>) {
