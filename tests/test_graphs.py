@@ -40,13 +40,14 @@ def test_graph_cases_match_ns2(case):
             assert all(long < 0.2 * table["groups"][f"cross{hop}"][sim] for hop in (1, 2, 3)), table["groups"]
 
 
-@pytest.mark.ns2
 def test_translator_refuses_what_it_cannot_map():
-    compare = bench_ns2_module("graph_compare")
-    scenario = cclab.validate(GRAPHS / "chain-udp.toml", {"topology.hops.1.queue": "red"})
-    result = cclab.run(scenario, duration="1s").raw
-    with pytest.raises(compare.Unsupported, match="queue 'red'"):
-        compare.to_tcl(scenario, cclab.topology(scenario), result["flows"], 1.0)
+    from cclab.ns2.translate import Unsupported, translate
+
+    scenario = cclab.validate(GRAPHS / "chain-udp.toml",
+                              {"topology.hops.1.loss": {"model": "gilbert_elliott", "good_to_bad": 0.01,
+                                                        "bad_to_good": 0.5}})
+    with pytest.raises(Unsupported, match=r'^topology\.hops\[1\]\.loss\.model: "gilbert_elliott" \(on n1-n2\)'):
+        translate(scenario)
 
 
 # ------------------------------------------------------------------ two-way traffic

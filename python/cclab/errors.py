@@ -16,3 +16,7 @@ class BenchError(Exception):
 class SweepError(Exception):
     """A sweep cannot start or go on: a missing optional executor, an unreachable
     scheduler, a broken worker pool (the message says what to do)."""
+
+
+class Ns2Error(Exception):
+    """ns-2.35 is not installed, or a script it ran failed (the message says which)."""

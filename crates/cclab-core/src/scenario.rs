@@ -190,6 +190,16 @@ pub fn schedule_windows(steps: &[(Duration, u32)]) -> Vec<FlowWindow> {
         .collect()
 }
 
+/// When one flow runs, as the engine computes it ([`Scenario::flow_windows`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct FlowPlan {
+    /// Index of the flow's group in `flows`.
+    pub group: usize,
+    /// Start and stop of its application, in ns.
+    pub start: crate::sim::Time,
+    pub stop: Option<crate::sim::Time>,
+}
+
 /// When one flow of a group runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FlowWindow {
@@ -210,6 +220,14 @@ impl FlowGroup {
     }
     pub fn tfrc(&self) -> TfrcConfig {
         self.tfrc.clone().unwrap_or_default()
+    }
+    /// The protocol's label in results ("reno", "aimd(0.31,0.875)", "tfrc(8)"); None for UDP.
+    pub fn label(&self) -> Option<String> {
+        match self.transport {
+            Transport::Tcp => Some(self.cc().label()),
+            Transport::Tfrc => Some(self.tfrc().label()),
+            Transport::Udp => None,
+        }
     }
 
     /// Fill in the defaults of the group's transport, and reject what does not apply to it.
@@ -477,6 +495,36 @@ impl Scenario {
             g.validate_schedule().map_err(|(field, msg)| ScenarioError(format!("flows[{i}].{field}: {msg}")))?;
         }
         Ok(())
+    }
+
+    /// When each flow runs, in flow order (groups in order, `count` flows each): its
+    /// group, start and stop (ns). The engine's one rule for it: a schedule's windows, or
+    /// `start.at` plus flow i's stagger offset i·stagger/count or a uniform draw in
+    /// [0, random) from the group's own random stream, and the group's `stop`.
+    pub fn flow_windows(&self) -> Vec<FlowPlan> {
+        use crate::sim::rng::{stream, FLOW_START_STREAMS};
+        use rand::Rng;
+        let mut plans = Vec::new();
+        for (g, group) in self.flows.iter().enumerate() {
+            let n = group.count.get();
+            let mut start_rng = stream(self.seed, FLOW_START_STREAMS + g as u64);
+            let scheduled = group.scheduled_windows();
+            for i in 0..n {
+                let (start, stop) = match &scheduled {
+                    Some(windows) => (windows[i as usize].start.ns(), windows[i as usize].stop.map(|t| t.ns())),
+                    None => {
+                        let offset = match (group.start.stagger, group.start.random) {
+                            (Some(stagger), _) => (stagger.ns() as u128 * i as u128 / n as u128) as crate::sim::Time,
+                            (_, Some(random)) if random.ns() > 0 => start_rng.gen_range(0..random.ns()),
+                            _ => 0,
+                        };
+                        (group.start.at.ns() + offset, group.stop.map(|t| t.ns()))
+                    }
+                };
+                plans.push(FlowPlan { group: g, start, stop });
+            }
+        }
+        plans
     }
 
     pub fn group_name(&self, index: usize) -> String {

@@ -10,11 +10,10 @@ use crate::net::network::{build_links, pass_through_links, Stream};
 use crate::net::topology::Graph;
 use crate::net::{Link, LinkId, PacketId, RouteId};
 use crate::scenario::{AppSpec, Scenario, ScenarioError, Transport};
-use crate::sim::rng::{stream, APP_STREAMS, FLOW_START_STREAMS};
+use crate::sim::rng::{stream, APP_STREAMS};
 use crate::sim::{Event, EventQueue, Time, NS_PER_SEC};
 use crate::transport::tfrc::{TfrcReceiver, TfrcSender};
 use crate::transport::{Endpoint, Header, Outbox, Outgoing, PacketClass, TcpReceiver, TcpSender, UdpSink, UdpSource};
-use rand::Rng;
 
 type Packet = crate::net::Packet<Header, PacketClass>;
 
@@ -218,26 +217,7 @@ impl Simulation {
 
     /// A simulation of `scenario` if it fits `limits` (checked before anything is built).
     pub fn with_limits(scenario: Scenario, limits: &RunLimits) -> Result<Simulation, ScenarioError> {
-        let mut plans = Vec::new();
-        for (g, group) in scenario.flows.iter().enumerate() {
-            let n = group.count.get();
-            let mut start_rng = stream(scenario.seed, FLOW_START_STREAMS + g as u64);
-            let scheduled = group.scheduled_windows();
-            for i in 0..n {
-                let (start, stop) = match &scheduled {
-                    Some(windows) => (windows[i as usize].start.ns(), windows[i as usize].stop.map(|t| t.ns())),
-                    None => {
-                        let offset = match (group.start.stagger, group.start.random) {
-                            (Some(stagger), _) => (stagger.ns() as u128 * i as u128 / n as u128) as Time,
-                            (_, Some(random)) if random.ns() > 0 => start_rng.gen_range(0..random.ns()),
-                            _ => 0,
-                        };
-                        (group.start.at.ns() + offset, group.stop.map(|t| t.ns()))
-                    }
-                };
-                plans.push((g, start, stop));
-            }
-        }
+        let plans = scenario.flow_windows();
         let mut graph = scenario.expand_topology()?;
         let needed = check_memory(&scenario, graph.links.len() as u64, limits)?;
         // Traces grow with the events and cannot be foreseen: they get what the estimate
@@ -262,7 +242,8 @@ impl Simulation {
         let mut flows = Vec::with_capacity(plans.len());
         let mut hosts = Vec::with_capacity(2 * plans.len());
         let mut streams = Vec::with_capacity(2 * plans.len());
-        for (id, ((g, start, stop), path)) in plans.into_iter().zip(&graph.paths).enumerate() {
+        for (id, (plan, path)) in plans.into_iter().zip(&graph.paths).enumerate() {
+            let (g, start, stop) = (plan.group, plan.start, plan.stop);
             let group = &scenario.flows[g];
             let (source, sink) = match group.transport {
                 Transport::Tcp => {
@@ -658,11 +639,7 @@ impl Simulation {
                 GroupMetrics {
                     name: self.scenario.group_name(g),
                     transport: group.transport.name(),
-                    cc: match group.transport {
-                        Transport::Tcp => Some(group.cc().label()),
-                        Transport::Tfrc => Some(group.tfrc().label()),
-                        Transport::Udp => None,
-                    },
+                    cc: group.label(),
                     flows: members.len() as u32,
                     goodput_mbps: members.iter().map(|m| m.goodput_mbps).sum(),
                     throughput_mbps: members.iter().map(|m| m.throughput_mbps).sum(),

@@ -81,6 +81,35 @@ fn topology_json(scenario_json: &str) -> PyResult<String> {
     })
 }
 
+/// Validate a scenario given as JSON; return when each of its flows runs, as the engine
+/// draws it (schedules, staggered and random starts, stops): a JSON list of
+/// `{"id", "group", "transport", "cc", "start_s", "stop_s"}` in flow order (`cc`: the
+/// protocol's label in results, null for UDP).
+#[pyfunction]
+fn flow_windows_json(scenario_json: &str) -> PyResult<String> {
+    guarded(|| {
+        let scenario = Scenario::from_json_str(scenario_json)?;
+        let seconds = |ns: u64| ns as f64 / 1e9;
+        let windows: Vec<serde_json::Value> = scenario
+            .flow_windows()
+            .iter()
+            .enumerate()
+            .map(|(id, plan)| {
+                let group = &scenario.flows[plan.group];
+                serde_json::json!({
+                    "id": id,
+                    "group": scenario.group_name(plan.group),
+                    "transport": group.transport.name(),
+                    "cc": group.label(),
+                    "start_s": seconds(plan.start),
+                    "stop_s": plan.stop.map(seconds),
+                })
+            })
+            .collect();
+        Ok(serde_json::Value::from(windows).to_string())
+    })
+}
+
 /// A value of a scenario's duration field (`"25ms"`, or a number of seconds), given as
 /// JSON, in seconds: the engine's own rules and limits.
 #[pyfunction]
@@ -142,6 +171,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(warnings_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(topology_json, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_windows_json, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     for function in [
         wrap_pyfunction!(parse_duration, m)?,

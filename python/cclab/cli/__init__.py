@@ -23,7 +23,8 @@ from cclab.cli.common import INTERRUPTED, USAGE_ERROR
 
 # Each top-level command and the module of cclab.cli whose register() adds it.
 COMMAND_MODULES = {"run": "scenarios", "validate": "scenarios", "reproduce": "papers", "sweep": "sweeps",
-                   "report": "sweeps", "export": "sweeps", "bench": "benchmark"}
+                   "report": "sweeps", "export": "sweeps", "bench": "benchmark",
+                   "crosscheck": "ns2", "export-ns2": "ns2"}
 
 
 def _show_version(show: bool) -> None:

@@ -15,7 +15,7 @@ from typing import Annotated, Iterator, List, Optional
 import typer
 
 from cclab.core import InternalError, ScenarioError
-from cclab.errors import BenchError, StoreError, SweepError
+from cclab.errors import BenchError, Ns2Error, StoreError, SweepError
 
 OK, RUN_FAILED, USAGE_ERROR, INTERRUPTED = 0, 1, 2, 130
 
@@ -48,7 +48,7 @@ def user_errors() -> Iterator[None]:
     except OSError as error:  # a file or directory that cannot be read or written
         where = f"{error.filename}: " if error.filename else ""
         fail(OSError(f"{where}{error.strerror or error}"), USAGE_ERROR)
-    except (BenchError, InternalError) as error:
+    except (BenchError, InternalError, Ns2Error) as error:
         fail(error, RUN_FAILED)
 
 

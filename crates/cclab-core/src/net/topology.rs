@@ -430,6 +430,11 @@ pub struct LinkDescription {
     pub queue: QueueSpec,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub loss: Option<LossSpec>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_schedule: Option<RateSchedule>,
+    /// Where the scenario defines this direction (`topology.bottleneck`,
+    /// `topology.links[2]`, ...), for messages about it.
+    pub origin: String,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -456,6 +461,8 @@ impl Graph {
                     buffer_bytes: params.buffer_bytes,
                     queue: params.queue,
                     loss: params.loss,
+                    rate_schedule: params.rate_schedule,
+                    origin: params.origin.clone(),
                 }
             })
             .collect();

@@ -1,0 +1,228 @@
+"""`cclab export-ns2` and `cclab crosscheck` (issue 14): scenarios translated to ns-2.35,
+run beside cclab, compared metric by metric.
+
+Without `ns` only the translation is tested; the tests marked ns2 run ns-2 itself (.ci/run
+installs it and requires them).
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+
+import pytest
+
+import cclab
+from cclab.ns2.translate import Unsupported, translate
+from conftest import EXAMPLE, REPO, run_cli
+
+GRAPHS = REPO / "experiments" / "graphs"
+
+# Ten Reno flows on a 10 Mb/s dumbbell for 20 s: enough losses to compare, fast in both.
+DUMBBELL = {
+    "name": "ten-reno",
+    "duration": "20s",
+    "seed": 3,
+    "topology": {"kind": "dumbbell",
+                 "bottleneck": {"rate": "10Mbps", "delay": "25ms", "buffer": 40},
+                 "source_access": {"rate": "100Mbps", "delay": "5ms", "buffer": 1000},
+                 "sink_access": {"rate": "100Mbps", "delay": "5ms", "buffer": 1000}},
+    "flows": [{"group": "reno", "count": 10, "cc": "reno", "start": {"random": "1s"}}],
+}
+
+# Four nodes in a square; two-way links, 10 Mb/s.
+SQUARE = {
+    "name": "square",
+    "duration": "10s",
+    "topology": {"kind": "graph", "links": [
+        {"from": "a", "to": "b", "rate": "10Mbps", "delay": "5ms", "buffer": 100},
+        {"from": "b", "to": "d", "rate": "10Mbps", "delay": "5ms", "buffer": 100},
+        {"from": "a", "to": "c", "rate": "10Mbps", "delay": "20ms", "buffer": 100},
+        {"from": "c", "to": "d", "rate": "10Mbps", "delay": "20ms", "buffer": 100},
+    ]},
+    "flows": [{"group": "tcp", "count": 2, "from": "a", "to": "d", "route": ["a", "c", "d"], "cc": "reno"}],
+}
+
+
+def scenario(base: dict, **overrides) -> dict:
+    return cclab.validate(copy.deepcopy(base), overrides)
+
+
+# ------------------------------------------------------------------ translation (no ns needed)
+def test_export_writes_every_flow_with_its_protocol_and_start(tmp_path):
+    done = run_cli("export-ns2", EXAMPLE)
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    assert text.startswith("# ns-2.35 script made by cclab") and text.rstrip().endswith("$ns run")
+    assert text.count("[new Agent/TCP/Sack1]") == 100 and text.count("[new Agent/TCPSink/Sack1]") == 100
+    # TCP(0.31, 0.875) for the "smooth" group, Reno for the "standard" one
+    assert text.count("set increase_num_ 0.31\n") == 50 and text.count("set decrease_num_ 0.875\n") == 50
+    assert text.count("set increase_num_ 1\n") == 50
+    # flow i of the staggered group starts at i · 1 s / 50, as cclab starts it
+    windows = json.loads(cclab.core.flow_windows_json(json.dumps(cclab.validate(EXAMPLE))))
+    for window in windows:
+        assert f'$ns at {window["start_s"]!r} "$app({window["id"]}) start"'.replace("0.0 ", "0 ") in text
+    # the lossy sink links: Bernoulli at 1 % on every R2 -> sink direction
+    assert text.count("set rate_ 0.01") == 100
+    out = tmp_path / "static.tcl"
+    done = run_cli("export-ns2", EXAMPLE, "-o", out, "--set", "flows.0.count=3")
+    assert done.returncode == 0 and out.read_text().count("[new Agent/TCP/Sack1]") == 53
+    assert not list(tmp_path.glob(".*")), "no temporary file left behind"
+
+
+@pytest.mark.parametrize("override, message", [
+    ({"flows.0.cc": {"algorithm": "westwood-be"}},
+     'flows[0].cc.algorithm: "westwood-be" has no ns-2.35 Agent/TCP equivalent'),
+    ({"flows.0.cc.decrease": "gaimd"}, 'flows[0].cc.decrease: "gaimd" (ns-2.35 halves on the first cut'),
+    ({"flows.0.tcp.max_backoff": 8}, "flows[0].tcp.max_backoff: 8 (ns-2.35 always backs off up to 64"),
+    ({"flows.0.tcp.initial_ssthresh": 20}, "flows[0].tcp.initial_ssthresh: 20"),
+    ({"flows.0.tcp.initial_window": 1.5}, "flows[0].tcp.initial_window: 1.5"),
+    ({"topology.bottleneck.loss": {"model": "handoff"}},
+     'topology.bottleneck.loss.model: "handoff" (on r1-r2) has no ns-2 equivalent'),
+])
+def test_what_ns2_cannot_run_is_one_line_naming_the_field(override, message):
+    base = cclab.validate(EXAMPLE)
+    with pytest.raises(Unsupported) as error:
+        translate(cclab.validate(base, override))
+    assert str(error.value).startswith(message) and "\n" not in str(error.value)
+
+
+def test_the_cli_refuses_before_running_anything(tmp_path):
+    for command in ("export-ns2", "crosscheck"):
+        done = run_cli(command, EXAMPLE, "--set", "flows.1.cc=\"mraimd\"", "--out" if command == "crosscheck"
+                       else "-o", tmp_path / "x")
+        assert done.returncode == 2
+        assert done.stderr.startswith('error: flows[1].cc.algorithm: "mraimd" has no ns-2.35')
+        assert done.stderr.count("\n") == 1 and not done.stdout
+    assert not (tmp_path / "x").exists()
+
+
+def test_routes_ns2_cannot_express_are_refused():
+    # two flows towards d that leave a by different links: ns-2 routes by destination
+    two = copy.deepcopy(SQUARE)
+    two["flows"] = [dict(SQUARE["flows"][0], count=1), dict(SQUARE["flows"][0], group="other", count=1,
+                                                            route=["a", "b", "d"])]
+    with pytest.raises(Unsupported, match=r"^flows: flow 1 goes a -> b towards d, flow 0 goes a -> c; ns-2 routes by "
+                                          r"destination only$"):
+        translate(cclab.validate(two))
+    # cclab's own (non-shortest) route is installed hop by hop, replies the reverse way
+    text = translate(scenario(SQUARE)).text
+    nodes = {name: i for i, name in enumerate(cclab.topology(scenario(SQUARE))["nodes"])}
+    for here, there, towards in (("a", "c", "d"), ("c", "d", "d"), ("d", "c", "a"), ("c", "a", "a")):
+        h, t, d = nodes[here], nodes[there], nodes[towards]
+        assert f"[$n({h}) get-module Manual] add-route [$n({d}) set address_] [[$ns link $n({h}) $n({t})] head]" in text
+    assert "$n({}) $n({})] head]".format(nodes["a"], nodes["b"]) not in text
+
+
+def test_approximations_are_noted_not_refused():
+    script = translate(scenario(DUMBBELL, **{"flows.0.cc": "sqrt"}))
+    assert any("decrease_num_ (1 − b) is exactly 0.5" in note for note in script.notes)
+    assert all(f"# note: {note}" in script.text for note in script.notes)
+    tfrc = translate(scenario(DUMBBELL, **{"flows.0.transport": "tfrc", "flows.0.cc": None}))
+    assert any('tfrc.profile: "rfc5348"' in note for note in tfrc.notes)
+
+
+def test_a_missing_ns_is_one_line_and_exit_1(tmp_path):
+    env = {**os.environ, "CCLAB_NS": str(tmp_path / "no-such-ns")}
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "cclab", "crosscheck", str(GRAPHS / "parking-lot.toml")],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: ns-2.35 is not installed") and done.stderr.count("\n") == 1
+
+
+# ------------------------------------------------------------------ with ns-2
+@pytest.mark.ns2
+def test_crosscheck_dumbbell_agrees_and_reports_every_metric(tmp_path):
+    path = tmp_path / "ten.toml"
+    from cclab.scenario import scenario_toml
+
+    path.write_text(scenario_toml(DUMBBELL))
+    done = run_cli("crosscheck", path, "--seeds", "2", "--json", "--out", tmp_path / "check")
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    rows = {row["metric"]: row for row in document["rows"]}
+    assert document["seeds"] == [3, 4]
+    for metric in ("goodput all", "jain all", "goodput reno", "retransmitted reno", "timeouts reno", "drops r1-r2"):
+        assert metric in rows, sorted(rows)
+        assert len(rows[metric]["cclab"]) == len(rows[metric]["ns2"]) == 2
+    assert rows["goodput all"]["difference"] == pytest.approx(0, abs=0.03)
+    assert rows["drops r1-r2"]["ns2_mean"] > 50
+    assert rows["drops r1-r2"]["difference"] == pytest.approx(0, abs=0.3)
+    for name in ("crosscheck.md", "crosscheck.csv", "crosscheck.json", "ns2.tcl"):
+        assert (tmp_path / "check" / name).stat().st_size > 0
+
+
+@pytest.mark.ns2
+def test_ns2_result_has_cclabs_shape_and_consistent_bins():
+    from cclab.ns2 import run as ns2
+
+    base = scenario(DUMBBELL)
+    theirs, ours = ns2.run(base), cclab.run(base)
+    assert theirs.raw["simulator"] == "ns-2.35"
+    assert list(theirs.flows.columns) == list(ours.flows.columns)
+    assert set(theirs.raw["system"]) == set(ours.raw["system"])
+    # per-bin deliveries add up to each flow's total; the bottleneck's bins to its counters
+    bins = theirs.bins.groupby("flow_id")["delivered_bytes"].sum()
+    assert (bins.to_numpy() == theirs.flows["delivered_packets"].to_numpy() * 1000).all()
+    bottleneck = theirs.links.set_index("name").loc["r1-r2"]
+    assert theirs.bottleneck_bins["drops"].sum() == bottleneck["queue_drops"]
+    assert theirs.bottleneck_bins["arrivals"].sum() == bottleneck["arrivals"]
+    assert theirs.system["bottleneck_utilization"] == pytest.approx(ours.system["bottleneck_utilization"], abs=0.02)
+    assert len(theirs.system_bins) == len(ours.system_bins)
+
+
+@pytest.mark.ns2
+def test_periodic_loss_and_square_wave_rates_are_exact():
+    """A CBR stream through a periodic loss model and a square-wave link: the packets are
+    the same in both simulators, so are the losses and (to a packet per edge) deliveries."""
+    from cclab.ns2 import run as ns2
+
+    base = {
+        "name": "periodic", "duration": "10s",
+        "topology": {"kind": "chain", "hops": [
+            {"rate": "10Mbps", "delay": "5ms", "buffer": 1000, "loss": {"model": "periodic", "every": 50}},
+            {"rate": "10Mbps", "delay": "5ms", "buffer": 1000,
+             "rate_schedule": {"kind": "square", "low": "4Mbps", "period": "1s"}}]},
+        "flows": [{"group": "cbr", "transport": "udp", "from": "n0", "to": "n2",
+                   "app": {"kind": "cbr", "rate": "6Mbps"}}],
+    }
+    ours, theirs = cclab.run(base), ns2.run(cclab.validate(base))
+    for name in ("n0-n1", "n1-n2"):
+        a, b = ours.links.set_index("name").loc[name], theirs.links.set_index("name").loc[name]
+        assert a["loss_drops"] == b["loss_drops"], name
+        assert a["queue_drops"] == pytest.approx(b["queue_drops"], abs=3), name
+    assert ours.links.set_index("name").loc["n0-n1", "loss_drops"] == 7211 // 50  # every 50th of 7211 sent
+    assert ours.flows.loc[0, "delivered_packets"] == pytest.approx(theirs.flows.loc[0, "delivered_packets"], abs=5)
+
+
+@pytest.mark.ns2
+def test_given_routes_carry_the_traffic_in_ns2_too():
+    from cclab.ns2 import run as ns2
+
+    base = scenario(SQUARE)
+    ours, theirs = cclab.run(base), ns2.run(base)
+    used = lambda result: {link["name"] for link in result.raw["links"] if link["arrivals"] > 0}  # noqa: E731
+    assert used(ours) == used(theirs) == {"a-c", "c-d", "d-c", "c-a"}
+    assert theirs.system["goodput_mbps"] == pytest.approx(ours.system["goodput_mbps"], rel=0.05)
+
+
+@pytest.mark.ns2
+@pytest.mark.parametrize("change", [
+    {"topology.bottleneck.queue": {"kind": "red", "ecn": True}, "flows.0.tcp.ecn": True},
+    {"flows.0.transport": "tfrc", "flows.0.cc": None, "flows.0.tfrc": {"profile": "ns2"}},
+    {"flows.0.cc": "sqrt"},
+    {"flows.0.tcp.recovery": "newreno", "flows.0.tcp.delayed_ack": True},
+])
+def test_red_ecn_tfrc_binomial_newreno_and_delayed_acks_run_in_both(change):
+    from cclab.ns2.crosscheck import crosscheck
+
+    check = crosscheck(scenario(DUMBBELL, **change), seeds=1)
+    goodput = check.row("goodput all")
+    assert goodput.ns2_mean > 8.5 and goodput.difference == pytest.approx(0, abs=0.06), check.markdown()
+    if "topology.bottleneck.queue" in change:
+        marks = check.row("marks r1-r2")
+        assert min(marks.cclab_mean, marks.ns2_mean) > 50, check.markdown()
+        assert check.row("ecn reactions reno").ns2_mean > 10
