@@ -77,8 +77,8 @@ def test_export_writes_every_flow_with_its_protocol_and_start(tmp_path):
     ({"flows.0.tcp.max_backoff": 8}, "flows[0].tcp.max_backoff: 8 (ns-2.35 always backs off up to 64"),
     ({"flows.0.tcp.initial_ssthresh": 20}, "flows[0].tcp.initial_ssthresh: 20"),
     ({"flows.0.tcp.initial_window": 1.5}, "flows[0].tcp.initial_window: 1.5"),
-    ({"topology.bottleneck.loss": {"model": "handoff"}},
-     'topology.bottleneck.loss.model: "handoff" (on r1-r2) has no ns-2 equivalent'),
+    ({"topology.bottleneck.loss": {"model": "gilbert_elliott", "good_to_bad": 0.01, "bad_to_good": 0.5}},
+     'topology.bottleneck.loss.model: "gilbert_elliott" (on r1-r2) has no ns-2 equivalent'),
 ])
 def test_what_ns2_cannot_run_is_one_line_naming_the_field(override, message):
     base = cclab.validate(EXAMPLE)
@@ -199,6 +199,27 @@ def test_periodic_loss_and_square_wave_rates_are_exact():
 
 
 @pytest.mark.ns2
+def test_handoff_outages_are_cclabs_own():
+    """The exported script replays the outages cclab draws for the seed: a CBR stream
+    through an otherwise idle link loses the same packets in both simulators."""
+    from cclab.ns2 import run as ns2
+
+    base = cclab.validate({
+        "name": "handoff", "duration": "20s", "seed": 5,
+        "topology": {"kind": "chain", "hops": [{"rate": "10Mbps", "delay": "5ms", "buffer": 1000,
+                                                "loss": {"model": "handoff", "period": "3s", "mean_outage": "0.5s"}}]},
+        "flows": [{"group": "cbr", "transport": "udp", "from": "n0", "to": "n1", "app": {"kind": "cbr", "rate": "2Mbps"}}],
+    })
+    outages = json.loads(cclab.core.loss_outages_json(json.dumps(base)))
+    assert [start for start, _ in outages[0]] == [3.0, 6.0, 9.0, 12.0, 15.0, 18.0]
+    assert outages[1] != outages[0]  # the reverse direction: the same model, its own stream
+    ours, theirs = cclab.run(base), ns2.run(base)
+    lost = sum(end - start for start, end in outages[0]) * 2e6 / (1040 * 8)
+    assert ours.links.loc[0, "loss_drops"] == pytest.approx(lost, abs=7)  # a packet per outage edge
+    assert theirs.links.loc[0, "loss_drops"] == pytest.approx(ours.links.loc[0, "loss_drops"], abs=6)
+
+
+@pytest.mark.ns2
 def test_given_routes_carry_the_traffic_in_ns2_too():
     from cclab.ns2 import run as ns2
 
@@ -226,3 +247,64 @@ def test_red_ecn_tfrc_binomial_newreno_and_delayed_acks_run_in_both(change):
         marks = check.row("marks r1-r2")
         assert min(marks.cclab_mean, marks.ns2_mean) > 50, check.markdown()
         assert check.row("ecn reactions reno").ns2_mean > 10
+
+
+# ------------------------------------------------------------------ reproductions with --ns2
+def test_claims_table_shows_ns2_verdicts_and_what_neither_supports():
+    from cclab.papers.claims import NOT_SUPPORTED, SUPPORTED, Claim, Rule, markdown_table
+    from cclab.papers.framework import Ns2Verdicts
+
+    rule = Rule("goodput", "0.5 Mb/s", "cclab default")
+    ours = [Claim(2, "A beats B", "A wins", NOT_SUPPORTED, "A 1 ≯ B 1", rule),
+            Claim(2, "C beats D", "C wins", SUPPORTED, "C 2 > D 1", rule)]
+    theirs = [Claim(2, "A beats B", "A wins", NOT_SUPPORTED, "A 0.9 ≯ B 1", rule),
+              Claim(2, "C beats D", "C wins", NOT_SUPPORTED, "C 1 ≯ D 1", rule)]
+    table = markdown_table(ours, Ns2Verdicts(theirs)).splitlines()
+    assert table[0].endswith("| ns-2.35 on the same points |") and table[1].count("---") == 7
+    assert "**not supported** (A 0.9 ≯ B 1) — *neither simulator supports it: the paper's setup" in table[2]
+    assert table[3].endswith("| **not supported** (C 1 ≯ D 1) |")  # cclab supports it: no such remark
+    missing = markdown_table(ours, Ns2Verdicts(missing="ns-2.35 cannot run it: flows[0].cc.algorithm: ...")).splitlines()
+    assert missing[2].endswith("| not run in ns-2 |") and missing[-1].startswith("ns-2.35: not judged — ns-2.35 cannot")
+    assert "ns-2.35" not in markdown_table(ours)
+
+
+def test_a_figure_ns2_cannot_run_says_why(tmp_path):
+    from cclab.papers.framework import reproduce
+    from cclab.papers.westwood.run import WESTWOOD
+
+    outcome = reproduce(WESTWOOD, tmp_path, quick=True, figures=["fig12"], seeds=1, progress=False, ns2=True)
+    figure = outcome.figures[0]
+    assert figure.ns2.claims == [] and outcome.ns2_simulated == 0
+    assert figure.ns2.missing.startswith('ns-2.35 cannot run it: flows[0].cc.algorithm: "westwood-be"')
+    summary = (tmp_path / "summary.md").read_text()
+    assert "ns-2.35: not judged — ns-2.35 cannot run it" in summary and "not run in ns-2 |" in summary
+    claims = (tmp_path / "claims.csv").read_text().splitlines()
+    assert claims[0].endswith(",ns2_verdict,ns2_evidence") and all("ns-2.35 cannot run it" in row for row in claims[1:])
+
+
+@pytest.mark.ns2
+def test_reproduce_with_ns2_judges_the_same_claims_on_ns2_runs(tmp_path):
+    import pandas as pd
+
+    from cclab.papers.claims import VERDICTS
+    from cclab.store.sweeps import SweepStore
+
+    out = tmp_path / "z"
+    args = ("reproduce", "zhang2002", "--quick", "--figure", "9", "--figure", "5", "--seeds", "1", "--ns2", "--out", out)
+    done = run_cli(*args)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("  ns-2.35: ") == 2 and "12 in ns-2.35" in done.stdout
+    summary = (out / "summary.md").read_text()
+    assert summary.count("| ns-2.35 on the same points |") == 2 and "**ns-2.35 on the same points**" in summary
+    claims = pd.read_csv(out / "claims.csv")
+    assert len(claims) == 5 and claims["ns2_verdict"].isin(VERDICTS).all()
+    meta = json.loads((out / "meta.json").read_text())
+    assert all(len(f["ns2_verdicts"]) == len(f["verdicts"]) and not f["ns2_missing"] for f in meta["figures"].values())
+    with SweepStore(out / "runs-ns2.duckdb", read_only=True) as store:
+        runs = store.runs()
+        assert len(runs) == 12 and (runs["status"] == "ok").all()
+        result = store.result(runs["run_id"].iloc[0])
+    assert result.raw["simulator"] == "ns-2.35"
+    again = run_cli(*args)
+    assert again.returncode == 0 and "(0 of 12 runs simulated" in again.stdout and "0 in ns-2.35" in again.stdout
+    assert pd.read_csv(out / "claims.csv").equals(claims)

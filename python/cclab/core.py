@@ -11,15 +11,16 @@ import json
 from collections.abc import Sequence
 from typing import Any, Optional
 
-from cclab._core import (InternalError, ScenarioError, flow_windows_json, run_json, topology_json, validate_json, version,
-                         warnings_json)
+from cclab._core import (InternalError, ScenarioError, flow_windows_json, loss_outages_json, run_json, topology_json,
+                         validate_json, version, warnings_json)
 from cclab._core import jain_index as _jain_index
 from cclab._core import parse_duration as _parse_duration
 from cclab._core import parse_rate as _parse_rate
 from cclab._core import schedule_windows as _schedule_windows
 
 __all__ = ["InternalError", "ScenarioError", "run_json", "validate_json", "topology_json", "warnings_json", "version",
-           "duration_s", "rate_bps", "schedule_windows", "jain_index", "flow_windows_json"]
+           "duration_s", "rate_bps", "schedule_windows", "jain_index", "flow_windows_json",
+           "loss_outages_json"]
 
 
 def duration_s(value: Any) -> float:

@@ -110,6 +110,28 @@ fn flow_windows_json(scenario_json: &str) -> PyResult<String> {
     })
 }
 
+/// Validate a scenario given as JSON; return, for each link direction in topology
+/// order, the outages its handoff loss model will make before the end of the run, as
+/// `[[start_s, end_s], ...]` (null for directions without one).
+#[pyfunction]
+fn loss_outages_json(scenario_json: &str) -> PyResult<String> {
+    guarded(|| {
+        let scenario = Scenario::from_json_str(scenario_json)?;
+        let graph = scenario.expand_topology()?;
+        let horizon = scenario.duration.ns();
+        let seconds = |ns: u64| ns as f64 / 1e9;
+        let outages: Vec<serde_json::Value> = (0..graph.links.len())
+            .map(|id| match cclab_core::net::network::link_loss_model(&graph, scenario.seed, id as u32) {
+                Some(model @ cclab_core::net::loss::LossModel::Handoff { .. }) => serde_json::Value::from(
+                    model.outages(horizon).into_iter().map(|(a, b)| vec![seconds(a), seconds(b)]).collect::<Vec<_>>(),
+                ),
+                _ => serde_json::Value::Null,
+            })
+            .collect();
+        Ok(serde_json::Value::from(outages).to_string())
+    })
+}
+
 /// A value of a scenario's duration field (`"25ms"`, or a number of seconds), given as
 /// JSON, in seconds: the engine's own rules and limits.
 #[pyfunction]
@@ -172,6 +194,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(topology_json, m)?)?;
     m.add_function(wrap_pyfunction!(flow_windows_json, m)?)?;
+    m.add_function(wrap_pyfunction!(loss_outages_json, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     for function in [
         wrap_pyfunction!(parse_duration, m)?,

@@ -26,6 +26,8 @@ FromStore = Annotated[Optional[Path], typer.Option("--from-store", metavar="PATH
                                                    "figures and judge the claims from the runs stored in PATH.")]
 Report = Annotated[bool, typer.Option("--report", help="Also write OUT/report.html: figures, claim tables with "
                                       "verdicts, scenario files, provenance.")]
+Ns2 = Annotated[bool, typer.Option("--ns2", help="Also run every figure ns-2.35 can run in ns-2 (into "
+                                   "STORE-ns2.duckdb) and judge its claims there too: a column of ns-2's verdicts.")]
 
 
 def reproduce_zhang2002(
@@ -35,12 +37,13 @@ def reproduce_zhang2002(
     out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("results/zhang2002"),
     seeds: Seeds = None, jobs: Jobs = None, executor: Executor = "local", workers: Workers = None,
     scheduler: Scheduler = None, store: Store = None, from_store: FromStore = None, report: Report = False,
+    ns2: Ns2 = False,
 ) -> None:
     """Zhang & Tsaoussidis 2002: Figures 2–11 (--figure 2 … 11) as PNG + CSV/Parquet, and summary.md judging each claim."""
     from cclab.papers.zhang2002.run import ZHANG2002, parse_figures
 
     _reproduce(ZHANG2002, parse_figures, quick, figure, out, seeds, jobs, executor, workers, scheduler, store,
-               from_store, report)
+               from_store, report, ns2)
 
 
 def reproduce_mraimd(
@@ -50,13 +53,14 @@ def reproduce_mraimd(
     out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("results/mraimd"),
     seeds: Seeds = None, jobs: Jobs = None, executor: Executor = "local", workers: Workers = None,
     scheduler: Scheduler = None, store: Store = None, from_store: FromStore = None, report: Report = False,
+    ns2: Ns2 = False,
 ) -> None:
     """MR-AIMD (Psaras, Dianati & Tafazolli): Table 1 and Figures 4–7 (--figure table1, fig4 … fig7) as PNG +
     CSV/Parquet, and summary.md."""
     from cclab.papers.mraimd.run import MRAIMD
 
     _reproduce(MRAIMD, MRAIMD.select, quick, figure, out, seeds, jobs, executor, workers, scheduler, store,
-               from_store, report)
+               from_store, report, ns2)
 
 
 def reproduce_westwood(
@@ -66,13 +70,14 @@ def reproduce_westwood(
     out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("results/westwood"),
     seeds: Seeds = None, jobs: Jobs = None, executor: Executor = "local", workers: Workers = None,
     scheduler: Scheduler = None, store: Store = None, from_store: FromStore = None, report: Report = False,
+    ns2: Ns2 = False,
 ) -> None:
     """TCP Westwood BE/RE/CRB/ABSE (Wang et al., ICNP 2002): Figures 2–3, 5, 9–16, 18–21 (--figure fig2,
     fig9, fig11, fig12, fig16, fig18, fig19, fig20, fig21) as PNG + CSV/Parquet, and summary.md."""
     from cclab.papers.westwood.run import WESTWOOD
 
     _reproduce(WESTWOOD, WESTWOOD.select, quick, figure, out, seeds, jobs, executor, workers, scheduler, store,
-               from_store, report)
+               from_store, report, ns2)
 
 
 def reproduce_slowcc(
@@ -82,17 +87,18 @@ def reproduce_slowcc(
     out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("results/slowcc"),
     seeds: Seeds = None, jobs: Jobs = None, executor: Executor = "local", workers: Workers = None,
     scheduler: Scheduler = None, store: Store = None, from_store: FromStore = None, report: Report = False,
+    ns2: Ns2 = False,
 ) -> None:
     """Slowly-responsive congestion control (Bansal et al., SIGCOMM 2001): Figures 11–17 (--figure 12 for
     11–12, 13, 14 for 14–15, 16, 17) as PNG + CSV/Parquet, and summary.md."""
     from cclab.papers.slowcc.run import SLOWCC
 
     _reproduce(SLOWCC, SLOWCC.select, quick, figure, out, seeds, jobs, executor, workers, scheduler, store,
-               from_store, report)
+               from_store, report, ns2)
 
 
 def _reproduce(paper, select: Callable, quick: bool, figure, out: Path, seeds, jobs, executor: str,
-               workers: Optional[int], scheduler: Optional[str], store, from_store, report: bool) -> None:
+               workers: Optional[int], scheduler: Optional[str], store, from_store, report: bool, ns2: bool) -> None:
     from cclab.papers.framework import ReproduceError, parse_count, reproduce
     from cclab.runs.runner import open_executor
 
@@ -104,23 +110,32 @@ def _reproduce(paper, select: Callable, quick: bool, figure, out: Path, seeds, j
             job_count = parse_count("--jobs", jobs)
             if from_store is not None and (executor != "local" or workers or scheduler):
                 raise ReproduceError("--from-store simulates nothing: --executor, --workers and --scheduler do not apply")
+            if ns2 and from_store is None:
+                from cclab.ns2.run import ns_binary
+
+                ns_binary()  # a missing ns-2 stops here, before anything runs
             if executor == "local" and scheduler is None:
                 # our own pool, started by the runner before the store opens
                 outcome = reproduce(paper, out, quick=quick, figures=figures, seeds=seed_count,
                                     jobs=workers or job_count, store=store, from_store=from_store, report=report,
-                                    command=command)
+                                    command=command, ns2=ns2)
             else:
                 with open_executor(executor, workers, scheduler) as pool:
                     outcome = reproduce(paper, out, quick=quick, figures=figures, seeds=seed_count, executor=pool,
-                                        store=store, report=report, command=command)
+                                        store=store, report=report, command=command, ns2=ns2)
         except ReproduceError as error:
             fail(error, USAGE_ERROR)
     for figure_outcome in outcome.figures:
         verdicts = ", ".join(claim.verdict for claim in figure_outcome.claims)
         typer.echo(f"{paper.figure_title(figure_outcome.figure):>9}: {verdicts}")
+        if figure_outcome.ns2 is not None:
+            theirs = (", ".join(claim.verdict for claim in figure_outcome.ns2.claims) if figure_outcome.ns2.claims
+                      else "not judged (ns-2 cannot run it)")
+            typer.echo(f"{'ns-2.35':>9}: {theirs}")
     written = f"{outcome.summary}" + (f", {outcome.report}" if outcome.report else "")
+    in_ns2 = f", {outcome.ns2_simulated} in ns-2.35 (store {outcome.ns2_store})" if outcome.ns2_store else ""
     typer.echo(f"wrote {written} and the figures' .png/.csv/.parquet in {outcome.wall_time_s:.0f} s "
-               f"({outcome.simulated} of {outcome.runs} runs simulated, store {outcome.store})")
+               f"({outcome.simulated} of {outcome.runs} runs simulated, store {outcome.store}{in_ns2})")
 
 
 def register(app: typer.Typer) -> None:

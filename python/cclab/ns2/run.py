@@ -18,6 +18,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any, Optional
 
 from cclab.core import duration_s, jain_index, rate_bps
@@ -37,8 +38,10 @@ def ns_binary() -> str:
     return path
 
 
-def run_script(text: str, timeout_s: Optional[float] = None) -> tuple[dict, float]:
-    """Run an ns-2 script that prints one line of JSON; return it and the wall time."""
+def run_script(text: str, timeout_s: Optional[float] = None,
+               files: Sequence[str] = ()) -> tuple[dict, float, dict[str, str]]:
+    """Run an ns-2 script that prints one line of JSON; return it, the wall time and the
+    text of the ``files`` it wrote (in its own scratch directory)."""
     binary = ns_binary()
     with tempfile.TemporaryDirectory(prefix="cclab-ns2-") as scratch:
         path = Path(scratch) / "scenario.tcl"
@@ -49,11 +52,13 @@ def run_script(text: str, timeout_s: Optional[float] = None) -> tuple[dict, floa
         except subprocess.TimeoutExpired:
             raise Ns2Error(f"ns-2 did not finish within {timeout_s:g} s") from None
         wall = time.perf_counter() - started
+        written = {name: (Path(scratch) / name).read_text(encoding="utf-8") for name in files
+                   if (Path(scratch) / name).is_file()}
     lines = done.stdout.strip().splitlines()
     if done.returncode != 0 or not lines:
         why = next((line.strip() for line in done.stderr.splitlines() if line.strip()), "no output")
         raise Ns2Error(f"ns-2 failed (exit {done.returncode}): {why}")
-    return json.loads(lines[-1]), wall
+    return json.loads(lines[-1]), wall, written
 
 
 def run(scenario: dict, timeout_s: Optional[float] = None):
@@ -61,12 +66,12 @@ def run(scenario: dict, timeout_s: Optional[float] = None):
     from cclab.results import Result
 
     script = translate(scenario)
-    output, wall = run_script(script.text, timeout_s)
-    return Result(to_raw(script, output, wall))
+    output, wall, files = run_script(script.text, timeout_s, list(script.trace_files.values()))
+    return Result(to_raw(script, output, wall, files))
 
 
-def to_raw(script: Script, output: dict, wall_time_s: float) -> dict[str, Any]:
-    """ns-2's counters (the script's JSON line) as a cclab result document."""
+def to_raw(script: Script, output: dict, wall_time_s: float, files: Optional[dict[str, str]] = None) -> dict[str, Any]:
+    """ns-2's counters (the script's JSON line) and trace files as a cclab result document."""
     scenario = script.scenario
     duration = duration_s(scenario["duration"])
     payload = int(scenario["packet_size"])
@@ -167,9 +172,32 @@ def to_raw(script: Script, output: dict, wall_time_s: float) -> dict[str, Any]:
                  "bottleneck_drops": drops, "bottleneck_transmitted_bytes": sent_bytes},
         "flows": flows,
         "conservation": None,
-        "traces": None,
+        "traces": _traces(script, files or {}),
         "scenario": scenario,
     }
+
+
+def _traces(script: Script, files: dict[str, str]) -> Optional[dict[str, Any]]:
+    """Flow traces from ns-2's variable traces: a row at every change of cwnd_ or
+    ssthresh_, with both values in force then (cclab's rows come at every ACK; ns-2
+    records no SRTT here)."""
+    if not script.trace_files:
+        return None
+    flows = []
+    for flow_id, name in script.trace_files.items():
+        rows: dict[str, list] = {"t_s": [], "event": [], "cwnd": [], "ssthresh": []}
+        current = {"cwnd_": float("nan"), "ssthresh_": float("nan")}
+        for line in files.get(name, "").splitlines():
+            fields = line.split()
+            if len(fields) < 7 or fields[5] not in current:
+                continue
+            current[fields[5]] = float(fields[6])
+            rows["t_s"].append(float(fields[0]))
+            rows["event"].append("change")
+            rows["cwnd"].append(current["cwnd_"])
+            rows["ssthresh"].append(current["ssthresh_"])
+        flows.append({"id": flow_id, **rows})
+    return {"flows": flows, "bottleneck_queue": None}
 
 
 def _capacity_bits(rate: int, schedule: Optional[dict], duration: float) -> float:

@@ -9,8 +9,10 @@ by their own behaviour:
   manual per-destination routes (ns-2 routes by destination: two flows that need
   different next hops towards the same node are refused);
 * loss processes at the head of the link direction (``$ns lossmodel``, as cclab judges
-  a packet before its queue): Bernoulli (``ErrorModel``) and periodic
-  (``ErrorModel/Periodic``); square-wave link rates as scheduled ``bandwidth_`` changes;
+  a packet before its queue): Bernoulli (``ErrorModel``), periodic
+  (``ErrorModel/Periodic``) and handoff outages (an ``ErrorModel`` switched to lose
+  everything during each outage cclab draws for the seed); square-wave link rates as
+  scheduled ``bandwidth_`` changes;
 * every flow started and stopped when cclab's engine starts and stops it for the same
   seed (``cclab.core.flow_windows_json``: schedules, staggered and random starts);
 * TCP as ``Agent/TCP/Sack1`` + ``Agent/TCPSink/Sack1`` (``newreno``: ``Agent/TCP/Newreno``
@@ -40,7 +42,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
-from cclab.core import ScenarioError, duration_s, flow_windows_json, rate_bps, topology_json, version
+from cclab.core import (ScenarioError, duration_s, flow_windows_json, loss_outages_json, rate_bps, topology_json,
+                        version)
 
 # ns-2's RNG seeds are 1 ... 2^31 − 2; 0 would ask it for a clock-based seed.
 NS2_SEED_RANGE = 2**31 - 2
@@ -64,6 +67,7 @@ class Script:
     bins: int
     bin_width_s: float
     notes: list[str] = field(default_factory=list)  # where ns-2 runs the scenario, but not as cclab does
+    trace_files: dict[int, str] = field(default_factory=dict)  # flow id -> its cwnd/ssthresh trace file
 
 
 def ns2_seed(seed: int) -> int:
@@ -86,6 +90,7 @@ class _Translator:
         text = json.dumps(scenario)
         self.topology = json.loads(topology_json(text))
         self.windows = json.loads(flow_windows_json(text))
+        self.outages = json.loads(loss_outages_json(text))
         self.duration = duration_s(scenario["duration"])
         self.width = duration_s(scenario["bin_width"])
         self.bins = max(1, math.ceil(self.duration / self.width - 1e-9))
@@ -97,6 +102,7 @@ class _Translator:
         self.notes: list[str] = []
         self.lines: list[str] = []
         self.flows: list[dict] = []
+        self.trace_files: dict[int, str] = {}
 
     def note(self, text: str) -> None:
         if text not in self.notes:
@@ -129,7 +135,8 @@ class _Translator:
         self.sampling()
         notes = [f"# note: {n}" for n in self.notes]
         text = "\n".join(out[:2] + notes + out[2:]) + "\n"
-        return Script(text, scenario, self.topology, self.flows, self.bins, self.width, list(self.notes))
+        return Script(text, scenario, self.topology, self.flows, self.bins, self.width, list(self.notes),
+                      dict(self.trace_files))
 
     # ------------------------------------------------------------------ links
     def link(self, k: int, link: dict) -> None:
@@ -196,6 +203,16 @@ class _Translator:
         if model == "bernoulli":
             out += [f"set em({k}) [new ErrorModel]", f"$em({k}) unit pkt", f"$em({k}) set rate_ {loss['rate']}",
                     f"$em({k}) ranvar [new RandomVariable/Uniform]"]
+        elif model == "handoff":
+            # An error model that loses everything during each of cclab's outages (the
+            # engine lists them for this seed) and nothing in between.
+            out += [f"set em({k}) [new ErrorModel]", f"$em({k}) unit pkt", f"$em({k}) set rate_ 0",
+                    f"$em({k}) ranvar [new RandomVariable/Uniform]"]
+            for start, end in self.outages[k]:
+                out += [f"$ns at {_tcl_number(start)} \"$em({k}) set rate_ 1\"",
+                        f"$ns at {_tcl_number(end)} \"$em({k}) set rate_ 0\""]
+            self.note(f"{where}.loss: ns-2 judges a packet when it reaches the link, cclab when its transmission "
+                      "would start: packets queued when an outage begins are lost in cclab, sent in ns-2")
         elif model == "periodic":
             every = int(loss["every"])
             # ns-2's periodic model (unit pkt, default_drop_ 0) drops packet offset_, then
@@ -204,7 +221,7 @@ class _Translator:
                     f"$em({k}) set offset_ {every}", f"$em({k}) set burstlen_ 0"]
         else:
             raise Unsupported(f"{where}.loss.model: {json.dumps(model)} ({on}) has no ns-2 equivalent here (cclab "
-                              "exports \"bernoulli\" and \"periodic\" loss)")
+                              "exports \"bernoulli\", \"periodic\" and \"handoff\" loss)")
         # The model's drops go through a drop snoop into a monitor of their own (set after
         # `lossmodel`, which points them at the link's drop snoop, among the queue's drops).
         out += [f"$ns lossmodel $em({k}) $n({a}) $n({b})", f"set lm({k}) [new QueueMonitor]",
@@ -297,6 +314,11 @@ class _Translator:
         self.lines.append(f"set src({i}) [new {agent}]")
         self.lines += [f"$src({i}) set {name} {value}" for name, value in params.items()]
         self.lines += [f"set dst({i}) [new {sink}]", f"$dst({i}) set packetSize_ {self.ack}"]
+        if self.scenario.get("trace", {}).get("flows"):
+            # ns-2 writes a line whenever a traced variable changes: cwnd_ and ssthresh_.
+            self.trace_files[i] = f"trace-{i}.tr"
+            self.lines += [f"set tf({i}) [open {self.trace_files[i]} w]", f"$src({i}) attach $tf({i})",
+                           f"$src({i}) trace cwnd_", f"$src({i}) trace ssthresh_"]
         if tcp["delayed_ack"]:
             self.lines.append(f"$dst({i}) set interval_ {_tcl_number(duration_s(tcp['delayed_ack_timeout']))}")
         app = group["app"]
@@ -438,6 +460,7 @@ class _Translator:
             "    return [$dst($i) set bytes_]",
             "}",
             "set samples {}",
+            "array set tf {}",
             "proc sample {} {",
             f"    global samples qm lm",
             "    set row {}",
@@ -455,8 +478,9 @@ class _Translator:
                       "\\\"cuts\\\":[$src($i) set ncwndcuts_]")
         self.lines += [
             "proc finish {} {",
-            "    global ns src dst qm lm samples",
+            "    global ns src dst qm lm samples tf",
             "    sample",
+            "    foreach i [array names tf] { close $tf($i) }",
             "    set flows {}",
             f"    foreach i {{{ids}}} kind {{{kinds}}} {{",
             "        set d [delivered $i $kind]",

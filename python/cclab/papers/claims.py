@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, Optional
 
 SUPPORTED = "supported"
 PARTLY = "partly supported"
@@ -129,15 +130,38 @@ def ordered_checks(values: Mapping[str, float], order: Sequence[str], tolerance:
     return held, evidence
 
 
-def markdown_table(claims: Sequence[Claim]) -> str:
-    """The claims of one figure as a Markdown table: claim, paper, rule, verdict, our numbers."""
-    lines = ["| # | claim | the paper says | rule: metric; threshold (its source) | verdict | our numbers |",
-             "| --- | --- | --- | --- | --- | --- |"]
+def markdown_table(claims: Sequence[Claim], ns2: Any = None) -> str:
+    """The claims of one figure as a Markdown table: claim, paper, rule, verdict, our
+    numbers; with ``ns2`` (the figure's :class:`cclab.papers.framework.Ns2Verdicts`) a
+    column of ns-2.35's verdict and numbers on the same points, and a line saying why
+    where ns-2 could not judge them."""
+    head = "| # | claim | the paper says | rule: metric; threshold (its source) | verdict | our numbers |"
+    lines = [head + (" ns-2.35 on the same points |" if ns2 is not None else ""),
+             "| --- " * (7 if ns2 is not None else 6) + "|"]
     for number, claim in enumerate(claims, 1):
         statement = claim.statement + (" *(at a calibrated parameter)*" if claim.calibrated else "")
         cells = [str(number), statement, f"“{claim.quote}”", str(claim.rule), f"**{claim.verdict}**", claim.evidence]
+        if ns2 is not None:
+            cells.append(ns2_cell(claim, ns2.claims[number - 1] if ns2.claims else None))
         lines.append("| " + " | ".join(cell.replace("|", "\\|").replace("\n", " ") for cell in cells) + " |")
+    if ns2 is not None and ns2.missing:
+        lines += ["", f"ns-2.35: not judged — {ns2.missing}"]
     return "\n".join(lines)
+
+
+def ns2_cell(ours: Claim, theirs: Optional[Claim]) -> str:
+    """ns-2.35's verdict on a claim and its numbers; when neither simulator supports the
+    claim, that it is the paper's setup, not cclab's doing."""
+    if theirs is None:
+        return "not run in ns-2"
+    cell = f"**{theirs.verdict}** ({theirs.evidence})"
+    if neither_supports(ours, theirs):
+        cell += " — *neither simulator supports it: the paper's setup, not cclab's*"
+    return cell
+
+
+def neither_supports(ours: Claim, theirs: Optional[Claim]) -> bool:
+    return theirs is not None and ours.verdict == NOT_SUPPORTED and theirs.verdict == NOT_SUPPORTED
 
 
 def tally(claims: Sequence[Claim], calibrated: bool = False) -> dict[str, int]:

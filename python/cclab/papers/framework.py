@@ -143,6 +143,17 @@ class Paper:
 
 
 @dataclass
+class Ns2Verdicts:
+    """A figure's claims judged again on ns-2.35's runs of the same points (``--ns2``):
+    ``claims`` in the same order as cclab's, or none and ``missing`` saying why (a point
+    ns-2 cannot run, ns-2 runs that failed)."""
+
+    claims: list = field(default_factory=list)
+    missing: str = ""
+    runs: int = 0
+
+
+@dataclass
 class FigureOutcome:
     """One reproduced figure: its measured tables, claims with verdicts, files written."""
 
@@ -152,6 +163,7 @@ class FigureOutcome:
     files: list[Path] = field(default_factory=list)
     runs: int = 0
     scenario: Optional[Path] = None  # one of its runs' scenario, as TOML
+    ns2: Optional[Ns2Verdicts] = None  # with --ns2
 
 
 @dataclass
@@ -169,6 +181,8 @@ class Outcome:
     simulated: int = 0  # run by this call (the rest came from the store)
     report: Optional[Path] = None
     command: str = ""
+    ns2_store: Optional[Path] = None  # with --ns2: where ns-2's runs are
+    ns2_simulated: int = 0  # ns-2 runs made by this call
 
     @property
     def claims(self) -> list:
@@ -179,14 +193,16 @@ def reproduce(paper: Paper, out: Union[str, PathLike], *, quick: bool = False,
               figures: Optional[Iterable[Union[int, str]]] = None, seeds: Optional[int] = None,
               executor: Any = None, jobs: Optional[int] = None, store: Union[str, PathLike, None] = None,
               from_store: Union[str, PathLike, None] = None, report: bool = False, progress: bool = True,
-              command: str = "") -> Outcome:
+              command: str = "", ns2: bool = False) -> Outcome:
     """Run ``paper``'s selected figures (default all) through the store and write their files to ``out``.
 
     ``quick``: the paper's quick sizes; ``seeds``: replications per point. ``executor``:
     any executor (a Dask client, ...; default a process pool of ``jobs`` workers).
     ``store``: the results store (default ``<out>/runs.duckdb``). ``from_store``: simulate
     nothing; draw and judge from the runs in that store (every run must be there).
-    ``report``: also write ``report.html``.
+    ``report``: also write ``report.html``. ``ns2``: also run every figure whose points
+    ns-2.35 can run in ns-2 (results in ``<store>-ns2.duckdb``) and judge its claims on
+    those runs too: the summary's "ns-2.35" column.
     """
     from cclab.runs.plan import Run
     from cclab.runs.runner import Batch, run_stored
@@ -261,8 +277,14 @@ def reproduce(paper: Paper, out: Union[str, PathLike], *, quick: bool = False,
         outcome.scenario.write_text(f"# One run of {paper.figure_title(outcome.figure)} ({paper.key}); the others "
                                     "differ in the labelled parameters and the seed.\n" + scenario_toml(example),
                                     encoding="utf-8")
+    ns2_store, ns2_simulated = None, 0
+    if ns2:
+        ns2_store = store_path.with_name(f"{store_path.stem}-ns2{store_path.suffix}")
+        ns2_simulated = _judge_in_ns2(paper, sizes, outcomes, points, runs, ns2_store, from_store is not None,
+                                      executor, jobs, progress)
     result = Outcome(paper, out, sizes, outcomes, time.perf_counter() - started, out / "summary.md", store_path,
-                     runs=len(runs), simulated=simulated, command=command)
+                     runs=len(runs), simulated=simulated, command=command, ns2_store=ns2_store,
+                     ns2_simulated=ns2_simulated)
     result.summary.write_text(paper.summary(result), encoding="utf-8")
     _write_meta(result, points)
     _write_claims(result)
@@ -271,6 +293,79 @@ def reproduce(paper: Paper, out: Union[str, PathLike], *, quick: bool = False,
 
         result.report = write_paper_report(result)
     return result
+
+
+def _judge_in_ns2(paper: Paper, sizes: Any, outcomes: list[FigureOutcome], points: list[tuple], runs: dict,
+                  store_path: Path, from_store: bool, executor: Any, jobs: Optional[int], progress: bool) -> int:
+    """Run in ns-2.35 the points of every figure it can run entirely (through the store at
+    ``store_path``, like cclab's runs), measure them as cclab's are and judge the
+    figure's claims on them; a figure with a point ns-2 cannot run gets the reason
+    instead. Returns the ns-2 runs made now."""
+    from cclab.ns2.translate import Unsupported, translate
+    from cclab.runs.runner import Batch, run_stored
+
+    chosen: dict[str, Any] = {}
+    for outcome in outcomes:
+        mine = [(point, run_id) for owner, point, run_id in points if owner is outcome]
+        outcome.ns2 = Ns2Verdicts(runs=len(mine))
+        for point, run_id in mine:
+            try:
+                translate(runs[run_id].scenario)
+            except Unsupported as error:
+                outcome.ns2.missing = f"ns-2.35 cannot run it: {error}"
+                break
+        if not outcome.ns2.missing:
+            chosen.update((run_id, runs[run_id]) for _, run_id in mine)
+    measured: dict[str, list[Tables]] = {}
+    made = 0
+    failed: dict[str, str] = {}
+    if chosen and not from_store:
+        _prepare(store_path.parent, store_path)
+        batch = Batch(f"{paper.key}-{sizes.name}-ns2", {
+            "paper": paper.key, "sizes": sizes.name, "seeds": list(sizes.seeds), "simulator": "ns-2.35",
+            "figures": [_figure_key(outcome.figure) for outcome in outcomes if not outcome.ns2.missing]})
+        ran = run_stored(list(chosen.values()), batch, store_path, executor, jobs=jobs, progress=progress,
+                         tables=False, measure=functools.partial(measure_run, paper.key), engine="ns2")
+        made, measured = ran.ran, ran.measured
+        failed = dict(ran.failures)
+    stored = [run for run_id, run in chosen.items() if run_id not in measured and run_id not in failed]
+    if stored:
+        measured.update(_measure_stored(paper, stored, store_path, jobs))
+    for outcome in outcomes:
+        if outcome.ns2.missing:
+            continue
+        mine = [(point, run_id) for owner, point, run_id in points if owner is outcome]
+        broken = [run_id for _, run_id in mine if run_id in failed]
+        if broken:
+            outcome.ns2.missing = (f"{len(broken)} of its ns-2.35 runs failed (first: {failed[broken[0]]}); the same "
+                                   "command retries them")
+            continue
+        served: dict[int, Tables] = {}
+        for run_id in dict.fromkeys(run_id for _, run_id in mine):
+            for point, tables in zip(runs[run_id].context, measured[run_id]):
+                served[id(point)] = tables
+        tables = paper.finish(outcome.figure, concat_tables([served[id(point)] for point, _ in mine]))
+        outcome.ns2.claims = outcome.figure.claims(tables, sizes)
+    return made
+
+
+def ns2_preamble(outcome: Outcome) -> list[str]:
+    """With ``--ns2``: the ns-2.35 tally, and how many claims neither simulator supports."""
+    judged = [figure for figure in outcome.figures if figure.ns2 is not None]
+    if not judged:
+        return []
+    from cclab.papers.claims import neither_supports, tally
+
+    theirs = [claim for figure in judged for claim in figure.ns2.claims]
+    neither = sum(neither_supports(ours, theirs) for figure in judged for ours, theirs in zip(figure.claims,
+                                                                                              figure.ns2.claims))
+    unjudged = sum(len(figure.claims) for figure in judged if figure.ns2.missing)
+    lines = ["", f"**ns-2.35 on the same points** (`--ns2`, runs in `{outcome.ns2_store.name}`): the same claims "
+                 f"judged by the same rules on ns-2.35's runs: {tally_text(tally(theirs))}"
+                 + (f"; {unjudged} claims of figures ns-2 cannot run are not judged there" if unjudged else "") + "."
+                 + (f" **{neither} claims neither simulator supports**: those are the paper's setup (or its "
+                    "reading), not cclab's doing." if neither else "")]
+    return lines
 
 
 def _prepare(out: Path, store: Optional[Path]) -> None:
@@ -404,6 +499,8 @@ def _write_meta(outcome: Outcome, points: Sequence[tuple]) -> None:
                 "runs": figure.runs,
                 "files": [path.name for path in figure.files],
                 "verdicts": [claim.verdict for claim in figure.claims],
+                **({"ns2_verdicts": [claim.verdict for claim in figure.ns2.claims], "ns2_missing": figure.ns2.missing}
+                   if figure.ns2 is not None else {}),
                 "example_scenario": next((point.scenario for owner, point, _ in points if owner is figure), None),
             } for figure in outcome.figures},
     }
@@ -414,18 +511,26 @@ CLAIM_COLUMNS = ("figure", "claim", "statement", "paper_says", "metric", "thresh
                  "evidence", "calibrated")
 
 
+NS2_CLAIM_COLUMNS = ("ns2_verdict", "ns2_evidence")
+
+
 def _write_claims(outcome: Outcome) -> None:
-    """claims.csv: every claim with its rule and verdict, one row each."""
+    """claims.csv: every claim with its rule and verdict, one row each (with ``--ns2``
+    also ns-2.35's verdict and numbers, empty where ns-2 cannot run the figure)."""
     import csv
 
+    with_ns2 = outcome.ns2_store is not None
     with open(outcome.out / "claims.csv", "w", newline="", encoding="utf-8") as file:
         writer = csv.writer(file)
-        writer.writerow(CLAIM_COLUMNS)
+        writer.writerow(CLAIM_COLUMNS + (NS2_CLAIM_COLUMNS if with_ns2 else ()))
         for figure in outcome.figures:
             for number, claim in enumerate(figure.claims, 1):
-                writer.writerow([_figure_key(figure.figure), number, claim.statement, claim.quote, claim.rule.metric,
-                                 claim.rule.threshold, claim.rule.source, claim.verdict, claim.evidence,
-                                 claim.calibrated])
+                row = [_figure_key(figure.figure), number, claim.statement, claim.quote, claim.rule.metric,
+                       claim.rule.threshold, claim.rule.source, claim.verdict, claim.evidence, claim.calibrated]
+                if with_ns2:
+                    theirs = figure.ns2.claims[number - 1] if figure.ns2.claims else None
+                    row += [theirs.verdict, theirs.evidence] if theirs else ["", figure.ns2.missing]
+                writer.writerow(row)
 
 
 def _figure_key(figure: Any) -> str:

@@ -42,6 +42,7 @@ from cclab.errors import SweepError
 from cclab.runs.plan import Plan, PlanSource, Run, load_plan
 
 EXECUTORS = ("local", "dask", "ray")
+ENGINES = ("cclab", "ns2")
 DEFAULT_STORE_DIR = Path("results") / "sweeps"
 Item = TypeVar("Item")
 
@@ -167,14 +168,16 @@ def run_plan(plan: PlanSource, executor: Any = None, *, store: str | PathLike | 
 def run_stored(runs: Sequence[Run], batch: Any, store: str | PathLike, executor: Any = None, *,
                jobs: Optional[int] = None, progress: bool = False, on_run: Optional[Callable[[Run, str], None]] = None,
                max_memory: Optional[int] = None, tables: bool = True,
-               measure: Optional[Callable[[Any, Run], Any]] = None) -> SweepOutcome:
+               measure: Optional[Callable[[Any, Run], Any]] = None, engine: str = "cclab") -> SweepOutcome:
     """Run each of ``runs`` (deduplicated by run id) not yet stored in ``store``, recording
     ``batch`` (a :class:`Plan` or :class:`Batch`) and writing each run as it finishes, in
     one transaction: its system metrics, its whole result and, with ``tables``, its
     result tables (flows, bins, ...) for SQL. ``measure(result, run)`` (picklable: a
     module-level function or a partial of one) is computed in the worker from the very
     result that is stored, and returned in ``outcome.measured`` — a reproduction's
-    figure tables, without parsing the result again in the driver."""
+    figure tables, without parsing the result again in the driver. ``engine``: which
+    simulator runs them (:data:`ENGINES`; ``ns2`` keep their results in a store of their
+    own)."""
     from cclab.store.sweeps import SweepStore
 
     runs = list({run.run_id: run for run in runs}.values())
@@ -190,7 +193,7 @@ def run_stored(runs: Sequence[Run], batch: Any, store: str | PathLike, executor:
         with _progress_reporter(progress, batch.name, outcome.total, outcome.skipped) as report:
             try:
                 work = functools.partial(simulate, max_memory=max_memory, keep="tables" if tables else "system",
-                                         measure=measure)
+                                         measure=measure, engine=engine)
                 for run, future in in_completion_order(pool, work, pending,
                                                        payload=(lambda r: r) if measure else (lambda r: r.scenario_json),
                                                        cost=lambda r: estimated_cost(r.scenario)):
@@ -232,9 +235,9 @@ def _store_finished(results, batch: Any, run: Run, reply: dict[str, Any], outcom
 
 
 def simulate(job: Union[str, Run], max_memory: Optional[int] = None, keep: str = "tables",
-             measure: Optional[Callable[[Any, Run], Any]] = None) -> dict[str, Any]:
-    """Worker entry point: run one scenario (its JSON, or a :class:`Run`); never raises,
-    reports failures as data.
+             measure: Optional[Callable[[Any, Run], Any]] = None, engine: str = "cclab") -> dict[str, Any]:
+    """Worker entry point: run one scenario (its JSON, or a :class:`Run`) in ``engine``
+    (cclab, or ns-2.35 through :mod:`cclab.ns2`); never raises, reports failures as data.
 
     Returns ``{"status": "ok", "result_json_zlib": bytes, ...}`` with, when ``keep`` is
     ``"system"`` or ``"tables"``, the system metrics and, for ``"tables"``, the result
@@ -242,10 +245,8 @@ def simulate(job: Union[str, Run], max_memory: Optional[int] = None, keep: str =
     them), and ``"measured": measure(result, run)`` when asked; or ``{"status": "error",
     "error": "..."}``. Both carry the worker's provenance (version, git commit, host).
     """
-    from cclab.core import run_json
-
     try:
-        raw = run_json(job if isinstance(job, str) else job.scenario_json, max_memory)
+        raw = run_engine(engine, job if isinstance(job, str) else job.scenario_json, max_memory)
         reply: dict[str, Any] = {"status": "ok", "result_json_zlib": zlib.compress(raw.encode(), 1)}
         if keep in ("system", "tables"):
             from cclab.results import Result
@@ -262,6 +263,19 @@ def simulate(job: Union[str, Run], max_memory: Optional[int] = None, keep: str =
     except BaseException as error:  # the engine's panics are BaseExceptions
         message = "; ".join(line.strip() for line in str(error).splitlines() if line.strip())
         return {"status": "error", "error": f"{type(error).__name__}: {message}", **local_provenance()}
+
+
+def run_engine(engine: str, scenario_json: str, max_memory: Optional[int] = None) -> str:
+    """One normalised scenario's result document (JSON) from ``engine``."""
+    if engine == "ns2":
+        from cclab.ns2.run import run as run_ns2
+
+        return json.dumps(run_ns2(json.loads(scenario_json)).raw)
+    if engine != "cclab":
+        raise ValueError(f"engine {engine!r}: choose one of {', '.join(ENGINES)}")
+    from cclab.core import run_json
+
+    return run_json(scenario_json, max_memory)
 
 
 def estimated_cost(scenario: Mapping[str, Any]) -> float:

@@ -169,6 +169,22 @@ impl LossModel {
         }
     }
 
+    /// The outages of a handoff model that start before `until`, as [start, end) in ns
+    /// (empty for the other models): what it will do, drawn from its own stream.
+    pub fn outages(mut self, until: Time) -> Vec<(Time, Time)> {
+        let mut outages = Vec::new();
+        let LossModel::Handoff { period, .. } = self else { return outages };
+        let mut at = period;
+        while at < until {
+            let outage = self.outage_at(at);
+            if outage.1 > outage.0 {
+                outages.push(outage);
+            }
+            at = at.saturating_add(period);
+        }
+        outages
+    }
+
     /// Decide the fate of one packet whose transmission would start at `at` (the
     /// handoff model needs the time; the others draw once per packet). Calls come in
     /// non-decreasing `at` for a given link.
@@ -243,6 +259,20 @@ mod tests {
         let bursts = fates.windows(2).filter(|w| w[1] && !w[0]).count() as f64;
         let mean_burst = fates.iter().filter(|&&l| l).count() as f64 / bursts;
         assert!((mean_burst - 10.0).abs() < 0.5, "{mean_burst}");
+    }
+
+    /// `outages` lists exactly the windows in which `drops` loses packets.
+    #[test]
+    fn outages_are_the_windows_drops_loses_in() {
+        let spec = r#"{"model": "handoff", "period": "5s", "mean_outage": "1s"}"#;
+        let outages = model(spec).outages(60_000_000_000);
+        assert_eq!(outages.len(), 11, "periods 1..=11 start before 60 s");
+        let mut m = model(spec);
+        for (k, &(start, end)) in outages.iter().enumerate() {
+            assert_eq!(start, (k as u64 + 1) * 5_000_000_000);
+            assert!(!m.drops(start - 1) && m.drops(start) && m.drops(end - 1) && !m.drops(end), "outage {k}");
+        }
+        assert!(model(r#"{"model": "bernoulli", "rate": 0.5}"#).outages(60_000_000_000).is_empty());
     }
 
     #[test]

@@ -7,6 +7,12 @@ use super::topology::Graph;
 use super::{LinkId, RouteId};
 use crate::sim::rng::{stream, LINK_LOSS_STREAMS, RED_STREAMS};
 
+/// The loss model of link direction `id`, with its own stream (by direction id).
+pub fn link_loss_model(graph: &Graph, seed: u64, id: LinkId) -> Option<LossModel> {
+    let params = &graph.params[graph.links[id as usize].params as usize];
+    params.loss.and_then(|spec| LossModel::new(&spec, stream(seed, LINK_LOSS_STREAMS + id as u64)))
+}
+
 /// Every direction of `graph` as a link, with its own random streams (by direction id).
 pub fn build_links(graph: &Graph, seed: u64) -> Vec<Link> {
     (0..graph.links.len())
@@ -14,7 +20,7 @@ pub fn build_links(graph: &Graph, seed: u64) -> Vec<Link> {
             let direction = &graph.links[id];
             let params = &graph.params[direction.params as usize];
             let delay = direction.delay.ns();
-            let loss = params.loss.and_then(|spec| LossModel::new(&spec, stream(seed, LINK_LOSS_STREAMS + id as u64)));
+            let loss = link_loss_model(graph, seed, id as LinkId);
             let mut link = Link::new(params.rate, delay, direction.buffer, loss);
             link.limit_bytes = params.buffer_bytes.map(|b| b.get());
             link.rate_schedule = params.rate_schedule;

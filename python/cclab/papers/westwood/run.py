@@ -13,7 +13,7 @@ from typing import Any, Union
 from cclab.core import version as core_version
 from cclab.papers import framework
 from cclab.papers.claims import markdown_table, tally
-from cclab.papers.framework import Outcome, figure_section, parse_count, verdict_preamble
+from cclab.papers.framework import Outcome, figure_section, parse_count, ns2_preamble, verdict_preamble
 from cclab.papers.westwood import scenarios
 from cclab.papers.westwood.figures import FIGURES, FULL, QUICK
 
@@ -45,7 +45,7 @@ def summary_markdown(outcome: Outcome) -> str:
         f"{sizes.name} sizes, seeds {', '.join(map(str, sizes.seeds))}, runs of {sizes.duration_s:g} s, "
         f"cclab {core_version()}, {outcome.wall_time_s:.0f} s wall time ({outcome.simulated} of {outcome.runs} runs "
         f"simulated now, the rest read from `{outcome.store.name}`).", "",
-        *verdict_preamble(counts, quick=quick, calibrated=tally(outcome.claims, calibrated=True)), "",
+        *verdict_preamble(counts, quick=quick, calibrated=tally(outcome.claims, calibrated=True)), *ns2_preamble(outcome), "",
         "Every protocol runs NewReno loss recovery, as the paper's TCPW did; NewReno is cclab's `reno` with "
         "`tcp.recovery = \"newreno\"`. Not reproduced: Fig. 7 (adaptive τ against on/off UDP: the paper gives no "
         "traffic pattern; the estimator is `westwood-abse` with `sampling = \"ack_pair\"`).", "",
@@ -53,7 +53,7 @@ def summary_markdown(outcome: Outcome) -> str:
     ]
     for figure_outcome in outcome.figures:
         lines += figure_section(figure_outcome)
-        lines.append(markdown_table(figure_outcome.claims))
+        lines.append(markdown_table(figure_outcome.claims, figure_outcome.ns2))
     return "\n".join(lines) + "\n"
 
 
