@@ -48,6 +48,10 @@ pub struct Scenario {
     pub flows: Vec<FlowGroup>,
     #[serde(default)]
     pub trace: TraceConfig,
+    /// Whose rules every TCP and TFRC group follows unless it says otherwise: "rfc" (the
+    /// RFCs, the default) or "ns2" (ns-2.35's agents: `tcp.profile`, `tfrc.profile`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::transport::TcpProfile>,
 }
 
 /// The largest data packet (payload) cclab takes, in bytes.
@@ -231,7 +235,7 @@ impl FlowGroup {
     }
 
     /// Fill in the defaults of the group's transport, and reject what does not apply to it.
-    fn normalize(&mut self, packet_bytes: u32) -> Result<(), (&'static str, String)> {
+    fn normalize(&mut self, packet_bytes: u32, profile: crate::transport::TcpProfile) -> Result<(), (&'static str, String)> {
         if self.transport != Transport::Tfrc && self.tfrc.is_some() {
             return Err(("tfrc", format!("applies to transport = \"tfrc\" only, not {:?}", self.transport.name())));
         }
@@ -247,6 +251,10 @@ impl FlowGroup {
                     return Err(("app", "a TFRC flow always has data to send (\"bulk\")".into()));
                 }
                 let tfrc = self.tfrc.get_or_insert_with(TfrcConfig::default);
+                tfrc.profile.get_or_insert(match profile {
+                    crate::transport::TcpProfile::Ns2 => crate::transport::tfrc::Profile::Ns2,
+                    crate::transport::TcpProfile::Rfc => crate::transport::tfrc::Profile::Rfc5348,
+                });
                 tfrc.validate().map_err(|(field, message)| {
                     let field = match field {
                         "intervals" => "tfrc.intervals",
@@ -258,7 +266,9 @@ impl FlowGroup {
             }
             Transport::Tcp => {
                 self.cc.get_or_insert_with(CcConfig::default);
-                self.tcp.get_or_insert_with(TcpConfig::default);
+                self.tcp.get_or_insert_with(TcpConfig::default).normalize(profile).map_err(|(field, message)| {
+                    (if field == "ns2.sack1_recovery" { "tcp.ns2.sack1_recovery" } else { "tcp" }, message)
+                })?;
                 match self.app.get_or_insert(AppSpec::Bulk) {
                     AppSpec::Onoff { .. } => {
                         return Err(("app", "an on/off source needs transport = \"udp\"".into()));
@@ -426,8 +436,9 @@ impl Scenario {
     /// Fill in per-transport defaults (so the normalised scenario shows them).
     fn normalize(&mut self) -> Result<(), ScenarioError> {
         let packet_bytes = self.packet_size.get() + self.header_size;
+        let profile = self.profile.unwrap_or_default();
         for (i, group) in self.flows.iter_mut().enumerate() {
-            group.normalize(packet_bytes).map_err(|(field, msg)| ScenarioError(format!("flows[{i}].{field}: {msg}")))?;
+            group.normalize(packet_bytes, profile).map_err(|(field, msg)| ScenarioError(format!("flows[{i}].{field}: {msg}")))?;
         }
         Ok(())
     }

@@ -10,7 +10,7 @@ use crate::net::network::{build_links, pass_through_links, Stream};
 use crate::net::topology::Graph;
 use crate::net::{Link, LinkId, PacketId, RouteId};
 use crate::scenario::{AppSpec, Scenario, ScenarioError, Transport};
-use crate::sim::rng::{stream, APP_STREAMS};
+use crate::sim::rng::{stream, APP_STREAMS, TCP_CLOCK_STREAMS};
 use crate::sim::{Event, EventQueue, Time, NS_PER_SEC};
 use crate::transport::tfrc::{TfrcReceiver, TfrcSender};
 use crate::transport::{Endpoint, Header, Outbox, Outgoing, PacketClass, TcpReceiver, TcpSender, UdpSink, UdpSource};
@@ -249,12 +249,19 @@ impl Simulation {
                 Transport::Tcp => {
                     let tcp = group.tcp();
                     let first_data = if tcp.syn { 1 } else { 0 };
-                    let receiver = TcpReceiver::new(
+                    let mut receiver = TcpReceiver::new(
                         tcp.recovery == crate::transport::Recovery::Sack,
                         tcp.delayed_ack.then_some(tcp.delayed_ack_timeout.ns()),
                         first_data,
                     );
+                    let rules = tcp.ns2_rules();
+                    if rules.ecn {
+                        receiver = receiver.with_ns2_ecn();
+                    }
                     let mut sender = TcpSender::new(tcp, group.cc().build(), start, data_bytes, ack_bytes);
+                    if rules.tick_clock {
+                        sender.set_ns2_clock(stream(scenario.seed, TCP_CLOCK_STREAMS + id as u64));
+                    }
                     if let Some(stop) = stop {
                         sender.stop_application_at(stop);
                     }
@@ -446,9 +453,8 @@ impl Simulation {
         self.counts.received[packet.class as usize] += 1;
         let endpoint = packet.destination;
         self.fire_due_timers(endpoint, now);
-        let ce = packet.ecn & ecn::CE != 0;
         let (host, mut outbox) = self.endpoint_and_outbox(endpoint);
-        let delivered = host.on_packet(now, &packet.header, ce, &mut outbox);
+        let delivered = host.on_packet(now, &packet.header, packet.ecn, &mut outbox);
         let route = outbox.route;
         if delivered > 0 {
             let flow = &mut self.flows[flow_of(endpoint) as usize];

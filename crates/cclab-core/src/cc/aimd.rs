@@ -2,7 +2,7 @@
 //! Tsaoussidis (2002): the window grows by α segments per RTT without loss and is
 //! multiplied by β on a loss indication. `alpha = "friendly"` picks the TCP-friendly
 //! α = 4(1 − β²)/3 (Eq. 3 of Zhang & Tsaoussidis), e.g. β = 7/8 → α ≈ 0.31.
-use super::reno::{increase, MIN_SSTHRESH};
+use super::reno::{cut, increase};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionSignal, Reduction, Window};
 use crate::schema::OpenUnit;
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
@@ -151,8 +151,7 @@ impl CongestionControl for Aimd {
         let ns2_half = self.decrease == DecreaseStyle::Ns2
             && (event.first_reduction || event.in_slow_start || event.signal == CongestionSignal::Timeout);
         let factor = if ns2_half { 0.5 } else { self.beta };
-        let ssthresh = (window.cwnd * factor).max(MIN_SSTHRESH);
-        Reduction { ssthresh, cwnd: ssthresh } // after a timeout the sender takes cwnd = 1
+        cut(window.cwnd * factor, event)
     }
 
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
@@ -166,7 +165,7 @@ mod tests {
     use super::*;
 
     fn event(signal: CongestionSignal) -> CongestionEvent {
-        CongestionEvent { now: 0, signal, flight_size: 40, in_slow_start: false, first_reduction: false }
+        CongestionEvent { now: 0, signal, flight_size: 40, in_slow_start: false, first_reduction: false, integer_ssthresh: false }
     }
 
     /// α as a scenario gives it: a number in (0, 1000] or "friendly"; anything else is

@@ -19,7 +19,7 @@
 //! `increase_num_` = a and `decrease_num_` = b; it halves instead whenever
 //! `decrease_num_` is exactly 0.5, which the `ns2` decrease style does not copy.
 use super::aimd::DecreaseStyle;
-use super::reno::{slow_start, MIN_SSTHRESH};
+use super::reno::{cut, slow_start};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionSignal, Reduction, Window};
 use serde::{Deserialize, Serialize};
 
@@ -142,8 +142,13 @@ impl CongestionControl for Binomial {
             && (event.first_reduction || event.in_slow_start || event.signal == CongestionSignal::Timeout);
         let w = window.cwnd;
         let reduced = if ns2_half { w / 2.0 } else { w - self.b * w.powf(self.l) };
-        let ssthresh = reduced.max(MIN_SSTHRESH);
-        Reduction { ssthresh, cwnd: ssthresh }
+        let mut reduction = cut(reduced, event);
+        if event.integer_ssthresh && self.b == 0.5 {
+            // ns-2's slowdown halves cwnd whenever decrease_num_ (1 − b) is 0.5, whatever
+            // the binomial decrease gives ssthresh.
+            reduction.cwnd = (w / 2.0).max(1.0);
+        }
+        reduction
     }
 
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
@@ -163,7 +168,7 @@ mod tests {
     }
 
     fn event() -> CongestionEvent {
-        CongestionEvent { now: 0, signal: CongestionSignal::FastRetransmit, flight_size: 100, in_slow_start: false, first_reduction: false }
+        CongestionEvent { now: 0, signal: CongestionSignal::FastRetransmit, flight_size: 100, in_slow_start: false, first_reduction: false, integer_ssthresh: false }
     }
 
     #[test]

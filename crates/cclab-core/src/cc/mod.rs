@@ -95,6 +95,8 @@ pub struct CongestionEvent {
     pub in_slow_start: bool,
     /// True for the first reduction of the connection.
     pub first_reduction: bool,
+    /// The sender cuts as ns-2 does (`tcp.ns2.integer_ssthresh`, see [`reno::cut`]).
+    pub integer_ssthresh: bool,
 }
 
 pub trait CongestionControl {

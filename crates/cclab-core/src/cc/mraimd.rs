@@ -15,7 +15,7 @@
 //! cannot freeze growth for good); the conclusions' RTT-scaled variant
 //! a ← a + c·a′/cwnd is `rate_scale = c` (default 1, the plain algorithm). Slow start
 //! and ssthresh handling are standard TCP's.
-use super::reno::{slow_start, MIN_SSTHRESH};
+use super::reno::{cut, slow_start};
 use super::{AckSample, CongestionControl, CongestionEvent, CongestionSignal, Reduction, Window};
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
@@ -119,13 +119,11 @@ impl CongestionControl for MrAimd {
                 if !self.cfg.restore_rate_after_timeout_only {
                     self.rate = self.cfg.initial_rate;
                 }
-                let ssthresh = (window.cwnd * self.cfg.cwnd_beta).max(MIN_SSTHRESH);
-                Reduction { ssthresh, cwnd: ssthresh }
+                cut(window.cwnd * self.cfg.cwnd_beta, event)
             }
             CongestionSignal::Timeout => {
                 self.rate = self.cfg.initial_rate;
-                let ssthresh = (window.cwnd * self.cfg.cwnd_beta).max(MIN_SSTHRESH);
-                Reduction { ssthresh, cwnd: ssthresh } // the sender restarts from one segment
+                cut(window.cwnd * self.cfg.cwnd_beta, event) // the sender restarts from one segment
             }
         }
     }
@@ -201,6 +199,7 @@ mod tests {
             flight_size: 20,
             in_slow_start: false,
             first_reduction: false,
+            integer_ssthresh: false,
         };
         assert_eq!(mr.on_congestion(&w, &event), Reduction { ssthresh: 10.0, cwnd: 20.0 });
         assert_eq!(mr.rate, 0.005);

@@ -1,7 +1,7 @@
 //! Standard TCP congestion avoidance (RFC 5681) as TCP(1, 1/2), and the shared Reno
 //! helpers every window-based algorithm builds on (as Linux's `tcp_slow_start` /
 //! `tcp_cong_avoid_ai`).
-use super::{Aimd, Window};
+use super::{Aimd, CongestionEvent, Reduction, Window};
 use serde::{Deserialize, Serialize};
 
 /// `cc = "reno"`: no parameters; it is TCP(α = 1, β = 0.5).
@@ -41,3 +41,17 @@ pub fn increase(window: &mut Window, alpha: f64) {
 
 /// The lowest ssthresh any decrease may set (RFC 5681: 2 segments).
 pub const MIN_SSTHRESH: f64 = 2.0;
+
+/// The window after a cut to `target` segments. RFC 5681 keeps ssthresh and cwnd at 2
+/// segments or more (cwnd = ssthresh); ns-2's `slowdown` (`tcp.ns2.integer_ssthresh`)
+/// sets ssthresh to the integer part of `target` (at least 2) and cwnd to `target` itself
+/// (at least 1), so a small window can fall below two segments. After a timeout the
+/// sender restarts from one segment whatever `cwnd` says.
+pub fn cut(target: f64, event: &CongestionEvent) -> Reduction {
+    if event.integer_ssthresh {
+        Reduction { ssthresh: target.floor().max(MIN_SSTHRESH), cwnd: target.max(1.0) }
+    } else {
+        let ssthresh = target.max(MIN_SSTHRESH);
+        Reduction { ssthresh, cwnd: ssthresh }
+    }
+}

@@ -160,6 +160,7 @@ pub(crate) mod tests {
             flight_size: 40,
             in_slow_start: false,
             first_reduction: false,
+            integer_ssthresh: false,
         }
     }
 

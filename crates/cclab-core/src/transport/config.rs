@@ -1,5 +1,7 @@
 //! TCP parameters. Defaults follow ns-2.35's `Agent/TCP/Sack1` + `Agent/TCPSink/Sack1`
-//! (see docs/ns2-defaults.md); where cclab differs it says so here.
+//! (see docs/ns2-defaults.md); where cclab differs it says so here. The behaviours follow
+//! the RFCs unless `profile = "ns2"` (see [`super::ns2`]).
+use super::ns2::{Ns2Rules, Ns2Switches, TcpProfile};
 use crate::sim::Duration;
 use serde::{Deserialize, Serialize};
 
@@ -48,6 +50,12 @@ pub struct TcpConfig {
     pub delayed_ack_timeout: Duration,
     /// Mark data ECT and react to ECN-Echo once per window (RFC 3168).
     pub ecn: bool,
+    /// Whose rules: "rfc" (the default) or "ns2" (ns-2.35's Sack1 agent and sink); a
+    /// scenario's top-level `profile` sets it for groups that do not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<TcpProfile>,
+    /// The ns-2 behaviours one by one (unset ones follow `profile`).
+    pub ns2: Ns2Switches,
 }
 
 impl Default for TcpConfig {
@@ -68,11 +76,33 @@ impl Default for TcpConfig {
             delayed_ack: false,
             delayed_ack_timeout: Duration::from_millis(100),
             ecn: false,
+            profile: None,
+            ns2: Ns2Switches::default(),
         }
     }
 }
 
 impl TcpConfig {
+    /// The ns-2 behaviours this sender and its sink follow.
+    pub fn ns2_rules(&self) -> Ns2Rules {
+        self.ns2.rules(self.profile.unwrap_or_default())
+    }
+
+    /// Fill in the profile (the scenario's when the group gives none) and every ns-2
+    /// switch from it, so the normalised scenario shows them; Sack1's recovery does not
+    /// apply to NewReno.
+    pub fn normalize(&mut self, scenario_profile: TcpProfile) -> Result<(), (&'static str, String)> {
+        let profile = *self.profile.get_or_insert(scenario_profile);
+        if self.recovery == Recovery::Newreno {
+            if self.ns2.sack1_recovery == Some(true) {
+                return Err(("ns2.sack1_recovery", "true: Sack1's recovery needs recovery = \"sack\"".into()));
+            }
+            self.ns2.sack1_recovery = Some(false);
+        }
+        self.ns2 = self.ns2.resolved(profile);
+        Ok(())
+    }
+
     /// Cross-field checks; Err((field, message)).
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         if !(self.initial_window >= 1.0 && self.initial_window.is_finite()) {

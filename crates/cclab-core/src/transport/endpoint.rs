@@ -45,10 +45,10 @@ pub enum Endpoint {
 }
 
 impl Endpoint {
-    /// A packet of this endpoint's flow arrives at `now`. Returns the application
-    /// packets it newly delivered in order (sinks only).
+    /// A packet of this endpoint's flow arrives at `now` with the IP header's ECN bits
+    /// `ecn_bits`. Returns the application packets it newly delivered in order (sinks only).
     #[inline]
-    pub fn on_packet(&mut self, now: Time, header: &Header, ce: bool, out: &mut impl Outbox) -> u32 {
+    pub fn on_packet(&mut self, now: Time, header: &Header, ecn_bits: u8, out: &mut impl Outbox) -> u32 {
         // TCP first, with plain tests rather than a jump table: deliveries alternate
         // between senders and sinks, which an indirect branch predicts poorly.
         if let (Endpoint::TcpSender(sender), Header::TcpAck(ack)) = (&mut *self, header) {
@@ -56,7 +56,7 @@ impl Endpoint {
             return 0;
         }
         if let (Endpoint::TcpSink { receiver, ack_bytes }, &Header::TcpData { seq, cwr, .. }) = (&mut *self, header) {
-            let receipt = receiver.on_segment(now, seq, ce, cwr);
+            let receipt = receiver.on_segment(now, seq, ecn_bits, cwr);
             if let Some(ack) = receipt.ack {
                 out.send(ack_packet(ack, *ack_bytes));
             }
@@ -65,6 +65,7 @@ impl Endpoint {
         match (self, header) {
             (Endpoint::UdpSink(sink), &Header::Udp { seq, sent_at }) => sink.on_datagram(now, seq, sent_at),
             (Endpoint::TfrcReceiver { receiver, feedback_bytes }, Header::TfrcData(data)) => {
+                let ce = ecn_bits & crate::net::packet::ecn::CE != 0;
                 let (delivered, feedback) = receiver.on_data(now, data, ce);
                 if let Some(feedback) = feedback {
                     out.send(feedback_packet(feedback, *feedback_bytes));

@@ -11,6 +11,7 @@
 //! [`Endpoint`] puts them behind one enum; the engine only moves packets and fires timers.
 pub mod config;
 pub mod endpoint;
+pub mod ns2;
 pub mod receiver;
 pub mod rto;
 pub mod sender;
@@ -18,6 +19,7 @@ pub mod tfrc;
 pub mod udp;
 
 pub use config::{Recovery, TcpConfig};
+pub use ns2::{Ns2Rules, TcpProfile};
 pub use endpoint::{Endpoint, Outbox, Outgoing};
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;

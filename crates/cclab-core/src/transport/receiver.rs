@@ -1,7 +1,10 @@
 //! The TCP data receiver (ns-2 `TCPSink/Sack1`, optionally `DelAck`): cumulative ACKs,
 //! up to three SACK blocks (RFC 2018: the block holding the newest segment first, then
-//! the most recently reported ones), delayed ACKs (RFC 5681 §4.2) and ECN echo (RFC 3168).
+//! the most recently reported ones), delayed ACKs (RFC 5681 §4.2) and ECN echo (RFC 3168:
+//! ECE on every ACK from a CE mark until CWR; ns-2's sink only on ACKs of ECN-capable
+//! segments, `tcp.ns2.ecn`).
 use super::{AckInfo, SackBlock, Seq, MAX_SACK_BLOCKS};
+use crate::net::packet::ecn;
 use crate::sim::Time;
 
 pub struct TcpReceiver {
@@ -16,6 +19,11 @@ pub struct TcpReceiver {
     delayed_ack_deadline: Option<Time>,
     /// A CE mark arrived and no CWR since: set ECE on every ACK.
     echo_ce: bool,
+    /// ns-2's sink: ECE only on an ACK that acknowledges an ECN-capable segment (this
+    /// one, or one whose ACK was delayed).
+    ece_only_on_ect: bool,
+    /// An ECN-capable segment arrived since the last ACK.
+    ect_since_ack: bool,
     first_data: Seq,
 }
 
@@ -38,8 +46,16 @@ impl TcpReceiver {
             unacked_segments: 0,
             delayed_ack_deadline: None,
             echo_ce: false,
+            ece_only_on_ect: false,
+            ect_since_ack: false,
             first_data,
         }
+    }
+
+    /// Echo congestion as ns-2's `TcpSink` does: only on ACKs of ECN-capable segments.
+    pub fn with_ns2_ecn(mut self) -> TcpReceiver {
+        self.ece_only_on_ect = true;
+        self
     }
 
     pub fn next_expected(&self) -> Seq {
@@ -50,13 +66,15 @@ impl TcpReceiver {
         self.delayed_ack_deadline
     }
 
-    pub fn on_segment(&mut self, now: Time, seq: Seq, ce: bool, cwr: bool) -> Receipt {
+    /// A data segment arrived with the IP header's ECN bits `ecn_bits` and TCP's CWR flag.
+    pub fn on_segment(&mut self, now: Time, seq: Seq, ecn_bits: u8, cwr: bool) -> Receipt {
         if cwr {
             self.echo_ce = false;
         }
-        if ce {
+        if ecn_bits & ecn::CE != 0 {
             self.echo_ce = true;
         }
+        self.ect_since_ack |= ecn_bits & ecn::ECT != 0;
         let before = self.rcv_nxt;
         let mut immediate = seq != self.rcv_nxt || !self.held.is_empty() || seq < self.first_data;
         if seq == self.rcv_nxt {
@@ -116,7 +134,9 @@ impl TcpReceiver {
     fn make_ack(&mut self, newest: Option<Seq>) -> AckInfo {
         self.unacked_segments = 0;
         self.delayed_ack_deadline = None;
-        let mut ack = AckInfo { cumulative: self.rcv_nxt, ece: self.echo_ce, ..Default::default() };
+        let ece = self.echo_ce && (self.ect_since_ack || !self.ece_only_on_ect);
+        self.ect_since_ack = false;
+        let mut ack = AckInfo { cumulative: self.rcv_nxt, ece, ..Default::default() };
         if self.sack && !self.held.is_empty() {
             fn add(ack: &mut AckInfo, block: SackBlock) {
                 if (ack.sack_count as usize) < MAX_SACK_BLOCKS && !ack.sack_blocks().contains(&block) {
@@ -149,19 +169,19 @@ mod tests {
     #[test]
     fn cumulative_and_sack_blocks() {
         let mut rx = TcpReceiver::new(true, None, 0);
-        assert_eq!(rx.on_segment(0, 0, false, false).ack.unwrap().cumulative, 1);
+        assert_eq!(rx.on_segment(0, 0, 0, false).ack.unwrap().cumulative, 1);
         // 1 lost; 2, 3 arrive; then 5 (4 lost)
-        rx.on_segment(0, 2, false, false);
-        let ack = rx.on_segment(0, 3, false, false).ack.unwrap();
+        rx.on_segment(0, 2, 0, false);
+        let ack = rx.on_segment(0, 3, 0, false).ack.unwrap();
         assert_eq!((ack.cumulative, ack.sack_blocks()), (1, &[(2, 4)][..]));
-        let ack = rx.on_segment(0, 5, false, false).ack.unwrap();
+        let ack = rx.on_segment(0, 5, 0, false).ack.unwrap();
         assert_eq!(ack.sack_blocks(), &[(5, 6), (2, 4)][..]);
         // retransmitted 1 fills the first hole: cumulative jumps to 4
-        let r = rx.on_segment(0, 1, false, false);
+        let r = rx.on_segment(0, 1, 0, false);
         assert_eq!(r.delivered, 3);
         let ack = r.ack.unwrap();
         assert_eq!((ack.cumulative, ack.sack_blocks()), (4, &[(5, 6)][..]));
-        let r = rx.on_segment(0, 4, false, false);
+        let r = rx.on_segment(0, 4, 0, false);
         assert_eq!((r.delivered, r.ack.unwrap().cumulative, r.ack.unwrap().sack_count), (2, 6, 0));
     }
 
@@ -169,7 +189,7 @@ mod tests {
     fn blocks_merge_from_both_sides() {
         let mut rx = TcpReceiver::new(true, None, 0);
         for seq in [2, 6, 4, 3, 5] {
-            rx.on_segment(0, seq, false, false);
+            rx.on_segment(0, seq, 0, false);
         }
         assert_eq!(rx.held, vec![(2, 7)]);
     }
@@ -177,21 +197,36 @@ mod tests {
     #[test]
     fn delayed_ack_every_second_segment_or_timeout() {
         let mut rx = TcpReceiver::new(true, Some(100), 0);
-        assert!(rx.on_segment(0, 0, false, false).ack.is_none());
+        assert!(rx.on_segment(0, 0, 0, false).ack.is_none());
         assert_eq!(rx.delayed_ack_deadline(), Some(100));
-        assert_eq!(rx.on_segment(10, 1, false, false).ack.unwrap().cumulative, 2);
-        assert!(rx.on_segment(20, 2, false, false).ack.is_none());
+        assert_eq!(rx.on_segment(10, 1, 0, false).ack.unwrap().cumulative, 2);
+        assert!(rx.on_segment(20, 2, 0, false).ack.is_none());
         assert_eq!(rx.on_delayed_ack_timer(120).unwrap().cumulative, 3);
         // out of order: immediate
-        assert!(rx.on_segment(130, 5, false, false).ack.is_some());
+        assert!(rx.on_segment(130, 5, 0, false).ack.is_some());
     }
 
     #[test]
     fn ecn_echo_until_cwr() {
         let mut rx = TcpReceiver::new(true, None, 0);
-        assert!(!rx.on_segment(0, 0, false, false).ack.unwrap().ece);
-        assert!(rx.on_segment(0, 1, true, false).ack.unwrap().ece);
-        assert!(rx.on_segment(0, 2, false, false).ack.unwrap().ece);
-        assert!(!rx.on_segment(0, 3, false, true).ack.unwrap().ece);
+        assert!(!rx.on_segment(0, 0, 0, false).ack.unwrap().ece);
+        assert!(rx.on_segment(0, 1, ecn::ECT | ecn::CE, false).ack.unwrap().ece);
+        assert!(rx.on_segment(0, 2, 0, false).ack.unwrap().ece);
+        assert!(!rx.on_segment(0, 3, 0, true).ack.unwrap().ece);
+    }
+
+    /// ns-2's sink: the echo holds until CWR, but rides only on ACKs of ECN-capable
+    /// segments (a retransmission that is not ECN-capable is ACKed without it).
+    #[test]
+    fn ns2_sink_echoes_only_on_acks_of_ect_segments() {
+        let mut rx = TcpReceiver::new(true, None, 0).with_ns2_ecn();
+        assert!(rx.on_segment(0, 0, ecn::ECT | ecn::CE, false).ack.unwrap().ece);
+        assert!(!rx.on_segment(0, 1, 0, false).ack.unwrap().ece, "not ECN-capable");
+        assert!(rx.on_segment(0, 2, ecn::ECT, false).ack.unwrap().ece, "still echoing");
+        assert!(!rx.on_segment(0, 3, ecn::ECT, true).ack.unwrap().ece, "CWR ends it");
+        // delayed ACKs: an ECN-capable segment held since the last ACK counts
+        let mut delayed = TcpReceiver::new(true, Some(100), 0).with_ns2_ecn();
+        assert!(delayed.on_segment(0, 0, ecn::ECT | ecn::CE, false).ack.is_none());
+        assert!(delayed.on_segment(1, 1, 0, false).ack.unwrap().ece);
     }
 }

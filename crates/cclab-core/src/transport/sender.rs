@@ -1,11 +1,14 @@
 //! The TCP data sender: windows in segments (fractional cwnd), slow start and congestion
 //! avoidance through the [`CongestionControl`] trait, fast retransmit, SACK-based loss
-//! recovery (RFC 6675) or NewReno (RFC 6582), and the RFC 6298 timer with Karn's rule.
+//! recovery (RFC 6675) or NewReno (RFC 6582), and the RFC 6298 timer with Karn's rule;
+//! with `tcp.profile = "ns2"` ns-2.35 Sack1's behaviours instead, each switchable
+//! (module [`super::ns2`]; Sack1's recovery lives in the child module `sack1`).
 //!
 //! The sender is sans-IO: it is told the time, appends the segments it wants sent to an
 //! output vector, and exposes the deadline of its retransmission timer.
 use super::rto::RtoEstimator;
-use super::{AckInfo, Header, Outbox, Outgoing, Recovery, Seq, TcpConfig};
+use sack1::Sack1State;
+use super::{AckInfo, Header, Ns2Rules, Outbox, Outgoing, Recovery, Seq, TcpConfig};
 use crate::app::TcpApplication;
 use crate::cc::{AckSample, CongestionControl, CongestionEvent, CongestionSignal, Controller, Window};
 use crate::sim::Time;
@@ -86,6 +89,21 @@ pub struct TcpSender {
     round_end: Seq,
     started: bool,
     last_rtt: Option<Time>,
+    /// Which ns-2 behaviours this sender follows (all false by default).
+    rules: Ns2Rules,
+    /// After a timeout with `go_back_n`: duplicate ACKs are ignored until a new ACK
+    /// (ns-2 `timeout_`).
+    ignoring_dupacks: bool,
+    /// ns-2 Sack1's recovery state (used with `sack1_recovery`).
+    sack1: Sack1State,
+    /// With `ns2.ecn`: an ACK has carried ECN-Echo (ns-2 `ect_`), and the last ECN
+    /// reaction found cwnd ≤ 1 (`ecn_backoff_`).
+    seen_ece: bool,
+    ecn_backoff: bool,
+    /// With `tick_clock`: ns-2's clock is a double, so a timer due at the same instant as
+    /// another event in exact arithmetic fires just before or just after it as rounding
+    /// falls. This stream moves each timer expiry by ±1 ns, a coin flip per arming.
+    timer_rounding: Option<crate::sim::rng::RngStream>,
     pub stats: SenderStats,
 }
 
@@ -104,7 +122,8 @@ impl TcpSender {
         let first_data = if cfg.syn { 1 } else { 0 };
         TcpSender {
             window: Window { cwnd: cfg.initial_window, ssthresh: cfg.initial_ssthresh },
-            rto: RtoEstimator::new(&cfg),
+            rto: RtoEstimator::new(&cfg, 0),
+            rules: cfg.ns2_rules(),
             cfg,
             cc,
             first_data,
@@ -138,7 +157,38 @@ impl TcpSender {
             round_end: 0,
             started: false,
             last_rtt: None,
+            ignoring_dupacks: false,
+            sack1: Sack1State::default(),
+            seen_ece: false,
+            ecn_backoff: false,
+            timer_rounding: None,
             stats: SenderStats::default(),
+        }
+    }
+
+    /// ns-2's clock for this agent (`tick_clock`): its offset from the RTT clock's tick
+    /// boundaries (ns-2 draws `boot_time_` uniformly within a tick), and the stream that
+    /// rounds its timer expiries (see `timer_rounding`).
+    pub fn set_ns2_clock(&mut self, mut rng: crate::sim::rng::RngStream) {
+        use rand::Rng;
+        let boot_time = rng.gen_range(0..self.cfg.granularity.ns().max(1));
+        self.rto = RtoEstimator::new(&self.cfg, boot_time);
+        self.timer_rounding = Some(rng);
+    }
+
+    /// The retransmission timer's expiry for a timer armed at `now`.
+    fn expiry(&mut self, now: Time) -> Time {
+        let at = now.saturating_add(self.rto.current());
+        match self.timer_rounding.as_mut() {
+            None => at,
+            Some(rng) => {
+                use rand::Rng;
+                if rng.gen::<bool>() {
+                    at.saturating_add(1)
+                } else {
+                    at.saturating_sub(1).max(now)
+                }
+            }
         }
     }
 
@@ -228,7 +278,7 @@ impl TcpSender {
 
     fn arm_timer_if_idle(&mut self, now: Time) {
         if self.rto_deadline.is_none() {
-            self.rto_deadline = Some(now.saturating_add(self.rto.current()));
+            self.rto_deadline = Some(self.expiry(now));
         }
     }
 
@@ -246,7 +296,8 @@ impl TcpSender {
         out.send(Outgoing {
             header: Header::TcpData { seq, syn, cwr },
             size: if syn { self.syn_bytes } else { self.data_bytes },
-            ect: self.cfg.ecn && !syn && !retransmission,
+            // (ns-2 marks its retransmissions ECN-capable too: `ns2.ecn`)
+            ect: self.cfg.ecn && !syn && (!retransmission || self.rules.ecn),
         });
         self.arm_timer_if_idle(now);
     }
@@ -281,7 +332,16 @@ impl TcpSender {
         if !self.started {
             return;
         }
-        self.send_allowed(now, out);
+        if self.rules.sack1_recovery {
+            self.send_much(now, out);
+        } else {
+            self.send_allowed(now, out);
+        }
+        self.update_app_wakeup(now);
+    }
+
+    /// When a CBR application will next have a segment ready, if the sender waits for it.
+    fn update_app_wakeup(&mut self, now: Time) {
         if let TcpApplication::Cbr { .. } = self.app {
             let next = self.written_at(self.snd_max);
             let running = self.stop_at.map_or(true, |stop| next < stop);
@@ -314,10 +374,11 @@ impl TcpSender {
         let limit = self.snd_una.saturating_add(win.max(1));
         while self.snd_nxt < limit {
             if self.snd_nxt < self.snd_max {
-                // Go-back-N after a timeout; skip what the receiver reports holding.
+                // Go-back-N after a timeout; skip what the receiver reports holding
+                // (ns-2 resends it too: `ns2.go_back_n`).
                 let seq = self.snd_nxt;
                 self.snd_nxt += 1;
-                if self.seg(seq).flags & SACKED == 0 {
+                if self.rules.go_back_n || self.seg(seq).flags & SACKED == 0 {
                     self.retransmit(now, seq, false, out);
                 }
             } else if self.may_send_new(now) {
@@ -428,71 +489,194 @@ impl TcpSender {
             flight_size: self.outstanding(),
             in_slow_start: self.window.cwnd < self.window.ssthresh,
             first_reduction: self.reductions == 0,
+            integer_ssthresh: self.rules.integer_ssthresh,
         }
     }
 
-    pub fn on_ack(&mut self, now: Time, ack: &AckInfo, out: &mut impl Outbox) {
-        if ack.cumulative < self.snd_una || ack.cumulative > self.snd_max {
-            return; // stale or corrupt
+    /// Cut the window for `signal` as the algorithm says (after a timeout the caller sets
+    /// cwnd to one segment). With `ns2.ecn`, the next segment carries CWR after any cut,
+    /// as ns-2's `slowdown` sets `cong_action_`.
+    pub(super) fn reduce(&mut self, now: Time, signal: CongestionSignal) {
+        let event = self.congestion_event(now, signal);
+        let r = self.cc.on_congestion(&self.window, &event);
+        self.window = Window { cwnd: r.cwnd, ssthresh: r.ssthresh };
+        self.reductions += 1;
+        self.pending_cwr |= self.rules.ecn;
+    }
+
+    pub(super) fn restart_timer(&mut self, now: Time) {
+        self.rto_deadline = Some(self.expiry(now));
+    }
+
+    /// RFC 6298 §5.2–5.3 after a new ACK: restart while data is outstanding, else stop.
+    fn restart_or_stop_timer(&mut self, now: Time) {
+        self.rto_deadline = if self.snd_una < self.snd_max { Some(self.expiry(now)) } else { None };
+    }
+
+    /// A new cumulative ACK's common part: the RTT sample (Karn), snd_una, the delivered
+    /// count and the every-ACK hook; returns the sample for the increase and whether the
+    /// ACK acknowledged ns-2's SYN-like first packet. (ns-2 Sack1 may end recovery on an
+    /// ACK that acknowledges nothing new: then only the hook sees it.)
+    pub(super) fn advance_and_report(&mut self, now: Time, ack: &AckInfo, previously_sacked: u32, newly_sacked: u32) -> (AckSample, bool) {
+        let mut sample = self.sample(now, ack, newly_sacked);
+        let syn_acked = self.syn_pending() && ack.cumulative > self.snd_una;
+        if ack.cumulative > self.snd_una {
+            let newest_seg = *self.seg(ack.cumulative - 1);
+            if newest_seg.flags & RETRANSMITTED == 0 {
+                sample.rtt = Some(now - newest_seg.sent_at);
+                self.last_rtt = sample.rtt;
+            }
         }
-        let newly_sacked = if self.cfg.recovery == Recovery::Sack { self.mark_sacked(ack.sack_blocks()) } else { 0 };
-        let mut sample = AckSample {
+        if let Some((probe, sent_at)) = self.rtt_probe {
+            if ack.cumulative > probe {
+                self.rto.on_sample(sent_at, now);
+                self.stats.rtt.samples += 1;
+                self.stats.rtt.rtt_ns += (now - sent_at) as f64;
+                self.stats.rtt.rto_ns += self.rto.current() as f64;
+                self.rtt_probe = None;
+            }
+        }
+        let (acked, board_sacked) = self.advance_una(ack.cumulative);
+        // Delivered: each segment once, when first SACKed or cumulatively ACKed.
+        self.delivered += (acked - board_sacked - previously_sacked + newly_sacked) as u64;
+        sample.segments_acked = acked;
+        self.report_ack(&mut sample);
+        (sample, syn_acked)
+    }
+
+    /// A new cumulative ACK outside recovery, or the one ending it (ns-2 `newack`, and
+    /// with `open_window` `opencwnd`): snd_una and the RTT as above, the window grows
+    /// (not on ns-2's ECN-Echo ACKs, `ns2.ecn`), the timer restarts.
+    pub(super) fn new_ack(&mut self, now: Time, ack: &AckInfo, previously_sacked: u32, newly_sacked: u32, open_window: bool) {
+        let (sample, syn_acked) = self.advance_and_report(now, ack, previously_sacked, newly_sacked);
+        self.dupacks = 0;
+        self.sack1.last_ack = ack.cumulative;
+        let ece_holds_window = self.rules.ecn && ack.ece && self.seen_ece;
+        if open_window && !syn_acked && !ece_holds_window {
+            // sample.delivered and in_flight are as report_ack filled them: nothing
+            // has been sent or marked since.
+            self.cc.on_ack(&mut self.window, &sample);
+            if self.snd_una >= self.round_end {
+                self.cc.on_round(&mut self.window, now);
+                self.round_end = self.snd_max;
+            }
+        }
+        self.note_ece(ack.ece);
+        self.restart_or_stop_timer(now);
+    }
+
+    /// A duplicate ACK for the every-ACK hook, with the segments it newly SACKed.
+    pub(super) fn report_duplicate(&mut self, now: Time, ack: &AckInfo, newly_sacked: u32) {
+        self.delivered += newly_sacked as u64;
+        let mut sample = self.sample(now, ack, newly_sacked);
+        self.report_ack(&mut sample);
+    }
+
+    fn sample(&self, now: Time, ack: &AckInfo, newly_sacked: u32) -> AckSample {
+        AckSample {
             now,
             ece: ack.ece,
             segments_sacked: newly_sacked,
             duplicate: ack.cumulative == self.snd_una,
             in_recovery: self.in_recovery,
             ..Default::default()
-        };
+        }
+    }
 
-        if ack.cumulative > self.snd_una {
-            let syn_acked = self.syn_pending();
-            let newest = ack.cumulative - 1;
-            let newest_seg = *self.seg(newest);
-            if newest_seg.flags & RETRANSMITTED == 0 {
-                sample.rtt = Some(now - newest_seg.sent_at);
-                self.last_rtt = sample.rtt;
-            }
-            if let Some((probe, sent_at)) = self.rtt_probe {
-                if ack.cumulative > probe {
-                    self.rto.on_sample(now - sent_at);
-                    self.stats.rtt.samples += 1;
-                    self.stats.rtt.rtt_ns += (now - sent_at) as f64;
-                    self.stats.rtt.rto_ns += self.rto.current() as f64;
-                    self.rtt_probe = None;
+    /// ns-2 remembers an ECN-capable path once an ACK carried ECN-Echo (`ect_`), and
+    /// forgets an ECN back-off at the first ACK without it (`ecn_backoff_`).
+    fn note_ece(&mut self, ece: bool) {
+        if self.rules.ecn {
+            self.seen_ece |= ece;
+            self.ecn_backoff &= ece;
+        }
+    }
+
+    /// Recovery ended with a full ACK: RFC 6582 §3.2 step 3 sets cwnd = ssthresh (ns-2
+    /// keeps the cut window: `ns2.integer_ssthresh`); Westwood+ sets its window here.
+    pub(super) fn end_recovery(&mut self, now: Time) {
+        if !self.rules.integer_ssthresh {
+            self.window.cwnd = self.window.ssthresh;
+        }
+        self.cc.on_recovery_end(&mut self.window, now);
+    }
+
+    /// The next segment to send exists: a go-back-N resend, or new data the application
+    /// has written.
+    pub(super) fn next_segment_ready(&self, now: Time) -> bool {
+        self.snd_nxt < self.snd_max || self.may_send_new(now)
+    }
+
+    /// Send snd_nxt: resend it (go-back-N after a timeout), or a new segment.
+    pub(super) fn send_next(&mut self, now: Time, out: &mut impl Outbox) {
+        if self.snd_nxt < self.snd_max {
+            let seq = self.snd_nxt;
+            self.snd_nxt += 1;
+            self.retransmit(now, seq, false, out);
+        } else {
+            self.send_new(now, out);
+        }
+    }
+
+    /// The window cut for an ECN-Echo (RFC 3168 §6.1.2); with `ns2.ecn`, at cwnd ≤ 1 the
+    /// second such reaction in a row backs the timer off instead (ns-2 `ecn`).
+    pub(super) fn ecn_reduction(&mut self, now: Time) {
+        if self.rules.ecn {
+            if self.window.cwnd <= 1.0 {
+                if self.ecn_backoff {
+                    self.rto.back_off();
                 }
+                self.ecn_backoff = true;
+            } else {
+                self.ecn_backoff = false;
             }
-            let (acked, previously_sacked) = self.advance_una(ack.cumulative);
-            // Delivered: each segment once, when first SACKed or cumulatively ACKed.
-            self.delivered += (acked - previously_sacked + newly_sacked) as u64;
-            sample.segments_acked = acked;
-            self.report_ack(&mut sample);
+        }
+        self.reduce(now, CongestionSignal::EcnEcho);
+        self.window.cwnd = self.window.cwnd.max(1.0);
+        self.ecn_recover = self.snd_max;
+        self.pending_cwr = true;
+        self.stats.ecn_reductions += 1;
+    }
+
+    pub fn on_ack(&mut self, now: Time, ack: &AckInfo, out: &mut impl Outbox) {
+        if ack.cumulative < self.snd_una || ack.cumulative > self.snd_max {
+            return; // stale or corrupt
+        }
+        if self.rules.sack1_recovery {
+            self.on_ack_sack1(now, ack, out); // it sends what ns-2's Sack1 sends
+            self.update_app_wakeup(now);
+        } else {
+            self.on_ack_rfc(now, ack, out);
+            self.try_send(now, out);
+        }
+    }
+
+    /// RFC 6675 / RFC 6582 ACK processing (with ns-2's timeout and ECN rules where those
+    /// are switched on).
+    fn on_ack_rfc(&mut self, now: Time, ack: &AckInfo, out: &mut impl Outbox) {
+        let advances = ack.cumulative > self.snd_una;
+        if self.ignoring_dupacks && !advances {
+            return; // ns-2 after a timeout: duplicates and their SACK blocks are ignored
+        }
+        self.ignoring_dupacks = false;
+        let newly_sacked = if self.cfg.recovery == Recovery::Sack { self.mark_sacked(ack.sack_blocks()) } else { 0 };
+        if advances && !self.in_recovery {
+            self.new_ack(now, ack, 0, newly_sacked, true);
+        } else if advances {
+            let (sample, _) = self.advance_and_report(now, ack, 0, newly_sacked);
             self.dupacks = 0;
-            if self.in_recovery {
-                if ack.cumulative >= self.recovery_point {
-                    self.in_recovery = false;
-                    self.window.cwnd = self.window.ssthresh; // RFC 6582 §3.2 step 3 (full ACK)
-                    self.cc.on_recovery_end(&mut self.window, now);
-                } else if self.cfg.recovery == Recovery::Newreno {
-                    // RFC 6582 §3.2 step 3 (partial ACK): retransmit, deflate, add back one.
-                    let seq = self.snd_una;
-                    self.retransmit(now, seq, false, out);
-                    self.window.cwnd = (self.window.cwnd - acked as f64 + 1.0).max(1.0);
-                }
-            } else if !syn_acked {
-                // sample.delivered and in_flight are as report_ack filled them: nothing
-                // has been sent or marked since.
-                self.cc.on_ack(&mut self.window, &sample);
-                if self.snd_una >= self.round_end {
-                    self.cc.on_round(&mut self.window, now);
-                    self.round_end = self.snd_max;
-                }
+            if ack.cumulative >= self.recovery_point {
+                self.in_recovery = false;
+                self.end_recovery(now);
+            } else if self.cfg.recovery == Recovery::Newreno {
+                // RFC 6582 §3.2 step 3 (partial ACK): retransmit, deflate, add back one.
+                let seq = self.snd_una;
+                self.retransmit(now, seq, false, out);
+                self.window.cwnd = (self.window.cwnd - sample.segments_acked as f64 + 1.0).max(1.0);
             }
-            // RFC 6298 §5.2–5.3
-            self.rto_deadline = if self.snd_una < self.snd_max { Some(now.saturating_add(self.rto.current())) } else { None };
+            self.restart_or_stop_timer(now);
         } else if self.snd_una < self.snd_max {
-            self.delivered += newly_sacked as u64;
-            self.report_ack(&mut sample);
+            self.report_duplicate(now, ack, newly_sacked);
             self.dupacks += 1;
             if self.in_recovery {
                 if self.cfg.recovery == Recovery::Newreno {
@@ -507,18 +691,11 @@ impl TcpSender {
 
         if self.cfg.ecn && ack.ece && !self.in_recovery && self.snd_una > self.ecn_recover {
             // RFC 3168 §6.1.2: react to ECE at most once per window of data.
-            let event = self.congestion_event(now, CongestionSignal::EcnEcho);
-            let r = self.cc.on_congestion(&self.window, &event);
-            self.window = crate::cc::Window { cwnd: r.cwnd.max(1.0), ssthresh: r.ssthresh };
-            self.reductions += 1;
-            self.ecn_recover = self.snd_max;
-            self.pending_cwr = true;
-            self.stats.ecn_reductions += 1;
+            self.ecn_reduction(now);
         }
         if self.in_recovery && newly_sacked > 0 {
             self.update_lost_marks();
         }
-        self.try_send(now, out);
     }
 
     /// The every-ACK hook: congestion control sees the ACK's accounting before the
@@ -531,20 +708,16 @@ impl TcpSender {
     }
 
     fn enter_recovery(&mut self, now: Time, out: &mut impl Outbox) {
-        let event = self.congestion_event(now, CongestionSignal::FastRetransmit);
-        let r = self.cc.on_congestion(&self.window, &event);
-        self.reductions += 1;
+        self.reduce(now, CongestionSignal::FastRetransmit);
         self.stats.fast_recoveries += 1;
-        self.window.ssthresh = r.ssthresh;
         self.in_recovery = true;
         self.recovery_point = self.snd_max;
         // Restart the timer so the retransmission gets a full RTO (as ns-2 and Linux do);
         // otherwise a queue near the RTO floor makes every recovery end in a timeout.
-        self.rto_deadline = Some(now.saturating_add(self.rto.current()));
+        self.restart_timer(now);
         let seq = self.snd_una;
         match self.cfg.recovery {
             Recovery::Sack => {
-                self.window.cwnd = r.cwnd;
                 if self.seg(seq).flags & (SACKED | LOST) == 0 {
                     self.seg_mut(seq).flags |= LOST;
                     self.lost += 1;
@@ -557,7 +730,7 @@ impl TcpSender {
                 self.retransmit(now, seq, true, out);
             }
             Recovery::Newreno => {
-                self.window.cwnd = r.cwnd + self.cfg.dupack_threshold as f64;
+                self.window.cwnd += self.cfg.dupack_threshold as f64;
                 self.retransmit(now, seq, false, out);
             }
         }
@@ -584,11 +757,12 @@ impl TcpSender {
             return app_due;
         }
         self.stats.timeouts += 1;
-        let event = self.congestion_event(now, CongestionSignal::Timeout);
-        let r = self.cc.on_congestion(&self.window, &event);
-        self.reductions += 1;
+        if self.rules.sack1_recovery {
+            self.timeout_sack1();
+        }
+        self.reduce(now, CongestionSignal::Timeout);
         // RFC 5681 §3.1: the loss window is one segment, whatever the algorithm.
-        self.window = Window { cwnd: LOSS_WINDOW, ssthresh: r.ssthresh };
+        self.window.cwnd = LOSS_WINDOW;
         self.rto.back_off();
         // RFC 6675 §5.1: forget SACK information; resend from the first unacknowledged.
         for seg in self.board.iter_mut() {
@@ -602,14 +776,18 @@ impl TcpSender {
         self.in_recovery = false;
         self.dupacks = 0;
         self.timeout_recover = Some(self.snd_max);
+        self.ignoring_dupacks = self.rules.go_back_n;
         self.snd_nxt = self.snd_una;
         self.rtt_probe = None;
         self.rto_deadline = None;
         self.try_send(now, out);
-        self.rto_deadline = Some(now.saturating_add(self.rto.current()));
+        self.restart_timer(now);
         true
     }
 }
+
+#[path = "sack1.rs"]
+mod sack1;
 
 #[cfg(test)]
 #[path = "sender_tests.rs"]

@@ -505,3 +505,154 @@ fn no_fast_retransmit_for_data_sent_before_a_timeout() {
     }
     assert_eq!(s.stats.fast_recoveries, 1);
 }
+
+// ---------------------------------------------------------------- tcp.profile = "ns2"
+// ns-2.35 Agent/TCP/Sack1's rules (tcp-sack1.cc, scoreboard-rq.cc, tcp.cc), hand-computed,
+// with ns-2's defaults: the SYN-like first packet and limited transmit.
+
+/// A sender with ns-2's rules whose SYN has been ACKed at 1 ms: segments 1..=iw are out.
+fn ns2_sender(initial_window: f64, edit: impl FnOnce(&mut TcpConfig)) -> TcpSender {
+    let mut s = sender(|cfg| {
+        cfg.profile = Some(crate::transport::TcpProfile::Ns2);
+        cfg.syn = true;
+        cfg.limited_transmit = true;
+        cfg.initial_window = initial_window;
+        edit(cfg);
+    });
+    assert_eq!(start(&mut s), vec![0], "the SYN goes alone");
+    let (first_flight, _) = deliver(&mut s, MS, ack(1, &[]));
+    assert_eq!(first_flight, (1..=initial_window as Seq).collect::<Vec<_>>());
+    s
+}
+
+/// One loss (segment 1 of 1..=10): limited transmit, then Sack1's pipe counter, ACK by
+/// ACK. The receiver holds 2..k, reported as [2, k+1).
+#[test]
+fn sack1_recovery_counts_pipe_and_resends_the_first_hole_uncounted() {
+    let mut s = ns2_sender(10.0, |_| {});
+    // (SACK block end, sent, pipe in recovery, cwnd)
+    let steps: [(Seq, &[Seq], Option<i64>, f64); 11] = [
+        // limited transmit: the next segment while it lies within snd_una + cwnd + dupacks
+        (3, &[11], None, 10.0),
+        (4, &[12], None, 10.0),
+        // third: the first cut halves, ssthresh = ⌊10/2⌋ = 5, cwnd 5; pipe = 12
+        // outstanding − 3 = 9; segment 1 resent, not counted in pipe
+        (5, &[1], Some(9), 5.0),
+        (6, &[], Some(8), 5.0), // −1 per ACK; sends while pipe < ⌊cwnd⌋
+        (7, &[], Some(7), 5.0),
+        (8, &[], Some(6), 5.0),
+        (9, &[], Some(5), 5.0),
+        (10, &[13], Some(5), 5.0), // pipe 4 < 5: the next new segment, pipe 5
+        (11, &[14], Some(5), 5.0),
+        (12, &[15], Some(5), 5.0),
+        (13, &[16], Some(5), 5.0),
+    ];
+    for (index, &(sack_end, sent, pipe, cwnd)) in steps.iter().enumerate() {
+        let (got, _) = deliver(&mut s, (10 + index as Time) * MS, ack(1, &[(2, sack_end)]));
+        assert_eq!(got.as_slice(), sent, "step {index}");
+        assert_eq!(s.in_recovery(), pipe.is_some(), "step {index}");
+        if let Some(pipe) = pipe {
+            assert_eq!((s.sack1.pipe, s.window.cwnd), (pipe, cwnd), "step {index}");
+        }
+    }
+    assert_eq!((s.window.ssthresh, s.stats.fast_recoveries, s.stats.retransmitted_packets), (5.0, 1, 1));
+    // The resent 1 arrives: cumulative 13 reaches recover (13, what was out at the third
+    // duplicate): recovery ends; the window stays at the cut and does not grow on this ACK.
+    // snd_una 13 + ⌊cwnd⌋ 5 allows up to 17; 13..16 are out: 17 goes.
+    let (got, _) = deliver(&mut s, 40 * MS, ack(13, &[]));
+    assert!(!s.in_recovery());
+    assert_eq!((got, s.window.cwnd, s.window.ssthresh), (vec![17], 5.0, 5.0));
+}
+
+/// ScoreBoardRQ's rule: a hole goes once any SACKed data lies above it (RFC 6675 waits
+/// for DupThresh segments): 1 and 9 lost of 1..=10, only 10 SACKed above 9.
+#[test]
+fn sack1_resends_a_hole_with_one_sacked_segment_above() {
+    let mut s = ns2_sender(10.0, |_| {});
+    deliver(&mut s, 10 * MS, ack(1, &[(2, 3)])); // limited transmit: 11
+    deliver(&mut s, 11 * MS, ack(1, &[(2, 4)])); // 12
+    let (got, _) = deliver(&mut s, 12 * MS, ack(1, &[(2, 5)]));
+    assert_eq!(got, vec![1], "fast retransmit of the first hole");
+    for (k, end) in [6, 7, 8, 9].into_iter().enumerate() {
+        let (got, _) = deliver(&mut s, (13 + k as Time) * MS, ack(1, &[(2, end)]));
+        assert!(got.is_empty(), "pipe {} ≥ cwnd", s.sack1.pipe);
+    }
+    // 10 SACKed: pipe 4 < 5, and hole 9 (one SACKed segment above it) goes before new data
+    let (got, resent) = deliver(&mut s, 20 * MS, ack(1, &[(10, 11), (2, 9)]));
+    assert_eq!((got, resent), (vec![9], 1));
+    // the next opening: no hole left below SACKed data, new data
+    let (got, resent) = deliver(&mut s, 21 * MS, ack(1, &[(10, 12), (2, 9)]));
+    assert_eq!((got, resent), (vec![13], 0));
+}
+
+/// A duplicate counts only if its SACK blocks say something new (CheckUpdate); a partial
+/// ACK takes pipe down twice and restarts the timer.
+#[test]
+fn sack1_counts_only_informative_duplicates_and_handles_partial_acks() {
+    let mut s = ns2_sender(10.0, |_| {});
+    let (got, _) = deliver(&mut s, 10 * MS, ack(1, &[(2, 3)]));
+    assert_eq!(got, vec![11]);
+    let (got, _) = deliver(&mut s, 11 * MS, ack(1, &[(2, 3)])); // nothing new: not counted
+    assert!(got.is_empty());
+    assert_eq!(s.dupacks, 1);
+    deliver(&mut s, 12 * MS, ack(1, &[(2, 4)])); // 12
+    let (got, _) = deliver(&mut s, 13 * MS, ack(1, &[(2, 5), (7, 8)])); // 6 lost too
+    assert_eq!(got, vec![1]);
+    assert_eq!(s.sack1.pipe, 9);
+    // the resent 1 arrives: cumulative 6 (2..5 held) is below recover (13): a partial
+    // ACK. pipe 9 − 1 − 1 = 7: nothing sent; the timer restarts.
+    let (got, _) = deliver(&mut s, 20 * MS, ack(6, &[(7, 8)]));
+    assert!(got.is_empty() && s.in_recovery());
+    assert_eq!(s.sack1.pipe, 7);
+    assert_eq!(s.timer_deadline(), Some(20 * MS + s.rto.current()));
+}
+
+/// After a timeout (go_back_n): duplicates and their SACK blocks are ignored until the
+/// cumulative ACK moves; go-back-N resends from snd_una; a third duplicate before the ACK
+/// passes what was out at the timeout does nothing (bugFix_), and sends nothing.
+#[test]
+fn ns2_timeout_goes_back_n_and_ignores_duplicates_until_a_new_ack() {
+    let mut s = ns2_sender(4.0, |_| {}); // 1..=4 out
+    let mut out = Vec::new();
+    let deadline = s.timer_deadline().unwrap();
+    assert!(s.on_timer(deadline, &mut out));
+    assert_eq!(seqs(&out), vec![1], "cwnd 1: the first unacknowledged again");
+    assert_eq!((s.window.cwnd, s.window.ssthresh), (1.0, 2.0), "ssthresh ⌊4/2⌋");
+    for k in 0..4 {
+        let (got, _) = deliver(&mut s, deadline + k * MS, ack(1, &[(2, 4)]));
+        assert!(got.is_empty());
+    }
+    assert_eq!(s.dupacks, 0, "ignored, not counted");
+    // 1 arrives; 2 and 3 were held: cumulative 4. Slow start: cwnd 2; go-back-N goes on
+    // at 4 (sent before, not held), then 5 (new)
+    let (got, _) = deliver(&mut s, deadline + 10 * MS, ack(4, &[]));
+    assert_eq!((got, s.window.cwnd), (vec![4, 5], 2.0));
+    let (got, _) = deliver(&mut s, deadline + 20 * MS, ack(4, &[(5, 6)])); // limited transmit
+    assert_eq!(got, vec![6]);
+    let (got, _) = deliver(&mut s, deadline + 21 * MS, ack(4, &[(5, 7)]));
+    assert_eq!(got, vec![7]);
+    // third: snd_una 4 has not passed what was out at the timeout (1..=4): nothing
+    let (got, _) = deliver(&mut s, deadline + 22 * MS, ack(4, &[(5, 8)]));
+    assert!(got.is_empty() && !s.in_recovery());
+    assert_eq!(s.stats.fast_recoveries, 0);
+}
+
+/// integer_ssthresh alone (with RFC 6675 recovery): a cut from cwnd 3 leaves ssthresh 2
+/// and cwnd 1.5, and the end of recovery does not raise cwnd to ssthresh.
+#[test]
+fn ns2_cut_can_leave_less_than_two_segments() {
+    let mut s = sender(|cfg| {
+        cfg.initial_window = 3.0;
+        cfg.limited_transmit = true;
+        cfg.ns2.integer_ssthresh = Some(true);
+    });
+    start(&mut s); // 0, 1, 2; 0 lost
+    deliver(&mut s, 10 * MS, ack(0, &[(1, 2)])); // limited transmit: 3
+    deliver(&mut s, 11 * MS, ack(0, &[(1, 3)])); // 4
+    deliver(&mut s, 12 * MS, ack(0, &[(1, 4)])); // third: cut
+    assert!(s.in_recovery());
+    assert_eq!((s.window.cwnd, s.window.ssthresh), (1.5, 2.0));
+    deliver(&mut s, 30 * MS, ack(5, &[]));
+    assert!(!s.in_recovery());
+    assert_eq!(s.window.cwnd, 1.5, "not raised to ssthresh");
+}

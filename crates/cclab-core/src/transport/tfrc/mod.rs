@@ -77,8 +77,10 @@ named_choice!(Profile, "profile", [Rfc5348 => "rfc5348", Ns2 => "ns2"]);
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TfrcConfig {
-    #[serde(default)]
-    pub profile: Profile,
+    /// "rfc5348" (default) or "ns2"; a scenario's top-level `profile = "ns2"` sets it for
+    /// groups that do not (filled in when the scenario is normalised).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<Profile>,
     /// Loss intervals averaged (n of RFC 5348 §5.4; TFRC(b) has b). Default 8.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intervals: Option<u32>,
@@ -116,12 +118,16 @@ impl TfrcConfig {
         self.intervals.unwrap_or(8)
     }
 
+    pub fn profile(&self) -> Profile {
+        self.profile.unwrap_or_default()
+    }
+
     pub fn discounting(&self) -> bool {
-        self.discounting.unwrap_or(self.profile == Profile::Ns2)
+        self.discounting.unwrap_or(self.profile() == Profile::Ns2)
     }
 
     pub fn label(&self) -> String {
-        let profile = match self.profile {
+        let profile = match self.profile() {
             Profile::Rfc5348 => "",
             Profile::Ns2 => ",ns2",
         };
@@ -129,7 +135,7 @@ impl TfrcConfig {
     }
 
     pub fn receiver_rules(&self, packet_bytes: u32) -> ReceiverRules {
-        let ns2 = self.profile == Profile::Ns2;
+        let ns2 = self.profile() == Profile::Ns2;
         ReceiverRules {
             intervals: self.intervals() as usize,
             discounting: self.discounting(),
@@ -141,7 +147,7 @@ impl TfrcConfig {
     }
 
     pub fn sender_rules(&self, packet_bytes: u32) -> SenderRules {
-        let ns2 = self.profile == Profile::Ns2;
+        let ns2 = self.profile() == Profile::Ns2;
         SenderRules { packet_bytes: packet_bytes as f64, ns2, ecn: self.ecn }
     }
 }
