@@ -41,6 +41,20 @@ fn bases() -> Vec<Value> {
                 {"transport": "udp", "route": ["c", "d"], "app": {"kind": "cbr", "rate": "2Mbps", "jitter": 0.5}}
             ]
         }),
+        // ns-2's rules: Sack1 recovery, its clock, RED/ECN marks, small windows.
+        json!({
+            "duration": "2s", "seed": 5, "profile": "ns2", "packet_size": 500,
+            "topology": {"kind": "dumbbell",
+                "bottleneck": {"rate": "2Mbps", "delay": "10ms", "buffer": 8, "queue": {"kind": "red", "ecn": true}},
+                "source_access": {"rate": "20Mbps", "delay": "2ms"},
+                "sink_access": {"rate": "20Mbps", "delay": "2ms", "loss": {"model": "bernoulli", "rate": 0.02}}},
+            "flows": [
+                {"count": 6, "cc": {"algorithm": "aimd", "alpha": 1.25, "beta": 0.25}, "start": {"random": "0.2s"},
+                 "tcp": {"ecn": true, "ns2": {"go_back_n": false}}},
+                {"count": 2, "cc": "sqrt", "tcp": {"delayed_ack": true, "recovery": "newreno"}},
+                {"transport": "tfrc", "tfrc": {"ecn": true}}
+            ]
+        }),
     ]
 }
 
@@ -51,7 +65,7 @@ fn plausible() -> impl Strategy<Value = Value> {
         (1u64..20).prop_map(Value::from),
         (1u32..2000).prop_map(|ms| Value::from(format!("{ms}ms"))),
         (1u32..100).prop_map(|mb| Value::from(format!("{mb}Mbps"))),
-        prop::sample::select(vec!["1bdp", "0.5bdp", "droptail", "red", "sack", "newreno", "bulk", "forward"]).prop_map(Value::from),
+        prop::sample::select(vec!["1bdp", "0.5bdp", "droptail", "red", "sack", "newreno", "bulk", "forward", "ns2", "rfc"]).prop_map(Value::from),
         any::<bool>().prop_map(Value::from),
     ]
 }
