@@ -129,6 +129,108 @@ def bench(duration: float = 100, flows: int = 100, seed: int = 1, ns2: bool = Tr
     return report
 
 
+# The scale ladder (`cclab bench --scale`): flows and every link's rate per rung, on the
+# standard scenario's dumbbell (5/25/5 ms, one-BDP buffer, flows staggered over 1 s).
+LADDER = ((100, "100Mbps"), (1000, "1Gbps"), (10000, "10Gbps"))
+# ns-2 runs beside the rungs with at most this many flows (its cost grows with the flows:
+# 1000 flows at 1 Gb/s for 10 s take it about a minute).
+NS2_LADDER_MAX_FLOWS = 1000
+
+
+def parse_rungs(text: Optional[str]) -> list[tuple[int, str]]:
+    """``"100:100Mbps,1000:1Gbps"`` → [(100, "100Mbps"), (1000, "1Gbps")]; None: the ladder."""
+    if text is None:
+        return list(LADDER)
+    rungs = []
+    for part in text.split(","):
+        flows, sep, rate = part.strip().partition(":")
+        try:
+            count = int(flows)
+        except ValueError:
+            count = 0
+        if not sep or count < 1 or not rate.strip():
+            raise ScenarioError(f"--rungs {text!r}: each rung is FLOWS:RATE, e.g. 1000:1Gbps")
+        rungs.append((count, rate.strip()))
+    return rungs
+
+
+def scale(duration: float = 10, rungs: Optional[list[tuple[int, str]]] = None, seed: int = 1, ns2: bool = True,
+          ns2_max_flows: int = NS2_LADDER_MAX_FLOWS, scenario_path: Optional[Path] = None,
+          ns2_script: Optional[Path] = None) -> dict[str, Any]:
+    """The scale ladder: each rung (flows, rate of every link) run for ``duration`` s in a
+    fresh worker process (wall time, events, data packets, ns per data packet, peak RSS)
+    and, up to ``ns2_max_flows`` flows, in ns-2 beside it."""
+    scenario_path = Path(scenario_path or DEFAULT_SCENARIO)
+    script = Path(ns2_script) if ns2_script else DEFAULT_NS2_SCRIPT
+    have_ns2 = ns2 and shutil.which("ns") is not None and script.is_file()
+    report: dict[str, Any] = {"scenario": str(scenario_path), "duration_s": duration, "seed": seed, "rungs": [],
+                              "ns2_skipped": None if have_ns2 else ("--no-ns2" if not ns2 else "ns not on PATH")}
+    for flows, rate in rungs or LADDER:
+        overrides = {"duration": f"{duration:g}s", "flows.0.count": flows, "seed": seed,
+                     **{f"topology.{link}.rate": rate for link in ("bottleneck", "source_access", "sink_access")}}
+        scenario = load_scenario(scenario_path, overrides)
+        normalized = validate(scenario)
+        worker = measure([sys.executable, "-m", "cclab._bench_worker"], stdin=scenario_json(scenario))
+        if worker.returncode != 0:
+            raise BenchError(f"cclab worker failed at {flows} flows, {rate}: {worker.last_error_line()}")
+        raw = json.loads(worker.stdout)
+        simulated = raw["wall_time_s"]
+        rung = {"flows": flows, "rate": rate, "cclab": {
+            "wall_time_s": worker.wall_s, "simulation_time_s": simulated, "events": raw["events"],
+            "data_packets": raw["data_packets_sent"], "events_per_s": raw["events"] / simulated,
+            "data_packets_per_s": raw["data_packets_sent"] / simulated,
+            "ns_per_data_packet": simulated * 1e9 / max(raw["data_packets_sent"], 1),
+            "peak_rss_mb": worker.peak_rss_bytes / 2**20,
+            "system_goodput_mbps": raw["system"]["goodput_mbps"]}, "ns2": None}
+        if have_ns2 and flows <= ns2_max_flows:
+            from cclab.core import rate_bps
+
+            buffer = _resolved_bottleneck_buffer(normalized)
+            rung["ns2"] = _run_ns2(script, flows, duration, seed, bottleneck_rate=f"{rate_bps(rate)}",
+                                   access_rate=f"{rate_bps(rate)}", buffer=buffer)
+            rung["speed_ratio"] = rung["ns2"]["wall_time_s"] / worker.wall_s
+        report["rungs"].append(rung)
+    first = report["rungs"][0]["cclab"]["ns_per_data_packet"]
+    for rung in report["rungs"]:
+        rung["cclab"]["cost_vs_first_rung"] = rung["cclab"]["ns_per_data_packet"] / first
+    return report
+
+
+def _resolved_bottleneck_buffer(scenario: dict) -> int:
+    from cclab.core import topology_json
+
+    topology = json.loads(topology_json(json.dumps(scenario)))
+    return next(link["buffer_packets"] for link in topology["links"] if link["name"] == topology["bottleneck"])
+
+
+def print_scale(report: dict[str, Any]) -> None:
+    """The ladder as a rich table, one row per rung."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"cclab bench --scale: {report['duration_s']:g} s simulated per rung, seed {report['seed']}")
+    # wall: the worker process; sim: its simulation alone; ns/pkt: simulation time per data
+    # packet, and that as a multiple of the first rung's
+    columns = ("flows", "rate", "wall s", "sim s", "Mev/s", "Mpkt/s", "ns/pkt", "×1st", "MiB", "ns-2 s", "ns-2 MiB",
+               "speed-up")
+    for column in columns:
+        table.add_column(column, justify="left" if column == "rate" else "right")
+    for rung in report["rungs"]:
+        ours, theirs = rung["cclab"], rung["ns2"]
+        table.add_row(f"{rung['flows']:,}", rung["rate"], f"{ours['wall_time_s']:.2f}", f"{ours['simulation_time_s']:.2f}",
+                      f"{ours['events_per_s'] / 1e6:.2f}", f"{ours['data_packets_per_s'] / 1e6:.2f}",
+                      f"{ours['ns_per_data_packet']:.0f}", f"{ours['cost_vs_first_rung']:.2f}",
+                      f"{ours['peak_rss_mb']:.0f}", f"{theirs['wall_time_s']:.2f}" if theirs else "–",
+                      f"{theirs['peak_rss_mb']:.0f}" if theirs else "–",
+                      f"{rung['speed_ratio']:.1f}×" if theirs else "–")
+    console = Console()
+    console.print(table)
+    console.print("wall: the cclab worker process; sim: its simulation; ns/pkt: simulation time per data packet "
+                  "(×1st: relative to the first rung); MiB: peak memory; speed-up: ns-2's wall time ÷ cclab's.")
+    if report["ns2_skipped"]:
+        console.print(f"ns-2 skipped: {report['ns2_skipped']}")
+
+
 def startup(repeats: int = 7) -> dict[str, Any]:
     """Time the command line's start-up: ``python -c pass``, ``cclab run tiny.toml
     --json``, and the standard benchmark through ``cclab run --json`` beside the bench
@@ -208,10 +310,12 @@ def print_startup(report: dict[str, Any]) -> None:
     Console().print(table)
 
 
-def _run_ns2(script: Path, flows: int, duration: float, seed: int) -> dict[str, Any]:
+def _run_ns2(script: Path, flows: int, duration: float, seed: int, **keys: Any) -> dict[str, Any]:
+    """``script`` (bench/ns2/dumbbell.tcl's keys) run and measured; ``keys`` are more
+    key=value arguments (bottleneck_rate, access_rate, buffer)."""
+    arguments = [f"flows={flows}", f"duration={duration:g}", f"seed={seed}", *(f"{k}={v}" for k, v in keys.items())]
     with tempfile.TemporaryDirectory(prefix="cclab-ns2-") as scratch:  # ns-2 may drop trace files in its cwd
-        run = measure(["ns", str(script.resolve()), f"flows={flows}", f"duration={duration:g}", f"seed={seed}"],
-                      cwd=Path(scratch))
+        run = measure(["ns", str(script.resolve()), *arguments], cwd=Path(scratch))
     if run.returncode != 0:
         raise BenchError(f"ns-2 failed: {run.last_error_line()}")
     summary = _last_json_line(run.stdout)

@@ -9,7 +9,8 @@ from cclab.cli.common import JsonOption, print_json, user_errors
 
 
 def bench_command(
-    duration: Annotated[float, typer.Option(help="Simulated seconds.")] = 100,
+    duration: Annotated[Optional[float], typer.Option(help="Simulated seconds (default 100; with --scale, 10 per "
+                                                            "rung).", min=0.001, max=1e6)] = None,
     flows: Annotated[int, typer.Option(help="Number of flows.", min=1)] = 100,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 1,
     ns2: Annotated[bool, typer.Option("--ns2/--no-ns2", help="Also run ns-2 when `ns` is on PATH.")] = True,
@@ -20,19 +21,32 @@ def bench_command(
                                           "through `cclab run --json` against the bench worker.")] = False,
     repeats: Annotated[int, typer.Option(help="With --startup: runs of each command (medians are shown).",
                                          min=1, max=100)] = 7,
+    scale: Annotated[bool, typer.Option("--scale", help="Time the scale ladder instead: 100 flows on 100 Mb/s, "
+                                        "1000 on 1 Gb/s, 10 000 on 10 Gb/s (--duration s each; default 10), ns-2 "
+                                        "beside the rungs it finishes in reasonable time.")] = False,
+    rungs: Annotated[Optional[str], typer.Option(help="With --scale: the rungs as FLOWS:RATE,... "
+                                                      "(e.g. 10000:10Gbps).")] = None,
+    ns2_max_flows: Annotated[int, typer.Option(help="With --scale: run ns-2 on rungs of at most this many flows.",
+                                               min=0)] = 1000,
     as_json: JsonOption = False,
 ) -> None:
     """Time the standard benchmark (100 Reno flows, 100 Mb/s dumbbell, 100 s), side by side with ns-2."""
     from cclab import bench as benchmarks
 
     with user_errors():
-        if startup:
+        if scale:
+            report = benchmarks.scale(duration=duration or 10, rungs=benchmarks.parse_rungs(rungs),
+                                      seed=seed, ns2=ns2, ns2_max_flows=ns2_max_flows, scenario_path=scenario,
+                                      ns2_script=ns2_script)
+        elif startup:
             report = benchmarks.startup(repeats)
         else:
-            report = benchmarks.bench(duration=duration, flows=flows, seed=seed, ns2=ns2, scenario_path=scenario,
+            report = benchmarks.bench(duration=duration or 100, flows=flows, seed=seed, ns2=ns2, scenario_path=scenario,
                                       ns2_script=ns2_script)
     if as_json:
         print_json(report)
+    elif scale:
+        benchmarks.print_scale(report)
     elif startup:
         benchmarks.print_startup(report)
     else:
