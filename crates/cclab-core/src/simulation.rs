@@ -8,7 +8,7 @@ use crate::net::link::Admission;
 use crate::net::packet::ecn;
 use crate::net::network::{build_links, pass_through_links, Stream};
 use crate::net::topology::Graph;
-use crate::net::{Link, LinkId, PacketId, RouteId};
+use crate::net::{LinkId, RouteId};
 use crate::scenario::{AppSpec, Scenario, ScenarioError, Transport};
 use crate::sim::rng::{stream, APP_STREAMS, TCP_CLOCK_STREAMS};
 use crate::sim::{Event, EventQueue, Time, NS_PER_SEC};
@@ -16,6 +16,7 @@ use crate::transport::tfrc::{TfrcReceiver, TfrcSender};
 use crate::transport::{Endpoint, Header, Outbox, Outgoing, PacketClass, TcpReceiver, TcpSender, UdpSink, UdpSource};
 
 type Packet = crate::net::Packet<Header, PacketClass>;
+type Link = crate::net::Link<Packet>;
 
 /// One flow: a source endpoint (id 2·flow) sending data to a sink endpoint
 /// (id 2·flow + 1), which answers, if it does, on the reverse path.
@@ -79,11 +80,10 @@ enum Cause {
     Timer,
 }
 
-/// The engine's [`Outbox`]: what an endpoint sends is allocated in the arena and
-/// counted at once; the engine offers it to the route's first link after the call.
+/// The engine's [`Outbox`]: what an endpoint sends becomes a packet, counted at once;
+/// the engine offers it to the route's first link after the call.
 struct EngineOutbox<'a> {
-    packets: &'a mut crate::net::PacketArena<Header, PacketClass>,
-    sent: &'a mut Vec<PacketId>,
+    sent: &'a mut Vec<Packet>,
     counts: &'a mut Counts,
     destination: u32,
     route: RouteId,
@@ -94,7 +94,7 @@ impl Outbox for EngineOutbox<'_> {
     fn send(&mut self, out: Outgoing) {
         let class = out.header.class();
         self.counts.sent[class as usize] += 1;
-        let id = self.packets.alloc(Packet {
+        self.sent.push(Packet {
             destination: self.destination,
             size: out.size,
             route: self.route,
@@ -103,7 +103,6 @@ impl Outbox for EngineOutbox<'_> {
             class,
             header: out.header,
         });
-        self.sent.push(id);
     }
 }
 
@@ -111,7 +110,6 @@ pub struct Simulation {
     scenario: Scenario,
     horizon: Time,
     events: EventQueue,
-    packets: crate::net::PacketArena<Header, PacketClass>,
     links: Vec<Link>,
     routes: Vec<Vec<LinkId>>,
     /// Nodes and link directions (for the per-link results) and the bottleneck.
@@ -119,7 +117,7 @@ pub struct Simulation {
     flows: Vec<Flow>,
     hosts: Vec<Host>,
     /// Packets an endpoint sent during its current call, to be offered to its first link.
-    sent: Vec<PacketId>,
+    sent: Vec<Packet>,
     /// Scratch space for tracing a source's state.
     trace_window: Vec<(&'static str, f64)>,
     trace_cc: Vec<(&'static str, f64)>,
@@ -326,7 +324,6 @@ impl Simulation {
             bin_width,
             horizon,
             events: EventQueue::default(),
-            packets: Default::default(),
             links,
             routes,
             graph,
@@ -370,53 +367,50 @@ impl Simulation {
     }
 
     fn on_link_arrival(&mut self, now: Time, link: LinkId) {
-        let (id, next) = self.links[link as usize].take_arrival();
+        let (mut packet, next) = self.links[link as usize].take_arrival();
         if let Some(at) = next {
             self.events.schedule(at, Event::LinkArrival(link));
         }
-        let packet = self.packets.get_mut(id);
         packet.hop += 1;
         let route = &self.routes[packet.route as usize];
         if (packet.hop as usize) < route.len() {
             let next_link = route[packet.hop as usize];
-            self.offer(now, next_link, id);
+            self.offer(now, next_link, packet);
         } else {
-            self.arrive_at_host(now, id);
+            self.arrive_at_host(now, packet);
         }
     }
 
     /// Offer a packet to a link at `now`; through pass-through links it goes on at once
     /// to the next link, at the (future) time it will reach it.
-    fn offer(&mut self, mut now: Time, mut link: LinkId, id: PacketId) {
+    fn offer(&mut self, mut now: Time, mut link: LinkId, mut packet: Packet) {
         loop {
             if now > self.horizon {
                 // Handed on ahead of time but due after the end: still in flight then.
-                return self.count_late(id);
+                return self.count_late(&packet);
             }
-            let packet = self.packets.get(id);
-            let (size, ect) = (packet.size, packet.ecn & ecn::ECT != 0);
-            match self.links[link as usize].offer(now, id, size, ect) {
+            let target = &mut self.links[link as usize];
+            match target.offer(now, packet.size, packet.ecn & ecn::ECT != 0) {
                 Admission::Admitted { arrives, schedule, mark_ce } => {
                     if mark_ce {
-                        self.packets.get_mut(id).ecn |= ecn::CE;
+                        packet.ecn |= ecn::CE;
                     }
-                    if let Some(at) = schedule {
-                        self.events.schedule(at, Event::LinkArrival(link));
-                    }
-                    if !self.links[link as usize].pass_through {
+                    if !target.pass_through {
+                        target.keep(packet);
+                        if let Some(at) = schedule {
+                            self.events.schedule(at, Event::LinkArrival(link));
+                        }
                         return;
                     }
-                    let packet = self.packets.get_mut(id);
                     packet.hop += 1;
                     match self.routes[packet.route as usize].get(packet.hop as usize) {
                         Some(&next) => link = next,
-                        None => return self.arrive_at_host(arrives, id),
+                        None => return self.arrive_at_host(arrives, packet),
                     }
                     now = arrives;
                 }
                 Admission::Dropped | Admission::Lost => {
-                    self.counts.dropped[self.packets.get(id).class as usize] += 1;
-                    self.packets.free(id);
+                    self.counts.dropped[packet.class as usize] += 1;
                     return;
                 }
             }
@@ -433,23 +427,19 @@ impl Simulation {
     /// arrival (and what it sends goes to a link only it feeds: see
     /// `Network::pass_through_links`). Arrivals after the end of the run are left
     /// undelivered (counted as in flight).
-    fn arrive_at_host(&mut self, at: Time, id: PacketId) {
+    fn arrive_at_host(&mut self, at: Time, packet: Packet) {
         if at > self.horizon {
-            return self.count_late(id);
+            return self.count_late(&packet);
         }
-        self.deliver(at, id);
+        self.deliver(at, packet);
     }
 
     /// A packet whose next step falls after the end of the run: count it in flight.
-    fn count_late(&mut self, id: PacketId) {
-        self.counts.late[self.packets.get(id).class as usize] += 1;
-        self.packets.free(id);
+    fn count_late(&mut self, packet: &Packet) {
+        self.counts.late[packet.class as usize] += 1;
     }
 
-    fn deliver(&mut self, now: Time, id: PacketId) {
-        let packet = *self.packets.get(id);
-        // Freed first: the slot is reused at once by what the endpoint sends back.
-        self.packets.free(id);
+    fn deliver(&mut self, now: Time, packet: Packet) {
         self.counts.received[packet.class as usize] += 1;
         let endpoint = packet.destination;
         self.fire_due_timers(endpoint, now);
@@ -472,7 +462,6 @@ impl Simulation {
         debug_assert!(self.sent.is_empty(), "a host's first link is never pass-through: no nested sends");
         let host = &mut self.hosts[endpoint as usize];
         let outbox = EngineOutbox {
-            packets: &mut self.packets,
             sent: &mut self.sent,
             counts: &mut self.counts,
             destination: endpoint ^ 1,
@@ -486,8 +475,8 @@ impl Simulation {
         if !self.sent.is_empty() {
             let first = self.routes[route as usize][0];
             for i in 0..self.sent.len() {
-                let id = self.sent[i];
-                self.offer(now, first, id);
+                let packet = self.sent[i];
+                self.offer(now, first, packet);
             }
             self.sent.clear();
         }
@@ -691,8 +680,8 @@ impl Simulation {
             .collect();
         let mut in_flight = self.counts.late;
         for link in &self.links {
-            for id in link.in_flight() {
-                in_flight[self.packets.get(id).class as usize] += 1;
+            for packet in link.in_flight() {
+                in_flight[packet.class as usize] += 1;
             }
         }
         let (data, acks, syn) = (PacketClass::Data as usize, PacketClass::Ack as usize, PacketClass::Syn as usize);

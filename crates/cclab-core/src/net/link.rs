@@ -6,24 +6,25 @@
 //!
 //! Because the queue is FIFO and the rate fixed, each packet's transmission start and
 //! end are known when it is admitted. The link keeps every packet it holds (waiting,
-//! being sent or propagating) in one ring buffer with its arrival time at the far end,
-//! and the engine keeps a single pending event per link: the head's arrival (as htsim's
-//! pipes do). The queue length an arriving packet sees is the number of held packets
-//! whose transmission has not started yet.
+//! being sent or propagating) in a ring buffer, by value, beside its timing (a second
+//! ring: admission, transmission start, arrival at the far end), and the engine keeps a
+//! single pending event per link: the head's arrival (as htsim's pipes do). The queue
+//! length an arriving packet sees is the number of held packets whose transmission has
+//! not started yet. Packets travel by value from ring to ring: no arena lookups, whose
+//! cache misses dominated once many flows' packets are in flight.
 //!
 //! A *pass-through* link feeds only links that have no other input (the dumbbell's
 //! bottleneck feeds each flow's own access link) or ends at a host. Its packets'
 //! arrival times are final at admission, so the engine hands each packet on at once,
 //! stamped with its future arrival time, and the link keeps only the timing it needs
-//! for its own queue (no events).
+//! for its own queue (no events), not the packets.
 use super::loss::LossModel;
 use super::red::{Red, RedVerdict};
-use super::PacketId;
 use crate::sim::{Rate, Time};
 
+/// The timing of a held packet.
 #[derive(Clone, Copy, Debug, Default)]
 struct Held {
-    packet: PacketId,
     bytes: u32,
     /// Bytes admitted before this packet (for the byte length of the waiting queue).
     bytes_before: u64,
@@ -44,7 +45,8 @@ pub struct LinkStats {
     pub admitted: u64,
 }
 
-pub struct Link {
+/// A link direction holding packets of type `P` (the engine's: route, size, header).
+pub struct Link<P> {
     pub rate: Rate,
     pub delay: Time,
     /// Queue limit in packets, counting the packet being transmitted (as ns-2 DropTail).
@@ -61,6 +63,9 @@ pub struct Link {
     /// [removed_total, admitted_total). The counters already say where the ends are, so
     /// a plain power-of-two vector serves as the ring.
     held: Vec<Held>,
+    /// The held packets themselves, at the same places as `held` (empty on a
+    /// pass-through link, which hands its packets on at once).
+    packets: Vec<P>,
     ring_mask: u64,
     /// Index (counted from the first packet ever admitted) of the first held packet whose
     /// transmission has not started at the latest arrival time seen.
@@ -138,8 +143,8 @@ pub enum Admission {
     Lost,
 }
 
-impl Link {
-    pub fn new(rate: Rate, delay: Time, limit: u32, loss: Option<LossModel>) -> Link {
+impl<P: Copy + Default> Link<P> {
+    pub fn new(rate: Rate, delay: Time, limit: u32, loss: Option<LossModel>) -> Link<P> {
         Link {
             rate,
             delay,
@@ -150,6 +155,7 @@ impl Link {
             pass_through: false,
             // Small to start (most links of a big topology hold few packets); doubles as needed.
             held: vec![Held::default(); 4],
+            packets: Vec::new(),
             ring_mask: 3,
             waiting_from: 0,
             admitted_total: 0,
@@ -187,17 +193,35 @@ impl Link {
 
     fn push(&mut self, held: Held) {
         if self.held_count() == self.held.len() as u64 {
-            // Full: double the ring, keeping each held packet at its number's new place.
-            let mut grown = vec![Held::default(); 2 * self.held.len()];
-            let mask = grown.len() as u64 - 1;
+            // Full: double the rings, keeping each held packet at its number's new place.
+            let size = 2 * self.held.len();
+            let mask = size as u64 - 1;
+            let mut grown = vec![Held::default(); size];
+            let mut grown_packets = vec![P::default(); if self.packets.is_empty() { 0 } else { size }];
             for n in self.removed_total..self.admitted_total {
                 grown[(n & mask) as usize] = *self.held_at(n);
+                if !grown_packets.is_empty() {
+                    grown_packets[(n & mask) as usize] = self.packets[(n & self.ring_mask) as usize];
+                }
             }
             self.held = grown;
+            self.packets = grown_packets;
             self.ring_mask = mask;
         }
         let slot = (self.admitted_total & self.ring_mask) as usize;
         self.held[slot] = held;
+    }
+
+    /// Hold the packet just admitted (a link that is not pass-through keeps its packets
+    /// until they arrive at the far end; the caller has applied any CE mark).
+    #[inline]
+    pub fn keep(&mut self, packet: P) {
+        debug_assert!(!self.pass_through && self.admitted_total > 0);
+        if self.packets.len() != self.held.len() {
+            self.packets = vec![P::default(); self.held.len()];
+        }
+        let slot = ((self.admitted_total - 1) & self.ring_mask) as usize;
+        self.packets[slot] = packet;
     }
 
     /// Packets waiting for the transmitter at time `now` (not counting the one being sent).
@@ -212,9 +236,10 @@ impl Link {
         (self.admitted_total - self.waiting_from) as u32
     }
 
-    /// Offer a packet of `bytes` at time `now`.
+    /// Offer a packet of `bytes` at time `now`; if it is admitted on a link that is not
+    /// pass-through, the caller then [`keep`](Link::keep)s it.
     #[inline]
-    pub fn offer(&mut self, now: Time, packet: PacketId, bytes: u32, ect: bool) -> Admission {
+    pub fn offer(&mut self, now: Time, bytes: u32, ect: bool) -> Admission {
         if self.pass_through {
             while self.front().is_some_and(|h| h.arrives <= now) {
                 self.remove_head();
@@ -288,7 +313,7 @@ impl Link {
         if let Some(bins) = self.bins.as_mut() {
             bins.transmitted(tx_end, bytes);
         }
-        self.push(Held { packet, bytes, bytes_before: self.admitted_bytes, tx_start, arrives });
+        self.push(Held { bytes, bytes_before: self.admitted_bytes, tx_start, arrives });
         self.admitted_total += 1;
         self.admitted_bytes += bytes as u64;
         let schedule = if self.held_count() == 1 && !self.pass_through { Some(arrives) } else { None };
@@ -336,15 +361,17 @@ impl Link {
     /// The head packet reaches the far end now. Returns it and the time of the next
     /// arrival to schedule, if any.
     #[inline]
-    pub fn take_arrival(&mut self) -> (PacketId, Option<Time>) {
-        let head = self.remove_head();
-        (head.packet, self.front().map(|h| h.arrives))
+    pub fn take_arrival(&mut self) -> (P, Option<Time>) {
+        let packet = self.packets[(self.removed_total & self.ring_mask) as usize];
+        self.remove_head();
+        (packet, self.front().map(|h| h.arrives))
     }
 
     /// Packets this link holds (queued, in transmission or propagating); none for a
     /// pass-through link, whose packets are already held downstream.
-    pub fn in_flight(&self) -> impl Iterator<Item = PacketId> + '_ {
-        self.held_packets().filter(|_| !self.pass_through).map(|h| h.packet)
+    pub fn in_flight(&self) -> impl Iterator<Item = &P> + '_ {
+        let held = if self.pass_through || self.packets.is_empty() { 0..0 } else { self.removed_total..self.admitted_total };
+        held.map(|n| &self.packets[(n & self.ring_mask) as usize])
     }
 
     /// Packets and bytes whose transmission had ended by `horizon`, the end of the run
@@ -378,13 +405,22 @@ impl Link {
 mod tests {
     use super::*;
 
+    /// Offer packet `id` and keep it if admitted.
+    fn offer(link: &mut Link<u32>, now: Time, id: u32, bytes: u32) -> Admission {
+        let admission = link.offer(now, bytes, false);
+        if let Admission::Admitted { .. } = admission {
+            link.keep(id);
+        }
+        admission
+    }
+
     #[test]
     fn droptail_limit_counts_packet_in_transmission() {
         // 8 Mb/s: a 1000-byte packet takes 1 ms.
-        let mut link = Link::new(Rate(8_000_000), 5_000_000, 3, None);
+        let mut link: Link<u32> = Link::new(Rate(8_000_000), 5_000_000, 3, None);
         let mut admitted = 0;
         for id in 0..10 {
-            if let Admission::Admitted { .. } = link.offer(0, id, 1000, false) {
+            if let Admission::Admitted { .. } = offer(&mut link, 0, id, 1000) {
                 admitted += 1;
             }
         }
@@ -392,35 +428,35 @@ mod tests {
         assert_eq!(admitted, 3);
         assert_eq!(link.stats.queue_drops, 7);
         // at t = 1 ms the first has left the transmitter: one more fits
-        assert!(matches!(link.offer(1_000_000, 10, 1000, false), Admission::Admitted { schedule: None, .. }));
-        assert_eq!(link.offer(1_000_000, 11, 1000, false), Admission::Dropped);
+        assert!(matches!(offer(&mut link, 1_000_000, 10, 1000), Admission::Admitted { schedule: None, .. }));
+        assert_eq!(offer(&mut link, 1_000_000, 11, 1000), Admission::Dropped);
     }
 
     #[test]
     fn byte_limit_counts_waiting_bytes() {
-        let mut link = Link::new(Rate(8_000_000), 0, 100, None);
+        let mut link: Link<u32> = Link::new(Rate(8_000_000), 0, 100, None);
         link.limit_bytes = Some(2500);
         // one in transmission, then 1000 + 1000 waiting; a third 1000 would reach 3000
-        let fates: Vec<bool> = (0..4).map(|id| matches!(link.offer(0, id, 1000, false), Admission::Admitted { .. })).collect();
+        let fates: Vec<bool> = (0..4).map(|id| matches!(offer(&mut link, 0, id, 1000), Admission::Admitted { .. })).collect();
         assert_eq!(fates, vec![true, true, true, false]);
-        assert!(matches!(link.offer(0, 9, 400, false), Admission::Admitted { .. }), "2000 + 400 < 2500");
+        assert!(matches!(offer(&mut link, 0, 9, 400), Admission::Admitted { .. }), "2000 + 400 < 2500");
     }
 
     #[test]
     fn ring_keeps_order_across_wrap_and_growth() {
         // 8 Mb/s, no delay: packet k (admitted at 0) arrives at (k + 1) ms.
-        let mut link = Link::new(Rate(8_000_000), 0, 1000, None);
+        let mut link: Link<u32> = Link::new(Rate(8_000_000), 0, 1000, None);
         for id in 0..10 {
-            link.offer(0, id, 1000, false);
+            offer(&mut link, 0, id, 1000);
         }
         for id in 0..7 {
             assert_eq!(link.take_arrival().0, id);
         }
         // 40 more while the ring's start has moved: it wraps, then grows twice
         for id in 10..50 {
-            link.offer(0, id, 1000, false);
+            offer(&mut link, 0, id, 1000);
         }
-        assert_eq!(link.in_flight().collect::<Vec<_>>(), (7..50).collect::<Vec<_>>());
+        assert_eq!(link.in_flight().copied().collect::<Vec<_>>(), (7..50).collect::<Vec<_>>());
         for id in 7..50 {
             let (packet, next) = link.take_arrival();
             assert_eq!(packet, id);
@@ -431,9 +467,9 @@ mod tests {
 
     #[test]
     fn arrivals_are_serialisation_plus_delay() {
-        let mut link = Link::new(Rate(8_000_000), 5_000_000, 100, None);
-        assert_eq!(link.offer(0, 0, 1000, false), Admission::Admitted { arrives: 6_000_000, schedule: Some(6_000_000), mark_ce: false });
-        assert_eq!(link.offer(0, 1, 1000, false), Admission::Admitted { arrives: 7_000_000, schedule: None, mark_ce: false });
+        let mut link: Link<u32> = Link::new(Rate(8_000_000), 5_000_000, 100, None);
+        assert_eq!(offer(&mut link, 0, 0, 1000), Admission::Admitted { arrives: 6_000_000, schedule: Some(6_000_000), mark_ce: false });
+        assert_eq!(offer(&mut link, 0, 1, 1000), Admission::Admitted { arrives: 7_000_000, schedule: None, mark_ce: false });
         let (p, next) = link.take_arrival();
         assert_eq!((p, next), (0, Some(7_000_000)));
         assert_eq!(link.stats.queueing_delay_sum, 1_000_000);

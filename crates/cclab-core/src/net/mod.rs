@@ -9,7 +9,7 @@ pub mod red;
 pub mod topology;
 
 pub use link::{Link, LinkStats};
-pub use packet::{Packet, PacketArena, PacketId};
+pub use packet::Packet;
 
 pub type LinkId = u32;
 pub type RouteId = u32;

@@ -14,7 +14,7 @@ pub fn link_loss_model(graph: &Graph, seed: u64, id: LinkId) -> Option<LossModel
 }
 
 /// Every direction of `graph` as a link, with its own random streams (by direction id).
-pub fn build_links(graph: &Graph, seed: u64) -> Vec<Link> {
+pub fn build_links<P: Copy + Default>(graph: &Graph, seed: u64) -> Vec<Link<P>> {
     (0..graph.links.len())
         .map(|id| {
             let direction = &graph.links[id];

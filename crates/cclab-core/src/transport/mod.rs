@@ -67,10 +67,11 @@ pub enum Header {
 
 /// How packet conservation counts a packet; usable as an index (counters are arrays
 /// indexed by class, so counting takes no branch).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(u8)]
 pub enum PacketClass {
     /// Carries application data (TCP data segments, UDP datagrams).
+    #[default]
     Data = 0,
     /// Acknowledgements and receiver feedback.
     Ack = 1,
@@ -80,6 +81,13 @@ pub enum PacketClass {
 
 impl PacketClass {
     pub const COUNT: usize = 3;
+}
+
+/// (The value of a packet slot no packet has filled yet.)
+impl Default for Header {
+    fn default() -> Header {
+        Header::TcpData { seq: 0, syn: false, cwr: false }
+    }
 }
 
 impl Header {
