@@ -312,6 +312,7 @@ impl Simulation {
         let pass_through = pass_through_links(&routes, links.len(), hosts.len(), &streams);
         for (link, pass) in links.iter_mut().zip(pass_through) {
             link.pass_through = pass;
+            link.horizon = horizon;
         }
         links[graph.bottleneck as usize].bins = Some(Box::new(crate::net::link::LinkBins::new(bin_width, bins)));
         if scenario.trace.queue {
@@ -647,7 +648,7 @@ impl Simulation {
             goodput_mbps: goodputs.iter().sum(),
             throughput_mbps: flows.iter().map(|f| f.throughput_mbps).sum(),
             jain_index: jain_index(&goodputs),
-            bottleneck_utilization: bottleneck.utilization(self.horizon),
+            bottleneck_utilization: bottleneck.utilization(),
             bottleneck_drops: bottleneck.stats.queue_drops,
             loss_model_drops: self.links.iter().map(|l| l.stats.loss_drops).sum(),
             bottleneck_ecn_marks: bottleneck.red.as_ref().map_or(0, |r| r.stats.marks),
@@ -669,11 +670,11 @@ impl Simulation {
                     delay_ms: link.delay as f64 / 1e6,
                     buffer_packets: link.limit,
                     arrivals: link.stats.arrivals,
-                    departures: link.transmitted_by(self.horizon).0,
+                    departures: link.transmitted().0,
                     queue_drops: link.stats.queue_drops,
                     loss_drops: link.stats.loss_drops,
                     ecn_marks: link.red.as_ref().map_or(0, |r| r.stats.marks),
-                    utilization: link.utilization(self.horizon),
+                    utilization: link.utilization(),
                     mean_queue_delay_ms: link.mean_queue_delay_ns() / 1e6,
                 }
             })

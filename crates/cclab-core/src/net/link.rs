@@ -25,7 +25,6 @@ use crate::sim::{Rate, Time};
 /// The timing of a held packet.
 #[derive(Clone, Copy, Debug, Default)]
 struct Held {
-    bytes: u32,
     /// Bytes admitted before this packet (for the byte length of the waiting queue).
     bytes_before: u64,
     tx_start: Time,
@@ -58,10 +57,16 @@ pub struct Link<P> {
     pub red: Option<Box<Red>>,
     /// Hands packets on at admission (see the module docs); never has events.
     pub pass_through: bool,
-    /// The held packets, a ring addressed by admission count: packet number n (counted
-    /// from the first ever admitted) is at `n & ring_mask`; the held ones are
-    /// [removed_total, admitted_total). The counters already say where the ends are, so
-    /// a plain power-of-two vector serves as the ring.
+    /// The end of the run: a packet counts as transmitted (departures, bytes sent) if its
+    /// transmission ends by then, which is known when it is admitted.
+    pub horizon: Time,
+    /// The held packets, a ring addressed by push count: entry number n (counted from the
+    /// first ever pushed) is at `n & ring_mask`; the held ones are [popped, pushed). The
+    /// counters already say where the ends are, so a plain power-of-two vector serves as
+    /// the ring. A link that is not pass-through pushes every packet it admits and pops it
+    /// when it arrives at the far end; a pass-through link pushes only packets that must
+    /// wait for the transmitter and pops them when their transmission starts (all it needs
+    /// to know is the queue), so one that rarely queues never touches its ring.
     held: Vec<Held>,
     /// The held packets themselves, at the same places as `held` (empty on a
     /// pass-through link, which hands its packets on at once).
@@ -70,10 +75,10 @@ pub struct Link<P> {
     /// Index (counted from the first packet ever admitted) of the first held packet whose
     /// transmission has not started at the latest arrival time seen.
     waiting_from: u64,
-    /// Packets ever admitted / ever removed from the front.
-    admitted_total: u64,
+    /// Entries ever pushed / ever popped.
+    pushed: u64,
     admitted_bytes: u64,
-    removed_total: u64,
+    popped: u64,
     busy_until: Time,
     /// The last (bytes, transmission time) computed: packets come in few sizes, and a
     /// division per hop is a measurable share of the hot path.
@@ -146,6 +151,7 @@ pub enum Admission {
 impl<P: Copy + Default> Link<P> {
     pub fn new(rate: Rate, delay: Time, limit: u32, loss: Option<LossModel>) -> Link<P> {
         Link {
+            horizon: Time::MAX,
             rate,
             delay,
             limit,
@@ -158,9 +164,9 @@ impl<P: Copy + Default> Link<P> {
             packets: Vec::new(),
             ring_mask: 3,
             waiting_from: 0,
-            admitted_total: 0,
+            pushed: 0,
             admitted_bytes: 0,
-            removed_total: 0,
+            popped: 0,
             busy_until: 0,
             last_transmission: (0, 0),
             stats: LinkStats::default(),
@@ -179,16 +185,11 @@ impl<P: Copy + Default> Link<P> {
     }
 
     fn held_count(&self) -> u64 {
-        self.admitted_total - self.removed_total
+        self.pushed - self.popped
     }
 
     fn front(&self) -> Option<&Held> {
-        (self.held_count() > 0).then(|| self.held_at(self.removed_total))
-    }
-
-    /// The held packets, oldest first.
-    fn held_packets(&self) -> impl Iterator<Item = &Held> + '_ {
-        (self.removed_total..self.admitted_total).map(|n| self.held_at(n))
+        (self.held_count() > 0).then(|| self.held_at(self.popped))
     }
 
     fn push(&mut self, held: Held) {
@@ -198,7 +199,7 @@ impl<P: Copy + Default> Link<P> {
             let mask = size as u64 - 1;
             let mut grown = vec![Held::default(); size];
             let mut grown_packets = vec![P::default(); if self.packets.is_empty() { 0 } else { size }];
-            for n in self.removed_total..self.admitted_total {
+            for n in self.popped..self.pushed {
                 grown[(n & mask) as usize] = *self.held_at(n);
                 if !grown_packets.is_empty() {
                     grown_packets[(n & mask) as usize] = self.packets[(n & self.ring_mask) as usize];
@@ -208,7 +209,7 @@ impl<P: Copy + Default> Link<P> {
             self.packets = grown_packets;
             self.ring_mask = mask;
         }
-        let slot = (self.admitted_total & self.ring_mask) as usize;
+        let slot = (self.pushed & self.ring_mask) as usize;
         self.held[slot] = held;
     }
 
@@ -216,35 +217,33 @@ impl<P: Copy + Default> Link<P> {
     /// until they arrive at the far end; the caller has applied any CE mark).
     #[inline]
     pub fn keep(&mut self, packet: P) {
-        debug_assert!(!self.pass_through && self.admitted_total > 0);
+        debug_assert!(!self.pass_through && self.pushed > 0);
         if self.packets.len() != self.held.len() {
             self.packets = vec![P::default(); self.held.len()];
         }
-        let slot = ((self.admitted_total - 1) & self.ring_mask) as usize;
+        let slot = ((self.pushed - 1) & self.ring_mask) as usize;
         self.packets[slot] = packet;
     }
 
     /// Packets waiting for the transmitter at time `now` (not counting the one being sent).
     fn waiting_at(&mut self, now: Time) -> u32 {
-        while self.waiting_from < self.admitted_total {
+        while self.waiting_from < self.pushed {
             let held = self.held_at(self.waiting_from);
             if held.tx_start > now {
                 break;
             }
             self.waiting_from += 1;
         }
-        (self.admitted_total - self.waiting_from) as u32
+        if self.pass_through {
+            self.popped = self.waiting_from; // started: a pass-through link keeps no more of it
+        }
+        (self.pushed - self.waiting_from) as u32
     }
 
     /// Offer a packet of `bytes` at time `now`; if it is admitted on a link that is not
     /// pass-through, the caller then [`keep`](Link::keep)s it.
     #[inline]
     pub fn offer(&mut self, now: Time, bytes: u32, ect: bool) -> Admission {
-        if self.pass_through {
-            while self.front().is_some_and(|h| h.arrives <= now) {
-                self.remove_head();
-            }
-        }
         self.stats.arrivals += 1;
         if let Some(bins) = self.bins.as_mut() {
             bins.arrival(now);
@@ -313,10 +312,16 @@ impl<P: Copy + Default> Link<P> {
         if let Some(bins) = self.bins.as_mut() {
             bins.transmitted(tx_end, bytes);
         }
-        self.push(Held { bytes, bytes_before: self.admitted_bytes, tx_start, arrives });
-        self.admitted_total += 1;
+        if tx_end <= self.horizon {
+            self.stats.departures += 1;
+            self.stats.bytes_sent += bytes as u64;
+        }
+        if !self.pass_through || tx_start > now {
+            self.push(Held { bytes_before: self.admitted_bytes, tx_start, arrives });
+            self.pushed += 1;
+        }
         self.admitted_bytes += bytes as u64;
-        let schedule = if self.held_count() == 1 && !self.pass_through { Some(arrives) } else { None };
+        let schedule = if !self.pass_through && self.held_count() == 1 { Some(arrives) } else { None };
         Admission::Admitted { arrives, schedule, mark_ce }
     }
 
@@ -348,13 +353,11 @@ impl<P: Copy + Default> Link<P> {
 
     fn remove_head(&mut self) -> Held {
         assert!(self.held_count() > 0, "a held packet");
-        let head = *self.held_at(self.removed_total);
-        self.removed_total += 1;
-        if self.waiting_from < self.removed_total {
-            self.waiting_from = self.removed_total;
+        let head = *self.held_at(self.popped);
+        self.popped += 1;
+        if self.waiting_from < self.popped {
+            self.waiting_from = self.popped;
         }
-        self.stats.departures += 1;
-        self.stats.bytes_sent += head.bytes as u64;
         head
     }
 
@@ -362,7 +365,7 @@ impl<P: Copy + Default> Link<P> {
     /// arrival to schedule, if any.
     #[inline]
     pub fn take_arrival(&mut self) -> (P, Option<Time>) {
-        let packet = self.packets[(self.removed_total & self.ring_mask) as usize];
+        let packet = self.packets[(self.popped & self.ring_mask) as usize];
         self.remove_head();
         (packet, self.front().map(|h| h.arrives))
     }
@@ -370,25 +373,24 @@ impl<P: Copy + Default> Link<P> {
     /// Packets this link holds (queued, in transmission or propagating); none for a
     /// pass-through link, whose packets are already held downstream.
     pub fn in_flight(&self) -> impl Iterator<Item = &P> + '_ {
-        let held = if self.pass_through || self.packets.is_empty() { 0..0 } else { self.removed_total..self.admitted_total };
+        let held = if self.pass_through || self.packets.is_empty() { 0..0 } else { self.popped..self.pushed };
         held.map(|n| &self.packets[(n & self.ring_mask) as usize])
     }
 
-    /// Packets and bytes whose transmission had ended by `horizon`, the end of the run
-    /// (including those still propagating or, on a pass-through link, not yet removed).
-    pub fn transmitted_by(&self, horizon: Time) -> (u64, u64) {
-        let held = self.held_packets().filter(|h| h.arrives - self.delay <= horizon);
-        let (packets, bytes) = held.fold((0, 0), |(n, b), h| (n + 1, b + h.bytes as u64));
-        (self.stats.departures + packets, self.stats.bytes_sent + bytes)
+    /// Packets and bytes whose transmission ends by the horizon (counted at admission,
+    /// including those still propagating at the end).
+    pub fn transmitted(&self) -> (u64, u64) {
+        (self.stats.departures, self.stats.bytes_sent)
     }
 
-    /// Transmitted bytes ÷ what the link could carry over `horizon`.
-    pub fn utilization(&self, horizon: Time) -> f64 {
+    /// Transmitted bytes ÷ what the link could carry up to the horizon.
+    pub fn utilization(&self) -> f64 {
+        let horizon = self.horizon;
         let capacity_bits = match &self.rate_schedule {
             None => self.rate.bps() as f64 * horizon as f64 / 1e9,
             Some(schedule) => schedule.capacity_bits(self.rate, horizon),
         };
-        self.transmitted_by(horizon).1 as f64 * 8.0 / capacity_bits
+        self.transmitted().1 as f64 * 8.0 / capacity_bits
     }
 
     /// Mean queueing delay of admitted packets, in ns.
