@@ -314,9 +314,9 @@ impl Simulation {
             link.pass_through = pass;
             link.horizon = horizon;
         }
-        links[graph.bottleneck as usize].bins = Some(Box::new(crate::net::link::LinkBins::new(bin_width, bins)));
+        let bottleneck = links[graph.bottleneck as usize].extras_mut();
+        bottleneck.bins = Some(crate::net::link::LinkBins::new(bin_width, bins));
         if scenario.trace.queue {
-            let bottleneck = &mut links[graph.bottleneck as usize];
             bottleneck.queue_trace = Some(Vec::new());
             bottleneck.queue_trace_limit = (share / BYTES_PER_QUEUE_SAMPLE) as usize;
         }
@@ -651,8 +651,8 @@ impl Simulation {
             bottleneck_utilization: bottleneck.utilization(),
             bottleneck_drops: bottleneck.stats.queue_drops,
             loss_model_drops: self.links.iter().map(|l| l.stats.loss_drops).sum(),
-            bottleneck_ecn_marks: bottleneck.red.as_ref().map_or(0, |r| r.stats.marks),
-            bottleneck_red_drops: bottleneck.red.as_ref().map_or(0, |r| r.stats.early_drops + r.stats.forced_drops),
+            bottleneck_ecn_marks: bottleneck.red().map_or(0, |r| r.stats.marks),
+            bottleneck_red_drops: bottleneck.red().map_or(0, |r| r.stats.early_drops + r.stats.forced_drops),
             mean_queue_delay_ms: bottleneck.mean_queue_delay_ns() / 1e6,
             bottleneck_link: self.graph.link_name(self.graph.bottleneck),
         };
@@ -669,11 +669,11 @@ impl Simulation {
                     rate_mbps: link.rate.bps() as f64 / 1e6,
                     delay_ms: link.delay as f64 / 1e6,
                     buffer_packets: link.limit,
-                    arrivals: link.stats.arrivals,
+                    arrivals: link.stats.arrivals(),
                     departures: link.transmitted().0,
                     queue_drops: link.stats.queue_drops,
                     loss_drops: link.stats.loss_drops,
-                    ecn_marks: link.red.as_ref().map_or(0, |r| r.stats.marks),
+                    ecn_marks: link.red().map_or(0, |r| r.stats.marks),
                     utilization: link.utilization(),
                     mean_queue_delay_ms: link.mean_queue_delay_ns() / 1e6,
                 }
@@ -703,7 +703,7 @@ impl Simulation {
         };
         let traces = (self.scenario.trace.flows || self.scenario.trace.queue).then(|| Traces {
             flows: self.flows.iter().filter_map(|f| f.trace.clone()).collect(),
-            bottleneck_queue: bottleneck.queue_trace.as_ref().map(|samples| QueueTrace {
+            bottleneck_queue: bottleneck.extras.as_ref().and_then(|x| x.queue_trace.as_ref()).map(|samples| QueueTrace {
                 t_s: samples.iter().map(|&(t, _)| t as f64 / NS_PER_SEC as f64).collect(),
                 packets: samples.iter().map(|&(_, q)| q).collect(),
             }),
@@ -715,10 +715,10 @@ impl Simulation {
                 crate::schema::Num(at as f64 / NS_PER_SEC as f64)
             ));
         }
-        if bottleneck.queue_trace_full {
+        if let Some(x) = bottleneck.extras.as_ref().filter(|x| x.queue_trace_full) {
             warnings.push(format!(
                 "trace.queue: stopped after {} samples, at the memory limit (raise --max-memory, or trace a shorter run)",
-                bottleneck.queue_trace_limit
+                x.queue_trace_limit
             ));
         }
         RunResult {
@@ -733,9 +733,9 @@ impl Simulation {
             bins: Bins {
                 width_s: self.bin_width as f64 / NS_PER_SEC as f64,
                 delivered_bytes: self.flows.iter().map(|f| f.delivered_bins.clone()).collect(),
-                bottleneck_arrivals: bottleneck.bins.as_ref().map_or_else(Vec::new, |b| b.arrivals.clone()),
-                bottleneck_drops: bottleneck.bins.as_ref().map_or_else(Vec::new, |b| b.drops.clone()),
-                bottleneck_transmitted_bytes: bottleneck.bins.as_ref().map_or_else(Vec::new, |b| b.transmitted_bytes.clone()),
+                bottleneck_arrivals: bottleneck.bins().map_or_else(Vec::new, |b| b.arrivals.clone()),
+                bottleneck_drops: bottleneck.bins().map_or_else(Vec::new, |b| b.drops.clone()),
+                bottleneck_transmitted_bytes: bottleneck.bins().map_or_else(Vec::new, |b| b.transmitted_bytes.clone()),
             },
             flows,
             conservation,

@@ -33,7 +33,6 @@ struct Held {
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LinkStats {
-    pub arrivals: u64,
     pub queue_drops: u64,
     pub loss_drops: u64,
     pub departures: u64,
@@ -44,22 +43,60 @@ pub struct LinkStats {
     pub admitted: u64,
 }
 
-/// A link direction holding packets of type `P` (the engine's: route, size, header).
-pub struct Link<P> {
-    pub rate: Rate,
-    pub delay: Time,
-    /// Queue limit in packets, counting the packet being transmitted (as ns-2 DropTail).
-    pub limit: u32,
+impl LinkStats {
+    /// Packets offered: admitted, dropped by the queue (or RED) or lost.
+    pub fn arrivals(&self) -> u64 {
+        self.admitted + self.queue_drops + self.loss_drops
+    }
+}
+
+/// What only some links have, apart from the state every admission reads (so a plain
+/// link's admission touches two cache lines): a loss model, RED, a byte limit, a queue
+/// trace, per-bin counts, a rate schedule.
+#[derive(Default)]
+pub struct LinkExtras {
     /// Optional limit on the bytes waiting (ns-2 DropTail with `queue-in-bytes`).
     pub limit_bytes: Option<u64>,
-    pub loss: Option<Box<LossModel>>,
+    pub loss: Option<LossModel>,
     /// RED instead of plain DropTail (the limit still applies).
-    pub red: Option<Box<Red>>,
+    pub red: Option<Red>,
+    pub queue_trace: Option<Vec<(Time, u32)>>,
+    /// Samples the queue trace may hold (its share of the run's memory limit); past it
+    /// the trace stops and `queue_trace_full` says so.
+    pub queue_trace_limit: usize,
+    pub queue_trace_full: bool,
+    /// Per-interval counts (the bottleneck's, for utilisation and loss rate over time).
+    pub bins: Option<LinkBins>,
+    /// Scheduled rate changes: each packet is sent at the rate in force when its
+    /// transmission starts.
+    pub rate_schedule: Option<super::rate_schedule::RateSchedule>,
+}
+
+/// A link direction holding packets of type `P` (the engine's: route, size, header).
+/// Laid out in the order an admission reads it (`repr(C)`): the queue's state first.
+#[repr(C)]
+pub struct Link<P> {
+    busy_until: Time,
+    /// Index (counted from the first entry ever pushed) of the first held entry whose
+    /// transmission has not started at the latest arrival time seen.
+    waiting_from: u64,
+    /// Entries ever pushed / ever popped.
+    pushed: u64,
+    popped: u64,
+    admitted_bytes: u64,
+    /// The last (bytes, transmission time) computed: packets come in few sizes, and a
+    /// division per hop is a measurable share of the hot path.
+    last_transmission: (u32, Time),
+    pub extras: Option<Box<LinkExtras>>,
+    /// Queue limit in packets, counting the packet being transmitted (as ns-2 DropTail).
+    pub limit: u32,
     /// Hands packets on at admission (see the module docs); never has events.
     pub pass_through: bool,
+    pub delay: Time,
     /// The end of the run: a packet counts as transmitted (departures, bytes sent) if its
     /// transmission ends by then, which is known when it is admitted.
     pub horizon: Time,
+    pub stats: LinkStats,
     /// The held packets, a ring addressed by push count: entry number n (counted from the
     /// first ever pushed) is at `n & ring_mask`; the held ones are [popped, pushed). The
     /// counters already say where the ends are, so a plain power-of-two vector serves as
@@ -68,32 +105,11 @@ pub struct Link<P> {
     /// wait for the transmitter and pops them when their transmission starts (all it needs
     /// to know is the queue), so one that rarely queues never touches its ring.
     held: Vec<Held>,
+    ring_mask: u64,
     /// The held packets themselves, at the same places as `held` (empty on a
     /// pass-through link, which hands its packets on at once).
     packets: Vec<P>,
-    ring_mask: u64,
-    /// Index (counted from the first packet ever admitted) of the first held packet whose
-    /// transmission has not started at the latest arrival time seen.
-    waiting_from: u64,
-    /// Entries ever pushed / ever popped.
-    pushed: u64,
-    admitted_bytes: u64,
-    popped: u64,
-    busy_until: Time,
-    /// The last (bytes, transmission time) computed: packets come in few sizes, and a
-    /// division per hop is a measurable share of the hot path.
-    last_transmission: (u32, Time),
-    pub stats: LinkStats,
-    pub queue_trace: Option<Vec<(Time, u32)>>,
-    /// Samples the queue trace may hold (its share of the run's memory limit); past it
-    /// the trace stops and `queue_trace_full` says so.
-    pub queue_trace_limit: usize,
-    pub queue_trace_full: bool,
-    /// Per-interval counts (the bottleneck's, for utilisation and loss rate over time).
-    pub bins: Option<Box<LinkBins>>,
-    /// Scheduled rate changes: each packet is sent at the rate in force when its
-    /// transmission starts.
-    pub rate_schedule: Option<super::rate_schedule::RateSchedule>,
+    pub rate: Rate,
 }
 
 /// What a link did in each time bin: packets offered, packets dropped (queue, RED or
@@ -150,32 +166,42 @@ pub enum Admission {
 
 impl<P: Copy + Default> Link<P> {
     pub fn new(rate: Rate, delay: Time, limit: u32, loss: Option<LossModel>) -> Link<P> {
-        Link {
-            horizon: Time::MAX,
-            rate,
-            delay,
-            limit,
-            limit_bytes: None,
-            loss: loss.map(Box::new),
-            red: None,
-            pass_through: false,
-            // Small to start (most links of a big topology hold few packets); doubles as needed.
-            held: vec![Held::default(); 4],
-            packets: Vec::new(),
-            ring_mask: 3,
+        let mut link = Link {
+            busy_until: 0,
             waiting_from: 0,
             pushed: 0,
-            admitted_bytes: 0,
             popped: 0,
-            busy_until: 0,
+            admitted_bytes: 0,
             last_transmission: (0, 0),
+            extras: None,
+            limit,
+            pass_through: false,
+            delay,
+            horizon: Time::MAX,
             stats: LinkStats::default(),
-            queue_trace: None,
-            queue_trace_limit: usize::MAX,
-            queue_trace_full: false,
-            bins: None,
-            rate_schedule: None,
+            // Small to start (most links of a big topology hold few packets); doubles as needed.
+            held: vec![Held::default(); 4],
+            ring_mask: 3,
+            packets: Vec::new(),
+            rate,
+        };
+        if loss.is_some() {
+            link.extras_mut().loss = loss;
         }
+        link
+    }
+
+    /// The link's extras, created on first use.
+    pub fn extras_mut(&mut self) -> &mut LinkExtras {
+        self.extras.get_or_insert_with(|| Box::new(LinkExtras { queue_trace_limit: usize::MAX, ..Default::default() }))
+    }
+
+    pub fn red(&self) -> Option<&Red> {
+        self.extras.as_ref().and_then(|x| x.red.as_ref())
+    }
+
+    pub fn bins(&self) -> Option<&LinkBins> {
+        self.extras.as_ref().and_then(|x| x.bins.as_ref())
     }
 
     /// Packet number `n` (counted from the first ever admitted), which must be held.
@@ -244,56 +270,52 @@ impl<P: Copy + Default> Link<P> {
     /// pass-through, the caller then [`keep`](Link::keep)s it.
     #[inline]
     pub fn offer(&mut self, now: Time, bytes: u32, ect: bool) -> Admission {
-        self.stats.arrivals += 1;
-        if let Some(bins) = self.bins.as_mut() {
-            bins.arrival(now);
-        }
-        // A loss model judges the packet at the time its transmission would start.
-        if let Some(model) = self.loss.as_mut() {
-            if model.drops(self.busy_until.max(now)) {
-                self.stats.loss_drops += 1;
-                self.count_drop(now);
-                return Admission::Lost;
+        if let Some(x) = self.extras.as_mut() {
+            if let Some(bins) = x.bins.as_mut() {
+                bins.arrival(now);
+            }
+            // A loss model judges the packet at the time its transmission would start.
+            if let Some(model) = x.loss.as_mut() {
+                if model.drops(self.busy_until.max(now)) {
+                    self.stats.loss_drops += 1;
+                    self.count_drop(now);
+                    return Admission::Lost;
+                }
             }
         }
         let waiting = self.waiting_at(now);
         let busy = self.busy_until > now;
-        if let Some(trace) = self.queue_trace.as_mut() {
-            if trace.len() < self.queue_trace_limit {
-                trace.push((now, waiting + busy as u32));
-            } else {
-                self.queue_trace_full = true;
+        let mut mark_ce = false;
+        if self.extras.is_some() {
+            let x = self.extras.as_mut().expect("checked");
+            if let Some(trace) = x.queue_trace.as_mut() {
+                if trace.len() < x.queue_trace_limit {
+                    trace.push((now, waiting + busy as u32));
+                } else {
+                    x.queue_trace_full = true;
+                }
+            }
+            // RED first: its average counts every arrival, as in ns-2's REDQueue::enque.
+            if x.red.is_some() {
+                match self.red_verdict(now, waiting, busy, bytes, ect) {
+                    RedVerdict::Enqueue => {}
+                    RedVerdict::Mark => mark_ce = true,
+                    RedVerdict::Drop | RedVerdict::ForcedDrop => return self.drop_arrival(now),
+                }
             }
         }
         // ns-2 DropTail: drop if (queue length + 1) >= limit, the queue excluding the
         // packet in transmission.
-        // RED first: its average counts every arrival, as in ns-2's REDQueue::enque.
-        let mut mark_ce = false;
-        if self.red.is_some() {
-            match self.red_verdict(now, waiting, busy, bytes, ect) {
-                RedVerdict::Enqueue => {}
-                RedVerdict::Mark => mark_ce = true,
-                RedVerdict::Drop | RedVerdict::ForcedDrop => {
-                    self.stats.queue_drops += 1;
-                    self.count_drop(now);
-                    return Admission::Dropped;
-                }
-            }
-        }
         if busy && waiting + 1 >= self.limit {
-            self.stats.queue_drops += 1;
-            self.count_drop(now);
-            return Admission::Dropped;
+            return self.drop_arrival(now);
         }
-        if let Some(limit) = self.limit_bytes {
+        if let Some(limit) = self.extras.as_ref().and_then(|x| x.limit_bytes) {
             if busy && self.waiting_bytes(waiting) + bytes as u64 >= limit {
-                self.stats.queue_drops += 1;
-                self.count_drop(now);
-                return Admission::Dropped;
+                return self.drop_arrival(now);
             }
         }
         let tx_start = self.busy_until.max(now);
-        let transmission = match &self.rate_schedule {
+        let transmission = match self.extras.as_ref().and_then(|x| x.rate_schedule.as_ref()) {
             None => {
                 if self.last_transmission.0 != bytes {
                     self.last_transmission = (bytes, self.rate.transmission_time(bytes));
@@ -309,7 +331,7 @@ impl<P: Copy + Default> Link<P> {
         self.stats.admitted += 1;
         self.stats.queueing_delay_sum += (tx_start - now) as u128;
         let arrives = tx_end.saturating_add(self.delay);
-        if let Some(bins) = self.bins.as_mut() {
+        if let Some(bins) = self.extras.as_mut().and_then(|x| x.bins.as_mut()) {
             bins.transmitted(tx_end, bytes);
         }
         if tx_end <= self.horizon {
@@ -325,15 +347,20 @@ impl<P: Copy + Default> Link<P> {
         Admission::Admitted { arrives, schedule, mark_ce }
     }
 
+    /// The queue (or RED) refuses the arriving packet.
+    fn drop_arrival(&mut self, now: Time) -> Admission {
+        self.stats.queue_drops += 1;
+        self.count_drop(now);
+        Admission::Dropped
+    }
+
     #[inline]
     fn count_drop(&mut self, now: Time) {
-        if let Some(bins) = self.bins.as_mut() {
+        if let Some(bins) = self.extras.as_mut().and_then(|x| x.bins.as_mut()) {
             bins.dropped(now);
         }
     }
 
-    /// RED's decision for an arrival that finds `waiting` packets queued.
-    #[cold]
     /// Bytes of the `waiting` packets that have not started transmission.
     fn waiting_bytes(&self, waiting: u32) -> u64 {
         if waiting == 0 {
@@ -342,10 +369,11 @@ impl<P: Copy + Default> Link<P> {
         self.admitted_bytes - self.held_at(self.waiting_from).bytes_before
     }
 
+    /// RED's decision for an arrival that finds `waiting` packets queued.
     fn red_verdict(&mut self, now: Time, waiting: u32, busy: bool, bytes: u32, ect: bool) -> RedVerdict {
         let waiting_bytes = self.waiting_bytes(waiting);
         let idle_ns = if !busy && waiting == 0 { now - self.busy_until.min(now) } else { 0 };
-        let red = self.red.as_mut().expect("checked by the caller");
+        let red = self.extras.as_mut().and_then(|x| x.red.as_mut()).expect("checked by the caller");
         let queue = if red.parameters_in_bytes() { waiting_bytes as f64 } else { waiting as f64 };
         red.update_average(queue, idle_ns);
         red.decide(bytes, ect, queue)
@@ -386,7 +414,7 @@ impl<P: Copy + Default> Link<P> {
     /// Transmitted bytes ÷ what the link could carry up to the horizon.
     pub fn utilization(&self) -> f64 {
         let horizon = self.horizon;
-        let capacity_bits = match &self.rate_schedule {
+        let capacity_bits = match self.extras.as_ref().and_then(|x| x.rate_schedule.as_ref()) {
             None => self.rate.bps() as f64 * horizon as f64 / 1e9,
             Some(schedule) => schedule.capacity_bits(self.rate, horizon),
         };
@@ -437,7 +465,7 @@ mod tests {
     #[test]
     fn byte_limit_counts_waiting_bytes() {
         let mut link: Link<u32> = Link::new(Rate(8_000_000), 0, 100, None);
-        link.limit_bytes = Some(2500);
+        link.extras_mut().limit_bytes = Some(2500);
         // one in transmission, then 1000 + 1000 waiting; a third 1000 would reach 3000
         let fates: Vec<bool> = (0..4).map(|id| matches!(offer(&mut link, 0, id, 1000), Admission::Admitted { .. })).collect();
         assert_eq!(fates, vec![true, true, true, false]);

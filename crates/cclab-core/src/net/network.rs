@@ -22,11 +22,15 @@ pub fn build_links<P: Copy + Default>(graph: &Graph, seed: u64) -> Vec<Link<P>> 
             let delay = direction.delay.ns();
             let loss = link_loss_model(graph, seed, id as LinkId);
             let mut link = Link::new(params.rate, delay, direction.buffer, loss);
-            link.limit_bytes = params.buffer_bytes.map(|b| b.get());
-            link.rate_schedule = params.rate_schedule;
+            if let Some(limit) = params.buffer_bytes {
+                link.extras_mut().limit_bytes = Some(limit.get());
+            }
+            if params.rate_schedule.is_some() {
+                link.extras_mut().rate_schedule = params.rate_schedule;
+            }
             if let QueueSpec::Red(red) = &params.queue {
                 let rng = stream(seed, RED_STREAMS + id as u64);
-                link.red = Some(Box::new(Red::new(red, params.rate, delay, rng)));
+                link.extras_mut().red = Some(Red::new(red, params.rate, delay, rng));
             }
             link
         })
