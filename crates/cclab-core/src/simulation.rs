@@ -26,8 +26,6 @@ struct Flow {
     start: Time,
     stop: Option<Time>,
     delivered_bins: Vec<u64>,
-    /// Application packets delivered (TCP: in order) by the end of the run.
-    delivered_by_horizon: u64,
     trace: Option<FlowTrace>,
 }
 
@@ -38,6 +36,21 @@ struct Host {
     timer: LazyTimer,
     route: RouteId,
     traced: bool,
+    /// What this host (a sink) delivered.
+    deliveries: Deliveries,
+}
+
+/// A sink's deliveries, counted on its host and moved into its flow's bins only when a
+/// bin closes: with thousands of flows a delivery then touches no memory the sink's own
+/// call does not. Deliveries to a host come in time order (see `arrive_at_host`).
+#[derive(Default)]
+struct Deliveries {
+    /// Application packets delivered (TCP: in order) by the end of the run.
+    total: u64,
+    /// The bin being filled, when it ends, and the packets delivered in it so far.
+    bin: usize,
+    bin_end: Time,
+    in_bin: u64,
 }
 
 fn source_of(flow: u32) -> u32 {
@@ -294,8 +307,15 @@ impl Simulation {
             }
             // Sources with state to trace only (a UDP source has none).
             let traced = scenario.trace.flows && group.transport != Transport::Udp;
-            hosts.push(Host { endpoint: source, timer: LazyTimer::default(), route: path.data_route, traced });
-            hosts.push(Host { endpoint: sink, timer: LazyTimer::default(), route: path.reply_route, traced: false });
+            let host = |endpoint, route, traced| Host {
+                endpoint,
+                timer: LazyTimer::default(),
+                route,
+                traced,
+                deliveries: Deliveries { bin_end: if bins > 1 { bin_width } else { Time::MAX }, ..Default::default() },
+            };
+            hosts.push(host(source, path.data_route, traced));
+            hosts.push(host(sink, path.reply_route, false));
             let trace = traced.then(|| FlowTrace { id: id as u32, ..Default::default() });
             flows.push(Flow {
                 group: g,
@@ -303,7 +323,6 @@ impl Simulation {
                 start,
                 stop,
                 delivered_bins: vec![0; bins],
-                delivered_by_horizon: 0,
                 trace,
             });
         }
@@ -448,13 +467,28 @@ impl Simulation {
         let delivered = host.on_packet(now, &packet.header, packet.ecn, &mut outbox);
         let route = outbox.route;
         if delivered > 0 {
-            let flow = &mut self.flows[flow_of(endpoint) as usize];
-            // The last bin also takes deliveries at exactly the horizon.
-            let bin = ((now / self.bin_width) as usize).min(flow.delivered_bins.len() - 1);
-            flow.delivered_bins[bin] += delivered as u64 * self.payload_bytes as u64;
-            flow.delivered_by_horizon += delivered as u64;
+            if now >= self.hosts[endpoint as usize].deliveries.bin_end {
+                self.close_delivery_bin(endpoint, now);
+            }
+            let deliveries = &mut self.hosts[endpoint as usize].deliveries;
+            deliveries.in_bin += delivered as u64;
+            deliveries.total += delivered as u64;
         }
         self.after_endpoint(now, endpoint, route, Cause::Arrival);
+    }
+
+    /// Move a sink's deliveries in its current bin into its flow's bins and start the bin
+    /// that holds `now` (the last bin also takes deliveries at exactly the horizon).
+    #[cold]
+    fn close_delivery_bin(&mut self, endpoint: u32, now: Time) {
+        let flow = &mut self.flows[flow_of(endpoint) as usize];
+        let deliveries = &mut self.hosts[endpoint as usize].deliveries;
+        flow.delivered_bins[deliveries.bin] += deliveries.in_bin * self.payload_bytes as u64;
+        deliveries.in_bin = 0;
+        let last = flow.delivered_bins.len() - 1;
+        deliveries.bin = ((now / self.bin_width) as usize).min(last);
+        deliveries.bin_end =
+            if deliveries.bin == last { Time::MAX } else { (deliveries.bin as Time + 1) * self.bin_width };
     }
 
     /// An endpoint and where it sends: packets go straight into the arena, addressed to
@@ -552,13 +586,16 @@ impl Simulation {
         }
     }
 
-    fn summarise(self) -> RunResult {
+    fn summarise(mut self) -> RunResult {
+        for flow in 0..self.flows.len() as u32 {
+            self.close_delivery_bin(source_of(flow) + 1, self.horizon);
+        }
         let duration_s = self.horizon as f64 / NS_PER_SEC as f64;
         let mbps = |bytes: u64| bytes as f64 * 8.0 / duration_s / 1e6;
         let payload = self.payload_bytes as u64;
         let mut flows = Vec::with_capacity(self.flows.len());
         for (id, flow) in self.flows.iter().enumerate() {
-            let delivered = flow.delivered_by_horizon;
+            let delivered = self.hosts[source_of(id as u32) as usize + 1].deliveries.total;
             let group = &self.scenario.flows[flow.group];
             let mut metrics = FlowMetrics {
                 id: id as u32,
@@ -732,7 +769,8 @@ impl Simulation {
             links,
             bins: Bins {
                 width_s: self.bin_width as f64 / NS_PER_SEC as f64,
-                delivered_bytes: self.flows.iter().map(|f| f.delivered_bins.clone()).collect(),
+                // Moved, not copied: with many flows and long runs they are most of the result.
+                delivered_bytes: self.flows.iter_mut().map(|f| std::mem::take(&mut f.delivered_bins)).collect(),
                 bottleneck_arrivals: bottleneck.bins().map_or_else(Vec::new, |b| b.arrivals.clone()),
                 bottleneck_drops: bottleneck.bins().map_or_else(Vec::new, |b| b.drops.clone()),
                 bottleneck_transmitted_bytes: bottleneck.bins().map_or_else(Vec::new, |b| b.transmitted_bytes.clone()),

@@ -395,6 +395,12 @@ impl<P: Copy + Default> Link<P> {
     pub fn take_arrival(&mut self) -> (P, Option<Time>) {
         let packet = self.packets[(self.popped & self.ring_mask) as usize];
         self.remove_head();
+        // With many flows a link's rings are rarely in cache when its next packet
+        // arrives: fetch the next arrival's entries now, while this one is handled (its
+        // packet here, its timing at the next call's `front`).
+        let next = (self.popped & self.ring_mask) as usize;
+        crate::sim::prefetch(&self.packets[next]);
+        crate::sim::prefetch(&self.held[(self.popped.wrapping_add(1) & self.ring_mask) as usize]);
         (packet, self.front().map(|h| h.arrives))
     }
 

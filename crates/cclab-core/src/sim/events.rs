@@ -38,76 +38,133 @@ impl Event {
     }
 }
 
-/// A 4-ary min-heap of packed u128 keys: (time << 64) | (insertion << 24) | event.
-/// One u128 comparison orders by time, then insertion. The event being handled stays
-/// at the root until the handler's first `schedule`, which overwrites it and sifts down
-/// once (most handlers schedule exactly one follow-up: a link's next arrival).
+/// The pending events, in two 4-ary min-heaps of packed u128 keys:
+/// (time << 64) | (insertion << 24) | event. One u128 comparison orders by time, then
+/// insertion, and the next event is the lesser of the two roots, so events run in the
+/// order one heap of them all would give. Link arrivals and timers are kept apart
+/// because they differ in kind: links with packets in flight carry almost every event,
+/// while every endpoint keeps a timer that rarely fires (a retransmission deadline).
+/// With one heap, ten thousand flows' timers would make every link event sift through
+/// ten thousand entries.
+///
+/// The event being handled stays at its heap's root until the handler's first
+/// `schedule` into that heap, which overwrites it and sifts down once (most handlers
+/// schedule exactly one follow-up: a link's next arrival).
 #[derive(Default)]
 pub struct EventQueue {
-    heap: Vec<u128>,
-    /// The root is the event being handled and may be overwritten.
-    root_consumed: bool,
+    /// Indexed by the event's kind bit: link arrivals, timers.
+    heaps: [Heap; 2],
+    /// The heap whose root is the event being handled (and may be overwritten).
+    consumed: Option<usize>,
     inserted: u64,
     popped: u64,
 }
 
-const ARITY: usize = 4;
-
 impl EventQueue {
     #[inline]
     pub fn schedule(&mut self, at: Time, event: Event) {
+        let code = event.encode();
         // 40 bits of insertion order: 10^12 events before the tie-break could wrap.
-        let key = (at as u128) << 64 | (self.inserted << EVENT_BITS | event.encode()) as u128;
+        let key = (at as u128) << 64 | (self.inserted << EVENT_BITS | code) as u128;
         self.inserted += 1;
-        if self.root_consumed {
-            self.root_consumed = false;
-            self.heap[0] = key;
-            self.sift_down(0);
+        let kind = (code >> ID_BITS) as usize;
+        let heap = &mut self.heaps[kind];
+        if self.consumed == Some(kind) {
+            self.consumed = None;
+            heap.replace_root(key);
         } else {
-            self.heap.push(key);
-            self.sift_up(self.heap.len() - 1);
+            heap.push(key);
         }
     }
 
     /// The next event if it is due at or before `horizon`.
     #[inline]
     pub fn pop_until(&mut self, horizon: Time) -> Option<(Time, Event)> {
-        if self.root_consumed {
-            self.root_consumed = false;
-            let last = self.heap.pop().expect("consumed root is in the heap");
-            if !self.heap.is_empty() {
-                self.heap[0] = last;
-                self.sift_down(0);
-            }
+        if let Some(kind) = self.consumed.take() {
+            self.heaps[kind].pop_root();
         }
-        let &key = self.heap.first()?;
+        let (kind, key) = match (self.heaps[0].root(), self.heaps[1].root()) {
+            (Some(links), Some(timers)) => {
+                if links < timers {
+                    (0, links)
+                } else {
+                    (1, timers)
+                }
+            }
+            (Some(links), None) => (0, links),
+            (None, Some(timers)) => (1, timers),
+            (None, None) => return None,
+        };
         let at = (key >> 64) as Time;
         if at > horizon {
             return None;
         }
-        self.root_consumed = true;
+        self.consumed = Some(kind);
         self.popped += 1;
         Some((at, Event::decode(key as u64)))
     }
 
+    /// Events executed so far.
+    pub fn executed(&self) -> u64 {
+        self.popped
+    }
+    pub fn pending(&self) -> usize {
+        self.heaps[0].len() + self.heaps[1].len() - self.consumed.is_some() as usize
+    }
+}
+
+/// A 4-ary min-heap of u128 keys.
+#[derive(Default)]
+struct Heap {
+    keys: Vec<u128>,
+}
+
+const ARITY: usize = 4;
+
+impl Heap {
+    #[inline]
+    fn root(&self) -> Option<u128> {
+        self.keys.first().copied()
+    }
+    fn len(&self) -> usize {
+        self.keys.len()
+    }
+    #[inline]
+    fn push(&mut self, key: u128) {
+        self.keys.push(key);
+        self.sift_up(self.keys.len() - 1);
+    }
+    #[inline]
+    fn replace_root(&mut self, key: u128) {
+        self.keys[0] = key;
+        self.sift_down(0);
+    }
+    #[inline]
+    fn pop_root(&mut self) {
+        let last = self.keys.pop().expect("a consumed root is in its heap");
+        if !self.keys.is_empty() {
+            self.replace_root(last);
+        }
+    }
+
     #[inline]
     fn sift_up(&mut self, mut i: usize) {
-        let key = self.heap[i];
+        let key = self.keys[i];
         while i > 0 {
             let parent = (i - 1) / ARITY;
-            if self.heap[parent] <= key {
+            if self.keys[parent] <= key {
                 break;
             }
-            self.heap[i] = self.heap[parent];
+            self.keys[i] = self.keys[parent];
             i = parent;
         }
-        self.heap[i] = key;
+        self.keys[i] = key;
     }
 
     #[inline]
     fn sift_down(&mut self, mut i: usize) {
-        let key = self.heap[i];
-        let n = self.heap.len();
+        let key = self.keys[i];
+        let n = self.keys.len();
         loop {
             let first = i * ARITY + 1;
             if first >= n {
@@ -116,28 +173,20 @@ impl EventQueue {
             let best = if first + ARITY <= n {
                 // All four children present: pick the least without data-dependent
                 // branches (the comparisons are unpredictable; selects are not).
-                let h = &self.heap[first..first + ARITY];
+                let h = &self.keys[first..first + ARITY];
                 let low = if h[1] < h[0] { 1 } else { 0 };
                 let high = if h[3] < h[2] { 3 } else { 2 };
                 first + if h[high] < h[low] { high } else { low }
             } else {
-                (first + 1..n).fold(first, |best, child| if self.heap[child] < self.heap[best] { child } else { best })
+                (first + 1..n).fold(first, |best, child| if self.keys[child] < self.keys[best] { child } else { best })
             };
-            if self.heap[best] >= key {
+            if self.keys[best] >= key {
                 break;
             }
-            self.heap[i] = self.heap[best];
+            self.keys[i] = self.keys[best];
             i = best;
         }
-        self.heap[i] = key;
-    }
-
-    /// Events executed so far.
-    pub fn executed(&self) -> u64 {
-        self.popped
-    }
-    pub fn pending(&self) -> usize {
-        self.heap.len() - self.root_consumed as usize
+        self.keys[i] = key;
     }
 }
 
@@ -183,7 +232,8 @@ mod heap_tests {
         for _ in 0..20_000 {
             if rng.gen_bool(0.55) || reference.is_empty() {
                 let at = now + rng.gen_range(0..50);
-                let ev = Event::LinkArrival(rng.gen_range(0..1000));
+                let id = rng.gen_range(0..1000);
+                let ev = if rng.gen_bool(0.3) { Event::Timer(id) } else { Event::LinkArrival(id) };
                 q.schedule(at, ev);
                 reference.push((at, n, ev));
                 n += 1;
