@@ -242,3 +242,40 @@ def test_nested_values_are_stored_as_json_text_whatever_their_keys(tmp_path):
             store.record_result(plan, run, {"goodput_mbps": 1.0}, {"flows": flows}, {})
         stored_states = store.sql("SELECT cc_state FROM flows ORDER BY run_id, id")["cc_state"].tolist()
     assert sorted(stored_states) == sorted(['{"alpha": 0.31, "beta": 0.875}', "{}", '{"w_max": 12.5}', "{}"])
+
+
+def test_runs_written_together_are_stored_as_runs_written_one_by_one(pool_store, tmp_path, monkeypatch):
+    """The driver writes the runs waiting for it in one transaction (at least every
+    WRITE_EVERY_S): the same rows, however the runs are grouped into writes."""
+    from cclab.runs import runner
+
+    monkeypatch.setattr(runner, "WRITE_EVERY_S", 1e9)
+    together = run_plan(small_plan(), store=tmp_path / "together.duckdb", jobs=2)
+    assert together.succeeded == 12
+    assert_same_results(pool_store, tmp_path / "together.duckdb")
+    monkeypatch.setattr(runner, "WRITE_EVERY_S", 0.0)
+    run_plan(small_plan(), store=tmp_path / "apart.duckdb", jobs=2)
+    assert_same_results(pool_store, tmp_path / "apart.duckdb")
+
+
+def test_one_write_of_runs_whose_tables_differ_keeps_each_column_type(tmp_path):
+    """Tables with different columns (e.g. two algorithms' state) are appended apart: an
+    integer column absent from one run's table stays an integer column."""
+    from cclab.store.sweeps import FinishedRun
+
+    plan = load_plan(small_plan())
+    first, second, third = plan.runs()[:3]
+    finished = [FinishedRun(first, {}, {"goodput_mbps": 1.0}, {"flows": pd.DataFrame({"id": [0], "w_max": [12]})}),
+                FinishedRun(second, {}, {"goodput_mbps": 2.0}, {"flows": pd.DataFrame({"id": [0, 1]})}),
+                FinishedRun(third, {}, error="engine exploded")]
+    with SweepStore(tmp_path / "mixed.duckdb") as store:
+        store.record_runs(plan, finished)
+        types = dict(store.sql("SELECT column_name, data_type FROM information_schema.columns "
+                               "WHERE table_name = 'flows'").itertuples(index=False))
+        flows = store.sql("SELECT run_id, id, w_max FROM flows ORDER BY run_id, id")
+        runs = store.sql("SELECT run_id, status, error FROM runs")
+    assert types["w_max"] == "BIGINT" and types["id"] == "BIGINT"
+    assert sorted(zip(flows["run_id"], flows["id"])) == sorted([(first.run_id, 0), (second.run_id, 0),
+                                                                (second.run_id, 1)])
+    assert dict(zip(runs["run_id"], runs["status"])) == {first.run_id: "ok", second.run_id: "ok",
+                                                         third.run_id: "error"}

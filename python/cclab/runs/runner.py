@@ -44,6 +44,9 @@ from cclab.runs.plan import Plan, PlanSource, Run, load_plan
 EXECUTORS = ("local", "dask", "ray")
 ENGINES = ("cclab", "ns2")
 DEFAULT_STORE_DIR = Path("results") / "sweeps"
+# A sweep's driver that falls behind writes the runs waiting for it together, at least
+# this often.
+WRITE_EVERY_S = 1.0
 Item = TypeVar("Item")
 
 
@@ -170,15 +173,19 @@ def run_stored(runs: Sequence[Run], batch: Any, store: str | PathLike, executor:
                max_memory: Optional[int] = None, tables: bool = True,
                measure: Optional[Callable[[Any, Run], Any]] = None, engine: str = "cclab") -> SweepOutcome:
     """Run each of ``runs`` (deduplicated by run id) not yet stored in ``store``, recording
-    ``batch`` (a :class:`Plan` or :class:`Batch`) and writing each run as it finishes, in
-    one transaction: its system metrics, its whole result and, with ``tables``, its
-    result tables (flows, bins, ...) for SQL. ``measure(result, run)`` (picklable: a
+    ``batch`` (a :class:`Plan` or :class:`Batch`) and writing the runs as they finish —
+    each whole, in one transaction: its system metrics, its whole result and, with
+    ``tables``, its result tables (flows, bins, ...) for SQL. Runs that finish within
+    the driver's last write, while others wait to be read, are written together (up to
+    :data:`WRITE_EVERY_S` apart), so a driver writing short runs one by one does not hold
+    the workers back; a run that finds the driver idle is written at once. ``on_run(run,
+    status)`` is called once the run is stored. ``measure(result, run)`` (picklable: a
     module-level function or a partial of one) is computed in the worker from the very
     result that is stored, and returned in ``outcome.measured`` — a reproduction's
     figure tables, without parsing the result again in the driver. ``engine``: which
     simulator runs them (:data:`ENGINES`; ``ns2`` keep their results in a store of their
     own)."""
-    from cclab.store.sweeps import SweepStore
+    from cclab.store.sweeps import FinishedRun, SweepStore
 
     runs = list({run.run_id: run for run in runs}.values())
     store_path = Path(store)
@@ -191,23 +198,42 @@ def run_stored(runs: Sequence[Run], batch: Any, store: str | PathLike, executor:
         pending = [run for run in runs if run.run_id not in stored]
         outcome = SweepOutcome(batch, store_path, total=len(runs), skipped=len(runs) - len(pending))
         with _progress_reporter(progress, batch.name, outcome.total, outcome.skipped) as report:
+            unwritten: list[FinishedRun] = []
+            last_write = time.perf_counter()
+
+            def write() -> None:
+                nonlocal last_write
+                results.record_runs(batch, unwritten)
+                for done in unwritten:
+                    status = "ok" if done.ok else "error"
+                    params = " ".join(f"{path}={value}" for path, value in done.run.point.items())
+                    report(f"run={done.run.run_id} rep={done.run.replication} {params}", status)
+                    if on_run is not None:
+                        on_run(done.run, status)
+                unwritten.clear()
+                last_write = time.perf_counter()
+
             try:
                 work = functools.partial(simulate, max_memory=max_memory, keep="tables" if tables else "system",
                                          measure=measure, engine=engine)
-                for run, future in in_completion_order(pool, work, pending,
-                                                       payload=(lambda r: r) if measure else (lambda r: r.scenario_json),
-                                                       cost=lambda r: estimated_cost(r.scenario)):
+                completions = in_completion_order(pool, work, pending,
+                                                  payload=(lambda r: r) if measure else (lambda r: r.scenario_json),
+                                                  cost=lambda r: estimated_cost(r.scenario))
+                for run, future in completions:
                     reply = _reply(future)
-                    status = _store_finished(results, batch, run, reply, outcome)
-                    if status == "ok" and measure is not None:
+                    unwritten.append(_finished_run(run, reply, outcome))
+                    if reply["status"] == "ok" and measure is not None:
                         outcome.measured[run.run_id] = reply["measured"]
-                    params = " ".join(f"{path}={value}" for path, value in run.point.items())
-                    report(f"run={run.run_id} rep={run.replication} {params}", status)
-                    if on_run is not None:
-                        on_run(run, status)
+                    if not completions.waiting() or time.perf_counter() - last_write >= WRITE_EVERY_S:
+                        write()
             except BrokenExecutor as error:
+                write()
                 raise SweepError(f"the executor broke ({error}); {outcome.ran} of {len(pending)} runs were stored, "
                                  "run the same command again to resume") from None
+            finally:
+                # What finished is kept whatever stopped the sweep (Ctrl-C included).
+                if unwritten:
+                    write()
     outcome.wall_time_s = time.perf_counter() - started
     return outcome
 
@@ -223,15 +249,16 @@ def _reply(future: Any) -> dict[str, Any]:
         return {"status": "error", "error": f"{type(error).__name__}: {error}", **local_provenance()}
 
 
-def _store_finished(results, batch: Any, run: Run, reply: dict[str, Any], outcome: SweepOutcome) -> str:
+def _finished_run(run: Run, reply: dict[str, Any], outcome: SweepOutcome):
+    """The worker's reply as the store takes it, counted in ``outcome``."""
+    from cclab.store.sweeps import FinishedRun
+
     if reply["status"] == "ok":
-        results.record_result(batch, run, reply["system"], reply.get("tables", {}), reply, reply["result_json_zlib"])
         outcome.succeeded += 1
-    else:
-        results.record_failure(batch, run, reply["error"], reply)
-        outcome.failed += 1
-        outcome.failures.append((run.run_id, reply["error"]))
-    return reply["status"]
+        return FinishedRun(run, reply, reply["system"], reply.get("tables", {}), reply["result_json_zlib"])
+    outcome.failed += 1
+    outcome.failures.append((run.run_id, reply["error"]))
+    return FinishedRun(run, reply, error=reply["error"])
 
 
 def simulate(job: Union[str, Run], max_memory: Optional[int] = None, keep: str = "tables",
@@ -339,32 +366,43 @@ def local_provenance() -> dict[str, Optional[str]]:
 
 
 # ---------------------------------------------------------------- executors
-def in_completion_order(executor: Any, fn: Callable[[Any], Any], items: Iterable[Item],
-                        payload: Callable[[Item], Any] = lambda item: item,
-                        cost: Optional[Callable[[Item], float]] = None) -> Iterator[tuple[Item, Any]]:
+class in_completion_order:
     """Submit ``fn(payload(item))`` for every item (the costliest first, when ``cost``
-    is given); yield ``(item, future)`` as each finishes.
+    is given); iterating yields ``(item, future)`` as each finishes, and :meth:`waiting`
+    tells how many more have finished and not been yielded yet.
 
     Works with any futures that have ``add_done_callback`` (concurrent.futures, Dask);
     others are awaited in submission order. Leaving early cancels what has not started.
     """
-    items = list(items)
-    if cost is not None:
-        items.sort(key=cost, reverse=True)  # stable: equal costs keep their order
-    futures = [executor.submit(fn, payload(item)) for item in items]
-    try:
-        if not all(hasattr(future, "add_done_callback") for future in futures):
-            yield from zip(items, futures)  # the caller's future.result() waits
-            return
-        finished: queue.Queue = queue.Queue()
-        for index, future in enumerate(futures):
-            future.add_done_callback(functools.partial(_put_index, finished, index))
-        for _ in futures:
-            index = finished.get()
-            yield items[index], futures[index]
-    finally:
-        for future in futures:
-            future.cancel()
+
+    def __init__(self, executor: Any, fn: Callable[[Any], Any], items: Iterable[Item],
+                 payload: Callable[[Item], Any] = lambda item: item, cost: Optional[Callable[[Item], float]] = None):
+        self._items = list(items)
+        if cost is not None:
+            self._items.sort(key=cost, reverse=True)  # stable: equal costs keep their order
+        self._futures = [executor.submit(fn, payload(item)) for item in self._items]
+        self._finished: Optional[queue.Queue] = None
+        self._yielded = 0
+        if all(hasattr(future, "add_done_callback") for future in self._futures):
+            self._finished = queue.Queue()
+            for index, future in enumerate(self._futures):
+                future.add_done_callback(functools.partial(_put_index, self._finished, index))
+
+    def waiting(self) -> int:
+        if self._finished is None:  # futures that run when asked: all the rest are ready
+            return len(self._futures) - self._yielded
+        return self._finished.qsize()
+
+    def __iter__(self) -> Iterator[tuple[Item, Any]]:
+        try:
+            for position in range(len(self._futures)):
+                # Without callbacks, in submission order: the caller's future.result() waits.
+                index = position if self._finished is None else self._finished.get()
+                self._yielded += 1
+                yield self._items[index], self._futures[index]
+        finally:
+            for future in self._futures:
+                future.cancel()
 
 
 def _put_index(finished: queue.Queue, index: int, _future: Any) -> None:
@@ -373,7 +411,7 @@ def _put_index(finished: queue.Queue, index: int, _future: Any) -> None:
 
 class InlineExecutor:
     """Runs each submitted call in this process when its result is asked for (``jobs=1``):
-    one run at a time, each stored before the next starts."""
+    one run at a time (a sweep stores them every :data:`WRITE_EVERY_S`)."""
 
     def submit(self, fn: Callable, /, *args: Any, **kwargs: Any) -> "_Deferred":
         return _Deferred(functools.partial(fn, *args, **kwargs))

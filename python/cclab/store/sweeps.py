@@ -16,9 +16,10 @@ Tables (every row carries ``run_id``, the hash of the run's normalized scenario)
   when traced, ``trace_flows`` / ``trace_bottleneck_queue``: the run's result tables, for
   SQL (sweeps store them; reproductions keep only ``runs`` and ``results``).
 
-Each finished run is written in one transaction (its runs row and all its table rows),
-so a killed driver leaves either the whole run or nothing. Tables gain columns when the
-engine starts reporting new ones.
+Finished runs are written in transactions of one or more whole runs (a sweep of short
+runs writes what finished in the last second together: a transaction and a table append
+cost milliseconds each, whatever their size), so a killed driver leaves each run either
+whole or absent. Tables gain columns when the engine starts reporting new ones.
 """
 from __future__ import annotations
 
@@ -26,11 +27,13 @@ import contextlib
 import datetime
 import json
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
 from typing import Any, Optional
 
+import numpy as np
 import pandas as pd
 
 from cclab.errors import StoreError
@@ -45,6 +48,25 @@ RESULT_TABLES = ("flows", "groups", "links", "bins", "system_bins", "trace_flows
 # Columns of ``runs`` that describe a run rather than measure it.
 BOOKKEEPING_COLUMNS = ("run_id", "plan_hash", "plan_name", "point_index", "params", "replication", "seed",
                        "scenario_toml", "status", "error", "cclab_version", "git_commit", "host", "finished_utc")
+
+
+@dataclass
+class FinishedRun:
+    """A run as the store takes it: ``ok`` with its system metrics, result tables (as
+    :attr:`Result.system` and :meth:`Result.tables` give them; may be empty) and whole
+    result document (zlib-compressed JSON), or failed with its ``error``; and the
+    worker's provenance (version, git commit, host)."""
+
+    run: Run
+    provenance: dict[str, Any]
+    system: dict[str, Any] = field(default_factory=dict)
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    result_json_zlib: Optional[bytes] = None
+    error: Optional[str] = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
 
 
 class SweepStore:
@@ -100,26 +122,43 @@ class SweepStore:
         """Ids of the runs that finished successfully (a re-run skips them)."""
         return {row[0] for row in self._db.execute("SELECT run_id FROM runs WHERE status = 'ok'").fetchall()}
 
+    def record_runs(self, plan: Plan, finished: Sequence[FinishedRun]) -> None:
+        """Store finished runs of ``plan`` in one transaction, each replacing what an
+        earlier attempt left (a failed run is retried by a later sweep). Each result table
+        is appended once for all of them."""
+        if not finished:
+            return
+        with self._transaction():
+            self._delete_runs([done.run.run_id for done in finished])
+            rows = []
+            for done in finished:
+                metrics = {key: value for key, value in done.system.items() if key not in BOOKKEEPING_COLUMNS}
+                status = "ok" if done.ok else "error"
+                rows.append({**self._run_row(plan, done.run, status, done.error, done.provenance), **metrics})
+            self._insert_rows("runs", rows)
+            blobs = [[done.run.run_id, done.result_json_zlib] for done in finished
+                     if done.ok and done.result_json_zlib is not None]
+            if blobs:
+                self._db.executemany("INSERT INTO results VALUES (?, ?)", blobs)
+            # Runs whose tables have the same columns are appended together (a union of
+            # different columns would turn missing integers into floats).
+            appends: dict[tuple[str, tuple[str, ...]], list[tuple[str, pd.DataFrame]]] = {}
+            for done in finished:
+                for name, table in (done.tables if done.ok else {}).items():
+                    appends.setdefault((name, tuple(map(str, table.columns))), []).append((done.run.run_id, table))
+            for (name, _), tables in appends.items():
+                frame = pd.concat([table for _, table in tables], ignore_index=True)
+                frame.insert(0, "run_id", np.repeat([run_id for run_id, _ in tables], [len(t) for _, t in tables]))
+                self._append(name, frame)
+
     def record_result(self, plan: Plan, run: Run, system: dict[str, Any], tables: dict[str, pd.DataFrame],
                       provenance: dict[str, Any], result_json_zlib: Optional[bytes] = None) -> None:
-        """Store a successful run — its system metrics, result tables (as
-        :attr:`Result.system` and :meth:`Result.tables` give them; may be empty) and whole
-        result document (zlib-compressed JSON) — atomically, replacing an earlier failure."""
-        metrics = {key: value for key, value in system.items() if key not in BOOKKEEPING_COLUMNS}
-        row = {**self._run_row(plan, run, "ok", None, provenance), **metrics}
-        with self._transaction():
-            self._delete_run(run.run_id)
-            self._insert_row("runs", row)
-            if result_json_zlib is not None:
-                self._exec("INSERT INTO results VALUES (?, ?)", [run.run_id, result_json_zlib])
-            for name, table in tables.items():
-                self._append(name, table.assign(run_id=run.run_id)[["run_id", *table.columns]])
+        """Store one successful run (see :meth:`record_runs`)."""
+        self.record_runs(plan, [FinishedRun(run, provenance, system, tables, result_json_zlib)])
 
     def record_failure(self, plan: Plan, run: Run, error: str, provenance: dict[str, Any]) -> None:
         """Store that a run failed, with its error; a later sweep retries it."""
-        with self._transaction():
-            self._delete_run(run.run_id)
-            self._insert_row("runs", self._run_row(plan, run, "error", error, provenance))
+        self.record_runs(plan, [FinishedRun(run, provenance, error=error)])
 
     # ------------------------------------------------------------ reading
     def plans(self) -> pd.DataFrame:
@@ -193,10 +232,15 @@ class SweepStore:
             "host": provenance.get("host"), "finished_utc": _now(),
         }
 
-    def _delete_run(self, run_id: str) -> None:
+    def _delete_runs(self, run_ids: list[str]) -> None:
+        """Remove what earlier attempts at these runs left (usually nothing: one query)."""
+        earlier = self._db.execute("SELECT count(*) FROM runs WHERE run_id IN (SELECT unnest(?::VARCHAR[]))",
+                                   [run_ids]).fetchall()[0][0]
+        if not earlier:
+            return
         for name in ("runs", "results", *RESULT_TABLES):
             if self._has_table(name):
-                self._exec(f"DELETE FROM {name} WHERE run_id = ?", [run_id])
+                self._exec(f"DELETE FROM {name} WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [run_ids])
 
     def _append(self, name: str, frame: pd.DataFrame) -> None:
         """Insert ``frame`` into table ``name`` by column name, creating the table or
@@ -219,19 +263,23 @@ class SweepStore:
         finally:
             self._db.unregister("incoming")
 
-    def _insert_row(self, name: str, row: dict[str, Any]) -> None:
-        """Insert one row (column -> Python value) into the existing table ``name``,
-        adding the columns it lacks; a statement with parameters, not a registered
-        DataFrame, which costs ~15 ms per call."""
+    def _insert_rows(self, name: str, rows: list[dict[str, Any]]) -> None:
+        """Insert rows (column -> Python value) into the existing table ``name``, adding
+        the columns it lacks (typed by their first value); statements with parameters,
+        not a registered DataFrame, which costs ~15 ms per call."""
         known = self._columns()[name]
-        for column, value in row.items():
-            if column not in known:
-                self._exec(f'ALTER TABLE {name} ADD COLUMN "{column}" {_sql_type(value)}')
-                known.add(column)
-        values = [json.dumps(v, sort_keys=True, default=str) if isinstance(v, (dict, list)) else v
-                  for v in row.values()]
-        columns = ", ".join(f'"{column}"' for column in row)
-        self._exec(f"INSERT INTO {name} ({columns}) VALUES ({', '.join('?' * len(row))})", values)
+        by_columns: dict[tuple[str, ...], list[list[Any]]] = {}
+        for row in rows:
+            for column, value in row.items():
+                if column not in known:
+                    self._exec(f'ALTER TABLE {name} ADD COLUMN "{column}" {_sql_type(value)}')
+                    known.add(column)
+            by_columns.setdefault(tuple(row), []).append(
+                [json.dumps(v, sort_keys=True, default=str) if isinstance(v, (dict, list)) else v
+                 for v in row.values()])
+        for columns, values in by_columns.items():
+            names = ", ".join(f'"{column}"' for column in columns)
+            self._db.executemany(f"INSERT INTO {name} ({names}) VALUES ({', '.join('?' * len(columns))})", values)
 
     def _exec(self, statement: str, parameters: Optional[list] = None) -> None:
         """Run a statement that returns no rows (DuckDB wants every result consumed)."""
