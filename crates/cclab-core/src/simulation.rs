@@ -1,4 +1,4 @@
-//! The engine loop: it owns the event queue, the packet arena, the links and the
+//! The engine loop: it owns the event queue, the links (which carry the packets) and the
 //! endpoints, and moves packets between them. It knows no protocol: endpoints are
 //! sans-IO state machines ([`Endpoint`]) that take packets and timer calls and hand back
 //! packets to send. Nothing here knows about Python or files.
@@ -491,8 +491,8 @@ impl Simulation {
             if deliveries.bin == last { Time::MAX } else { (deliveries.bin as Time + 1) * self.bin_width };
     }
 
-    /// An endpoint and where it sends: packets go straight into the arena, addressed to
-    /// the flow's other endpoint on the endpoint's own route.
+    /// An endpoint and where it sends: packets are collected, addressed to the flow's
+    /// other endpoint on the endpoint's own route, and offered to its first link after the call.
     fn endpoint_and_outbox(&mut self, endpoint: u32) -> (&mut Endpoint, EngineOutbox<'_>) {
         debug_assert!(self.sent.is_empty(), "a host's first link is never pass-through: no nested sends");
         let host = &mut self.hosts[endpoint as usize];

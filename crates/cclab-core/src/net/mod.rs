@@ -1,4 +1,4 @@
-//! Network elements: packets in an arena, links with their queues and loss models,
+//! Network elements: packets, links (whose rings carry them) with their queues and loss models,
 //! topologies (a graph, or a preset that expands into one) and the built network.
 pub mod link;
 pub mod loss;

@@ -18,9 +18,9 @@ pub struct Outgoing {
     pub ect: bool,
 }
 
-/// Where an endpoint puts the packets it sends. The engine's outbox writes them straight
-/// into its packet arena, addressed to the flow's other endpoint on the right route; unit
-/// tests collect them in a `Vec<Outgoing>`.
+/// Where an endpoint puts the packets it sends. The engine's outbox makes them packets
+/// addressed to the flow's other endpoint on the right route; unit tests collect them in
+/// a `Vec<Outgoing>`.
 pub trait Outbox {
     fn send(&mut self, packet: Outgoing);
 }
