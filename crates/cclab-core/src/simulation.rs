@@ -34,7 +34,10 @@ struct Flow {
 struct Host {
     endpoint: Endpoint,
     timer: LazyTimer,
-    route: RouteId,
+    /// Where the route the endpoint sends on starts in `Simulation::route_links`.
+    route: u32,
+    /// The first link of that route, where what the endpoint sends goes (never pass-through).
+    first_link: LinkId,
     traced: bool,
     /// What this host (a sink) delivered.
     deliveries: Deliveries,
@@ -52,6 +55,10 @@ struct Deliveries {
     bin_end: Time,
     in_bin: u64,
 }
+
+/// Ends each route in `Simulation::route_links` (no link has this id: event ids are
+/// smaller).
+const ROUTE_END: LinkId = LinkId::MAX;
 
 fn source_of(flow: u32) -> u32 {
     2 * flow
@@ -93,13 +100,19 @@ enum Cause {
     Timer,
 }
 
-/// The engine's [`Outbox`]: what an endpoint sends becomes a packet, counted at once;
-/// the engine offers it to the route's first link after the call.
+/// The engine's [`Outbox`]: what an endpoint sends becomes a packet, counted, and is
+/// offered at once to the first link of the endpoint's route. That link is never
+/// pass-through (see `Network::pass_through_links`), so an offer there only queues the
+/// packet (and may schedule the link's next arrival): nothing reaches another endpoint
+/// during the call. The packet is written straight into the link's ring.
 struct EngineOutbox<'a> {
-    sent: &'a mut Vec<Packet>,
+    now: Time,
+    link: &'a mut Link,
+    link_id: LinkId,
+    events: &'a mut EventQueue,
     counts: &'a mut Counts,
     destination: u32,
-    route: RouteId,
+    route: u32,
 }
 
 impl Outbox for EngineOutbox<'_> {
@@ -107,15 +120,25 @@ impl Outbox for EngineOutbox<'_> {
     fn send(&mut self, out: Outgoing) {
         let class = out.header.class();
         self.counts.sent[class as usize] += 1;
-        self.sent.push(Packet {
-            destination: self.destination,
-            size: out.size,
-            route: self.route,
-            hop: 0,
-            ecn: if out.ect { ecn::ECT } else { 0 },
-            class,
-            header: out.header,
-        });
+        let ect = if out.ect { ecn::ECT } else { 0 };
+        match self.link.offer(self.now, out.size, out.ect) {
+            Admission::Admitted { schedule, mark_ce, .. } => {
+                debug_assert!(!self.link.pass_through, "a route's first link is never pass-through");
+                *self.link.kept_slot() = Packet {
+                    destination: self.destination,
+                    size: out.size,
+                    route: self.route,
+                    hop: 0,
+                    ecn: if mark_ce { ect | ecn::CE } else { ect },
+                    class,
+                    header: out.header,
+                };
+                if let Some(at) = schedule {
+                    self.events.schedule(at, Event::LinkArrival(self.link_id));
+                }
+            }
+            Admission::Dropped | Admission::Lost => self.counts.dropped[class as usize] += 1,
+        }
     }
 }
 
@@ -124,13 +147,14 @@ pub struct Simulation {
     horizon: Time,
     events: EventQueue,
     links: Vec<Link>,
-    routes: Vec<Vec<LinkId>>,
+    /// Every route's links, one route after another, each followed by [`ROUTE_END`]. A
+    /// packet carries where its route starts here (see [`Host::route`]), so its next link
+    /// is one load away.
+    route_links: Vec<LinkId>,
     /// Nodes and link directions (for the per-link results) and the bottleneck.
     graph: Graph,
     flows: Vec<Flow>,
     hosts: Vec<Host>,
-    /// Packets an endpoint sent during its current call, to be offered to its first link.
-    sent: Vec<Packet>,
     /// Scratch space for tracing a source's state.
     trace_window: Vec<(&'static str, f64)>,
     trace_cc: Vec<(&'static str, f64)>,
@@ -307,10 +331,11 @@ impl Simulation {
             }
             // Sources with state to trace only (a UDP source has none).
             let traced = scenario.trace.flows && group.transport != Transport::Udp;
-            let host = |endpoint, route, traced| Host {
+            let host = |endpoint, route: RouteId, traced| Host {
                 endpoint,
                 timer: LazyTimer::default(),
                 route,
+                first_link: graph.routes[route as usize][0],
                 traced,
                 deliveries: Deliveries { bin_end: if bins > 1 { bin_width } else { Time::MAX }, ..Default::default() },
             };
@@ -327,6 +352,16 @@ impl Simulation {
             });
         }
         let routes = std::mem::take(&mut graph.routes);
+        let mut route_starts = Vec::with_capacity(routes.len());
+        let mut route_links = Vec::with_capacity(routes.iter().map(|r| r.len() + 1).sum());
+        for route in &routes {
+            route_starts.push(route_links.len() as u32);
+            route_links.extend_from_slice(route);
+            route_links.push(ROUTE_END);
+        }
+        for host in &mut hosts {
+            host.route = route_starts[host.route as usize];
+        }
         let mut links = build_links(&graph, scenario.seed);
         let pass_through = pass_through_links(&routes, links.len(), hosts.len(), &streams);
         for (link, pass) in links.iter_mut().zip(pass_through) {
@@ -345,11 +380,10 @@ impl Simulation {
             horizon,
             events: EventQueue::default(),
             links,
-            routes,
+            route_links,
             graph,
             flows,
             hosts,
-            sent: Vec::new(),
             trace_window: Vec::new(),
             trace_cc: Vec::new(),
             trace_key: String::new(),
@@ -387,45 +421,48 @@ impl Simulation {
     }
 
     fn on_link_arrival(&mut self, now: Time, link: LinkId) {
-        let (mut packet, next) = self.links[link as usize].take_arrival();
+        let (packet, next) = self.links[link as usize].take_arrival();
         if let Some(at) = next {
             self.events.schedule(at, Event::LinkArrival(link));
         }
-        packet.hop += 1;
-        let route = &self.routes[packet.route as usize];
-        if (packet.hop as usize) < route.len() {
-            let next_link = route[packet.hop as usize];
-            self.offer(now, next_link, packet);
-        } else {
-            self.arrive_at_host(now, packet);
+        let hop = packet.hop + 1;
+        match self.route_links[(packet.route + hop as u32) as usize] {
+            ROUTE_END => self.arrive_at_host(now, packet.ecn, &packet),
+            next_link => self.offer(now, next_link, hop, packet.ecn, &packet),
         }
     }
 
-    /// Offer a packet to a link at `now`; through pass-through links it goes on at once
-    /// to the next link, at the (future) time it will reach it.
-    fn offer(&mut self, mut now: Time, mut link: LinkId, mut packet: Packet) {
+    /// Offer a packet, at hop `hop` of its route with ECN bits `ecn_bits`, to a link at
+    /// `now`; through pass-through links it goes on at once to the next link, at the
+    /// (future) time it will reach it. The packet itself is not changed in transit (its
+    /// hop and ECN bits travel beside it) and is copied only into the ring of the link
+    /// that keeps it.
+    fn offer(&mut self, mut now: Time, mut link: LinkId, mut hop: u16, mut ecn_bits: u8, packet: &Packet) {
         loop {
             if now > self.horizon {
                 // Handed on ahead of time but due after the end: still in flight then.
-                return self.count_late(&packet);
+                return self.count_late(packet);
             }
             let target = &mut self.links[link as usize];
-            match target.offer(now, packet.size, packet.ecn & ecn::ECT != 0) {
+            match target.offer(now, packet.size, ecn_bits & ecn::ECT != 0) {
                 Admission::Admitted { arrives, schedule, mark_ce } => {
                     if mark_ce {
-                        packet.ecn |= ecn::CE;
+                        ecn_bits |= ecn::CE;
                     }
                     if !target.pass_through {
-                        target.keep(packet);
+                        let kept = target.kept_slot();
+                        *kept = *packet;
+                        kept.hop = hop;
+                        kept.ecn = ecn_bits;
                         if let Some(at) = schedule {
                             self.events.schedule(at, Event::LinkArrival(link));
                         }
                         return;
                     }
-                    packet.hop += 1;
-                    match self.routes[packet.route as usize].get(packet.hop as usize) {
-                        Some(&next) => link = next,
-                        None => return self.arrive_at_host(arrives, packet),
+                    hop += 1;
+                    match self.route_links[(packet.route + hop as u32) as usize] {
+                        ROUTE_END => return self.arrive_at_host(arrives, ecn_bits, packet),
+                        next => link = next,
                     }
                     now = arrives;
                 }
@@ -447,11 +484,11 @@ impl Simulation {
     /// arrival (and what it sends goes to a link only it feeds: see
     /// `Network::pass_through_links`). Arrivals after the end of the run are left
     /// undelivered (counted as in flight).
-    fn arrive_at_host(&mut self, at: Time, packet: Packet) {
+    fn arrive_at_host(&mut self, at: Time, ecn_bits: u8, packet: &Packet) {
         if at > self.horizon {
-            return self.count_late(&packet);
+            return self.count_late(packet);
         }
-        self.deliver(at, packet);
+        self.deliver(at, ecn_bits, packet);
     }
 
     /// A packet whose next step falls after the end of the run: count it in flight.
@@ -459,13 +496,12 @@ impl Simulation {
         self.counts.late[packet.class as usize] += 1;
     }
 
-    fn deliver(&mut self, now: Time, packet: Packet) {
+    fn deliver(&mut self, now: Time, ecn_bits: u8, packet: &Packet) {
         self.counts.received[packet.class as usize] += 1;
         let endpoint = packet.destination;
         self.fire_due_timers(endpoint, now);
-        let (host, mut outbox) = self.endpoint_and_outbox(endpoint);
-        let delivered = host.on_packet(now, &packet.header, packet.ecn, &mut outbox);
-        let route = outbox.route;
+        let (host, mut outbox) = self.endpoint_and_outbox(now, endpoint);
+        let delivered = host.on_packet(now, &packet.header, ecn_bits, &mut outbox);
         if delivered > 0 {
             if now >= self.hosts[endpoint as usize].deliveries.bin_end {
                 self.close_delivery_bin(endpoint, now);
@@ -474,7 +510,7 @@ impl Simulation {
             deliveries.in_bin += delivered as u64;
             deliveries.total += delivered as u64;
         }
-        self.after_endpoint(now, endpoint, route, Cause::Arrival);
+        self.after_endpoint(now, endpoint, Cause::Arrival);
     }
 
     /// Move a sink's deliveries in its current bin into its flow's bins and start the bin
@@ -491,13 +527,15 @@ impl Simulation {
             if deliveries.bin == last { Time::MAX } else { (deliveries.bin as Time + 1) * self.bin_width };
     }
 
-    /// An endpoint and where it sends: packets are collected, addressed to the flow's
-    /// other endpoint on the endpoint's own route, and offered to its first link after the call.
-    fn endpoint_and_outbox(&mut self, endpoint: u32) -> (&mut Endpoint, EngineOutbox<'_>) {
-        debug_assert!(self.sent.is_empty(), "a host's first link is never pass-through: no nested sends");
+    /// An endpoint and where it sends at `now`: the first link of its route (see
+    /// [`EngineOutbox`]).
+    fn endpoint_and_outbox(&mut self, now: Time, endpoint: u32) -> (&mut Endpoint, EngineOutbox<'_>) {
         let host = &mut self.hosts[endpoint as usize];
         let outbox = EngineOutbox {
-            sent: &mut self.sent,
+            now,
+            link: &mut self.links[host.first_link as usize],
+            link_id: host.first_link,
+            events: &mut self.events,
             counts: &mut self.counts,
             destination: endpoint ^ 1,
             route: host.route,
@@ -505,16 +543,8 @@ impl Simulation {
         (&mut host.endpoint, outbox)
     }
 
-    /// Put what the endpoint sent on the wire, keep its timer armed, trace a source.
-    fn after_endpoint(&mut self, now: Time, endpoint: u32, route: RouteId, cause: Cause) {
-        if !self.sent.is_empty() {
-            let first = self.routes[route as usize][0];
-            for i in 0..self.sent.len() {
-                let packet = self.sent[i];
-                self.offer(now, first, packet);
-            }
-            self.sent.clear();
-        }
+    /// After an endpoint acted: keep its timer armed, trace a source.
+    fn after_endpoint(&mut self, now: Time, endpoint: u32, cause: Cause) {
         self.arm_timer(endpoint);
         let host = &self.hosts[endpoint as usize];
         if host.traced && (matches!(cause, Cause::Arrival) || host.endpoint.traces_timer_actions()) {
@@ -537,11 +567,10 @@ impl Simulation {
 
     /// Call the endpoint's timer at `now`; if it acted, send and re-arm as after any action.
     fn fire_timer(&mut self, now: Time, endpoint: u32) -> bool {
-        let (host, mut outbox) = self.endpoint_and_outbox(endpoint);
+        let (host, mut outbox) = self.endpoint_and_outbox(now, endpoint);
         let acted = host.on_timer(now, &mut outbox);
-        let route = outbox.route;
         if acted {
-            self.after_endpoint(now, endpoint, route, Cause::Timer);
+            self.after_endpoint(now, endpoint, Cause::Timer);
         }
         acted
     }
@@ -706,7 +735,7 @@ impl Simulation {
                     rate_mbps: link.rate.bps() as f64 / 1e6,
                     delay_ms: link.delay as f64 / 1e6,
                     buffer_packets: link.limit,
-                    arrivals: link.stats.arrivals(),
+                    arrivals: link.arrivals(),
                     departures: link.transmitted().0,
                     queue_drops: link.stats.queue_drops,
                     loss_drops: link.stats.loss_drops,

@@ -25,29 +25,21 @@ use crate::sim::{Rate, Time};
 /// The timing of a held packet.
 #[derive(Clone, Copy, Debug, Default)]
 struct Held {
-    /// Bytes admitted before this packet (for the byte length of the waiting queue).
-    bytes_before: u64,
     tx_start: Time,
     arrives: Time,
 }
 
+/// What a link counted that an admission does not need: drops, queueing delay, and the
+/// admitted packets whose transmission ends after the horizon (departures and bytes
+/// sent are the admitted ones less these).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LinkStats {
     pub queue_drops: u64,
     pub loss_drops: u64,
-    pub departures: u64,
-    /// Bytes whose transmission ended by the end of the run (for utilisation).
-    pub bytes_sent: u64,
     /// Sum over admitted packets of the time spent waiting before transmission.
     pub queueing_delay_sum: u128,
-    pub admitted: u64,
-}
-
-impl LinkStats {
-    /// Packets offered: admitted, dropped by the queue (or RED) or lost.
-    pub fn arrivals(&self) -> u64 {
-        self.admitted + self.queue_drops + self.loss_drops
-    }
+    late_departures: u64,
+    late_bytes: u64,
 }
 
 /// What only some links have, apart from the state every admission reads (so a plain
@@ -70,11 +62,24 @@ pub struct LinkExtras {
     /// Scheduled rate changes: each packet is sent at the rate in force when its
     /// transmission starts.
     pub rate_schedule: Option<super::rate_schedule::RateSchedule>,
+    /// For the byte length of the waiting queue (a byte limit, RED in byte mode): the
+    /// bytes admitted before each held packet, a ring beside the timing ring.
+    bytes_before: Vec<u64>,
+}
+
+impl LinkExtras {
+    /// Whether admissions need the queue's length in bytes.
+    fn counts_bytes(&self) -> bool {
+        self.limit_bytes.is_some() || self.red.as_ref().is_some_and(|red| red.parameters_in_bytes())
+    }
 }
 
 /// A link direction holding packets of type `P` (the engine's: route, size, header).
-/// Laid out in the order an admission reads it (`repr(C)`): the queue's state first.
-#[repr(C)]
+/// Laid out so that an admission reads two cache lines (`repr(C)`, aligned): the queue's
+/// state, the rings and the constants it needs first; what it seldom touches (drops,
+/// the queueing-delay sum, the rate) after them. With many flows a link is rarely in
+/// cache when a packet reaches it, so every line an admission touches is a miss.
+#[repr(C, align(64))]
 pub struct Link<P> {
     busy_until: Time,
     /// Index (counted from the first entry ever pushed) of the first held entry whose
@@ -83,32 +88,35 @@ pub struct Link<P> {
     /// Entries ever pushed / ever popped.
     pushed: u64,
     popped: u64,
+    admitted: u64,
     admitted_bytes: u64,
-    /// The last (bytes, transmission time) computed: packets come in few sizes, and a
-    /// division per hop is a measurable share of the hot path.
-    last_transmission: (u32, Time),
-    pub extras: Option<Box<LinkExtras>>,
-    /// Queue limit in packets, counting the packet being transmitted (as ns-2 DropTail).
-    pub limit: u32,
-    /// Hands packets on at admission (see the module docs); never has events.
-    pub pass_through: bool,
+    /// The last transmission time computed, for `last_bytes`: packets come in few sizes,
+    /// and a division per hop is a measurable share of the hot path.
+    last_transmission: Time,
     pub delay: Time,
     /// The end of the run: a packet counts as transmitted (departures, bytes sent) if its
     /// transmission ends by then, which is known when it is admitted.
     pub horizon: Time,
-    pub stats: LinkStats,
-    /// The held packets, a ring addressed by push count: entry number n (counted from the
-    /// first ever pushed) is at `n & ring_mask`; the held ones are [popped, pushed). The
-    /// counters already say where the ends are, so a plain power-of-two vector serves as
-    /// the ring. A link that is not pass-through pushes every packet it admits and pops it
-    /// when it arrives at the far end; a pass-through link pushes only packets that must
-    /// wait for the transmitter and pops them when their transmission starts (all it needs
-    /// to know is the queue), so one that rarely queues never touches its ring.
-    held: Vec<Held>,
-    ring_mask: u64,
+    pub extras: Option<Box<LinkExtras>>,
+    /// The held packets' timing, a ring addressed by push count: entry number n (counted
+    /// from the first ever pushed) is at `n & (len − 1)`; the held ones are [popped,
+    /// pushed). The counters already say where the ends are, so a plain power-of-two
+    /// slice serves as the ring. A link that is not pass-through pushes every packet it
+    /// admits and pops it when it arrives at the far end; a pass-through link pushes only
+    /// packets that must wait for the transmitter and pops them when their transmission
+    /// starts (all it needs to know is the queue), so one that rarely queues never
+    /// touches its ring.
+    held: Box<[Held]>,
     /// The held packets themselves, at the same places as `held` (empty on a
     /// pass-through link, which hands its packets on at once).
-    packets: Vec<P>,
+    packets: Box<[P]>,
+    last_bytes: u32,
+    /// Queue limit in packets, counting the packet being transmitted (as ns-2 DropTail).
+    pub limit: u32,
+    /// Hands packets on at admission (see the module docs); never has events.
+    pub pass_through: bool,
+    // What follows is cold.
+    pub stats: LinkStats,
     pub rate: Rate,
 }
 
@@ -171,18 +179,19 @@ impl<P: Copy + Default> Link<P> {
             waiting_from: 0,
             pushed: 0,
             popped: 0,
+            admitted: 0,
             admitted_bytes: 0,
-            last_transmission: (0, 0),
-            extras: None,
-            limit,
-            pass_through: false,
+            last_transmission: 0,
             delay,
             horizon: Time::MAX,
-            stats: LinkStats::default(),
+            extras: None,
             // Small to start (most links of a big topology hold few packets); doubles as needed.
-            held: vec![Held::default(); 4],
-            ring_mask: 3,
-            packets: Vec::new(),
+            held: vec![Held::default(); 4].into_boxed_slice(),
+            packets: Box::new([]),
+            last_bytes: 0,
+            limit,
+            pass_through: false,
+            stats: LinkStats::default(),
             rate,
         };
         if loss.is_some() {
@@ -191,7 +200,8 @@ impl<P: Copy + Default> Link<P> {
         link
     }
 
-    /// The link's extras, created on first use.
+    /// The link's extras, created on first use. (Set a byte limit or RED before the
+    /// first admission: the byte ring starts with them.)
     pub fn extras_mut(&mut self) -> &mut LinkExtras {
         self.extras.get_or_insert_with(|| Box::new(LinkExtras { queue_trace_limit: usize::MAX, ..Default::default() }))
     }
@@ -204,10 +214,14 @@ impl<P: Copy + Default> Link<P> {
         self.extras.as_ref().and_then(|x| x.bins.as_ref())
     }
 
+    fn ring_mask(&self) -> u64 {
+        self.held.len() as u64 - 1
+    }
+
     /// Packet number `n` (counted from the first ever admitted), which must be held.
     #[inline]
     fn held_at(&self, n: u64) -> &Held {
-        &self.held[(n & self.ring_mask) as usize]
+        &self.held[(n & self.ring_mask()) as usize]
     }
 
     fn held_count(&self) -> u64 {
@@ -218,37 +232,64 @@ impl<P: Copy + Default> Link<P> {
         (self.held_count() > 0).then(|| self.held_at(self.popped))
     }
 
+    /// Hold entry number `pushed` (its packet, if kept, is written by the caller).
+    #[inline]
     fn push(&mut self, held: Held) {
         if self.held_count() == self.held.len() as u64 {
-            // Full: double the rings, keeping each held packet at its number's new place.
-            let size = 2 * self.held.len();
-            let mask = size as u64 - 1;
-            let mut grown = vec![Held::default(); size];
-            let mut grown_packets = vec![P::default(); if self.packets.is_empty() { 0 } else { size }];
-            for n in self.popped..self.pushed {
-                grown[(n & mask) as usize] = *self.held_at(n);
-                if !grown_packets.is_empty() {
-                    grown_packets[(n & mask) as usize] = self.packets[(n & self.ring_mask) as usize];
-                }
-            }
-            self.held = grown;
-            self.packets = grown_packets;
-            self.ring_mask = mask;
+            self.grow();
         }
-        let slot = (self.pushed & self.ring_mask) as usize;
+        let slot = (self.pushed & self.ring_mask()) as usize;
         self.held[slot] = held;
+        if let Some(x) = self.extras.as_mut().filter(|x| x.counts_bytes()) {
+            if x.bytes_before.len() != self.held.len() {
+                x.bytes_before = vec![0; self.held.len()]; // the first push (set up before it)
+            }
+            x.bytes_before[slot] = self.admitted_bytes;
+        }
+        self.pushed += 1;
     }
 
-    /// Hold the packet just admitted (a link that is not pass-through keeps its packets
-    /// until they arrive at the far end; the caller has applied any CE mark).
+    /// Full: double the rings, keeping each held packet at its number's new place.
+    #[cold]
+    fn grow(&mut self) {
+        let (old_mask, size) = (self.ring_mask(), 2 * self.held.len());
+        let mask = size as u64 - 1;
+        let mut held = vec![Held::default(); size];
+        let mut packets = vec![P::default(); if self.packets.is_empty() { 0 } else { size }];
+        for n in self.popped..self.pushed {
+            held[(n & mask) as usize] = *self.held_at(n);
+            if !packets.is_empty() {
+                packets[(n & mask) as usize] = self.packets[(n & old_mask) as usize];
+            }
+        }
+        if let Some(x) = self.extras.as_mut().filter(|x| !x.bytes_before.is_empty()) {
+            let mut bytes_before = vec![0; size];
+            for n in self.popped..self.pushed {
+                bytes_before[(n & mask) as usize] = x.bytes_before[(n & old_mask) as usize];
+            }
+            x.bytes_before = bytes_before;
+        }
+        self.held = held.into_boxed_slice();
+        self.packets = packets.into_boxed_slice();
+    }
+
+    /// The ring slot of the packet just admitted, for the caller to fill: a link that is
+    /// not pass-through keeps its packets until they arrive at the far end. (Filled in
+    /// place, the packet is not built on the stack and copied again.)
     #[inline]
-    pub fn keep(&mut self, packet: P) {
+    pub fn kept_slot(&mut self) -> &mut P {
         debug_assert!(!self.pass_through && self.pushed > 0);
         if self.packets.len() != self.held.len() {
-            self.packets = vec![P::default(); self.held.len()];
+            self.packets = vec![P::default(); self.held.len()].into_boxed_slice();
         }
-        let slot = ((self.pushed - 1) & self.ring_mask) as usize;
-        self.packets[slot] = packet;
+        let slot = ((self.pushed - 1) & self.ring_mask()) as usize;
+        &mut self.packets[slot]
+    }
+
+    /// Hold the packet just admitted (see [`kept_slot`](Link::kept_slot)).
+    #[inline]
+    pub fn keep(&mut self, packet: P) {
+        *self.kept_slot() = packet;
     }
 
     /// Packets waiting for the transmitter at time `now` (not counting the one being sent).
@@ -309,42 +350,63 @@ impl<P: Copy + Default> Link<P> {
         if busy && waiting + 1 >= self.limit {
             return self.drop_arrival(now);
         }
-        if let Some(limit) = self.extras.as_ref().and_then(|x| x.limit_bytes) {
-            if busy && self.waiting_bytes(waiting) + bytes as u64 >= limit {
-                return self.drop_arrival(now);
+        let tx_start = self.busy_until.max(now);
+        let mut transmission = self.last_transmission;
+        if self.extras.is_some() || self.last_bytes != bytes {
+            match self.admission_extras(now, busy, waiting, bytes, tx_start) {
+                Ok(time) => transmission = time,
+                Err(dropped) => return dropped,
             }
         }
-        let tx_start = self.busy_until.max(now);
-        let transmission = match self.extras.as_ref().and_then(|x| x.rate_schedule.as_ref()) {
-            None => {
-                if self.last_transmission.0 != bytes {
-                    self.last_transmission = (bytes, self.rate.transmission_time(bytes));
-                }
-                self.last_transmission.1
-            }
-            Some(schedule) => schedule.rate_at(self.rate, tx_start).transmission_time(bytes),
-        };
         // Saturating: a slow link flooded for long could push its busy time past u64;
         // a saturated time is simply "after the end of any run".
         let tx_end = tx_start.saturating_add(transmission);
         self.busy_until = tx_end;
-        self.stats.admitted += 1;
-        self.stats.queueing_delay_sum += (tx_start - now) as u128;
+        self.admitted += 1;
         let arrives = tx_end.saturating_add(self.delay);
-        if let Some(bins) = self.extras.as_mut().and_then(|x| x.bins.as_mut()) {
-            bins.transmitted(tx_end, bytes);
+        if tx_end > self.horizon {
+            self.stats.late_departures += 1;
+            self.stats.late_bytes += bytes as u64;
         }
-        if tx_end <= self.horizon {
-            self.stats.departures += 1;
-            self.stats.bytes_sent += bytes as u64;
-        }
-        if !self.pass_through || tx_start > now {
-            self.push(Held { bytes_before: self.admitted_bytes, tx_start, arrives });
-            self.pushed += 1;
+        if tx_start > now {
+            self.stats.queueing_delay_sum += (tx_start - now) as u128;
+            self.push(Held { tx_start, arrives });
+        } else if !self.pass_through {
+            self.push(Held { tx_start, arrives });
         }
         self.admitted_bytes += bytes as u64;
         let schedule = if !self.pass_through && self.held_count() == 1 { Some(arrives) } else { None };
         Admission::Admitted { arrives, schedule, mark_ce }
+    }
+
+    /// The parts of an admission only some links need (a byte limit, scheduled rates,
+    /// per-bin counts) and a packet size other than the last one's: the drop (as an
+    /// `Err`) or the transmission time.
+    #[inline(never)]
+    fn admission_extras(&mut self, now: Time, busy: bool, waiting: u32, bytes: u32, tx_start: Time) -> Result<Time, Admission> {
+        let (limit_bytes, schedule) = match self.extras.as_ref() {
+            Some(x) => (x.limit_bytes, x.rate_schedule.as_ref()),
+            None => (None, None),
+        };
+        if let Some(limit) = limit_bytes {
+            if busy && self.waiting_bytes(waiting) + bytes as u64 >= limit {
+                return Err(self.drop_arrival(now));
+            }
+        }
+        let transmission = match schedule {
+            None => {
+                if self.last_bytes != bytes {
+                    self.last_bytes = bytes;
+                    self.last_transmission = self.rate.transmission_time(bytes);
+                }
+                self.last_transmission
+            }
+            Some(schedule) => schedule.rate_at(self.rate, tx_start).transmission_time(bytes),
+        };
+        if let Some(bins) = self.extras.as_mut().and_then(|x| x.bins.as_mut()) {
+            bins.transmitted(tx_start.saturating_add(transmission), bytes);
+        }
+        Ok(transmission)
     }
 
     /// The queue (or RED) refuses the arriving packet.
@@ -361,20 +423,21 @@ impl<P: Copy + Default> Link<P> {
         }
     }
 
-    /// Bytes of the `waiting` packets that have not started transmission.
+    /// Bytes of the `waiting` packets that have not started transmission (on a link that
+    /// counts bytes: see [`LinkExtras::counts_bytes`]).
     fn waiting_bytes(&self, waiting: u32) -> u64 {
-        if waiting == 0 {
-            return 0;
+        match self.extras.as_ref() {
+            Some(x) if waiting > 0 => self.admitted_bytes - x.bytes_before[(self.waiting_from & self.ring_mask()) as usize],
+            _ => 0,
         }
-        self.admitted_bytes - self.held_at(self.waiting_from).bytes_before
     }
 
     /// RED's decision for an arrival that finds `waiting` packets queued.
     fn red_verdict(&mut self, now: Time, waiting: u32, busy: bool, bytes: u32, ect: bool) -> RedVerdict {
-        let waiting_bytes = self.waiting_bytes(waiting);
         let idle_ns = if !busy && waiting == 0 { now - self.busy_until.min(now) } else { 0 };
+        let in_bytes = self.red().expect("checked by the caller").parameters_in_bytes();
+        let queue = if in_bytes { self.waiting_bytes(waiting) as f64 } else { waiting as f64 };
         let red = self.extras.as_mut().and_then(|x| x.red.as_mut()).expect("checked by the caller");
-        let queue = if red.parameters_in_bytes() { waiting_bytes as f64 } else { waiting as f64 };
         red.update_average(queue, idle_ns);
         red.decide(bytes, ect, queue)
     }
@@ -393,14 +456,14 @@ impl<P: Copy + Default> Link<P> {
     /// arrival to schedule, if any.
     #[inline]
     pub fn take_arrival(&mut self) -> (P, Option<Time>) {
-        let packet = self.packets[(self.popped & self.ring_mask) as usize];
+        let packet = self.packets[(self.popped & self.ring_mask()) as usize];
         self.remove_head();
         // With many flows a link's rings are rarely in cache when its next packet
         // arrives: fetch the next arrival's entries now, while this one is handled (its
         // packet here, its timing at the next call's `front`).
-        let next = (self.popped & self.ring_mask) as usize;
+        let next = (self.popped & self.ring_mask()) as usize;
         crate::sim::prefetch(&self.packets[next]);
-        crate::sim::prefetch(&self.held[(self.popped.wrapping_add(1) & self.ring_mask) as usize]);
+        crate::sim::prefetch(&self.held[(self.popped.wrapping_add(1) & self.ring_mask()) as usize]);
         (packet, self.front().map(|h| h.arrives))
     }
 
@@ -408,13 +471,18 @@ impl<P: Copy + Default> Link<P> {
     /// pass-through link, whose packets are already held downstream.
     pub fn in_flight(&self) -> impl Iterator<Item = &P> + '_ {
         let held = if self.pass_through || self.packets.is_empty() { 0..0 } else { self.popped..self.pushed };
-        held.map(|n| &self.packets[(n & self.ring_mask) as usize])
+        held.map(|n| &self.packets[(n & self.ring_mask()) as usize])
+    }
+
+    /// Packets offered: admitted, dropped by the queue (or RED) or lost.
+    pub fn arrivals(&self) -> u64 {
+        self.admitted + self.stats.queue_drops + self.stats.loss_drops
     }
 
     /// Packets and bytes whose transmission ends by the horizon (counted at admission,
     /// including those still propagating at the end).
     pub fn transmitted(&self) -> (u64, u64) {
-        (self.stats.departures, self.stats.bytes_sent)
+        (self.admitted - self.stats.late_departures, self.admitted_bytes - self.stats.late_bytes)
     }
 
     /// Transmitted bytes ÷ what the link could carry up to the horizon.
@@ -429,10 +497,10 @@ impl<P: Copy + Default> Link<P> {
 
     /// Mean queueing delay of admitted packets, in ns.
     pub fn mean_queue_delay_ns(&self) -> f64 {
-        if self.stats.admitted == 0 {
+        if self.admitted == 0 {
             0.0
         } else {
-            self.stats.queueing_delay_sum as f64 / self.stats.admitted as f64
+            self.stats.queueing_delay_sum as f64 / self.admitted as f64
         }
     }
 }
@@ -498,7 +566,7 @@ mod tests {
             assert_eq!(packet, id);
             assert_eq!(next, (id < 49).then_some((id as u64 + 2) * 1_000_000));
         }
-        assert_eq!(link.stats.departures, 50);
+        assert_eq!(link.transmitted().0, 50);
     }
 
     #[test]

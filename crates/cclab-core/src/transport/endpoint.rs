@@ -56,11 +56,8 @@ impl Endpoint {
             return 0;
         }
         if let (Endpoint::TcpSink { receiver, ack_bytes }, &Header::TcpData { seq, cwr, .. }) = (&mut *self, header) {
-            let receipt = receiver.on_segment(now, seq, ecn_bits, cwr);
-            if let Some(ack) = receipt.ack {
-                out.send(ack_packet(ack, *ack_bytes));
-            }
-            return receipt.delivered;
+            let ack_bytes = *ack_bytes;
+            return receiver.on_segment_then(now, seq, ecn_bits, cwr, |ack| out.send(ack_packet(ack, ack_bytes)));
         }
         match (self, header) {
             (Endpoint::UdpSink(sink), &Header::Udp { seq, sent_at }) => sink.on_datagram(now, seq, sent_at),
@@ -165,6 +162,7 @@ impl Endpoint {
     }
 }
 
+#[inline(always)]
 fn ack_packet(ack: AckInfo, ack_bytes: u32) -> Outgoing {
     Outgoing { header: Header::TcpAck(ack), size: ack_bytes + SACK_BLOCK_BYTES * ack.sack_count as u32, ect: false }
 }

@@ -68,6 +68,16 @@ impl TcpReceiver {
 
     /// A data segment arrived with the IP header's ECN bits `ecn_bits` and TCP's CWR flag.
     pub fn on_segment(&mut self, now: Time, seq: Seq, ecn_bits: u8, cwr: bool) -> Receipt {
+        let mut ack = None;
+        let delivered = self.on_segment_then(now, seq, ecn_bits, cwr, |a| ack = Some(a));
+        Receipt { delivered, ack }
+    }
+
+    /// [`on_segment`](Self::on_segment) that hands the ACK, if one is due, to `send`
+    /// and returns the segments delivered: the engine's form, in which the ACK goes
+    /// straight into the packet that carries it (no receipt written and copied again).
+    #[inline]
+    pub fn on_segment_then(&mut self, now: Time, seq: Seq, ecn_bits: u8, cwr: bool, send: impl FnOnce(AckInfo)) -> u32 {
         if cwr {
             self.echo_ce = false;
         }
@@ -95,10 +105,11 @@ impl TcpReceiver {
             self.unacked_segments += 1;
             if self.unacked_segments < 2 {
                 self.delayed_ack_deadline.get_or_insert(now.saturating_add(timeout));
-                return Receipt { delivered, ack: None };
+                return delivered;
             }
         }
-        Receipt { delivered, ack: Some(self.make_ack(if seq > self.rcv_nxt { Some(seq) } else { None })) }
+        send(self.make_ack(if seq > self.rcv_nxt { Some(seq) } else { None }));
+        delivered
     }
 
     /// The delayed-ACK timer fired at `now`.
@@ -131,31 +142,45 @@ impl TcpReceiver {
         self.held.iter().copied().find(|&(start, end)| start <= seq && seq < end)
     }
 
+    /// The ACK to send now. Without held segments it carries no SACK blocks and is built
+    /// in registers (inlined, it is written straight into the packet that carries it);
+    /// the blocks are chosen apart.
+    #[inline]
     fn make_ack(&mut self, newest: Option<Seq>) -> AckInfo {
         self.unacked_segments = 0;
         self.delayed_ack_deadline = None;
         let ece = self.echo_ce && (self.ect_since_ack || !self.ece_only_on_ect);
         self.ect_since_ack = false;
-        let mut ack = AckInfo { cumulative: self.rcv_nxt, ece, ..Default::default() };
         if self.sack && !self.held.is_empty() {
-            fn add(ack: &mut AckInfo, block: SackBlock) {
-                if (ack.sack_count as usize) < MAX_SACK_BLOCKS && !ack.sack_blocks().contains(&block) {
-                    ack.sack[ack.sack_count as usize] = block;
-                    ack.sack_count += 1;
-                }
+            return self.ack_with_sack_blocks(ece, newest);
+        }
+        // Only the blocks of the last ACK are read later: none.
+        self.reported.sack_count = 0;
+        AckInfo { cumulative: self.rcv_nxt, ece, ..Default::default() }
+    }
+
+    /// An ACK with SACK blocks (RFC 2018 §4): the block holding the newest segment first,
+    /// then those reported most recently, then the highest held ranges not yet listed.
+    #[inline(never)]
+    fn ack_with_sack_blocks(&mut self, ece: bool, newest: Option<Seq>) -> AckInfo {
+        fn add(ack: &mut AckInfo, block: SackBlock) {
+            if (ack.sack_count as usize) < MAX_SACK_BLOCKS && !ack.sack_blocks().contains(&block) {
+                ack.sack[ack.sack_count as usize] = block;
+                ack.sack_count += 1;
             }
-            if let Some(block) = newest.and_then(|seq| self.containing(seq)) {
+        }
+        let mut ack = AckInfo { cumulative: self.rcv_nxt, ece, ..Default::default() };
+        if let Some(block) = newest.and_then(|seq| self.containing(seq)) {
+            add(&mut ack, block);
+        }
+        for &(start, _) in self.reported.sack_blocks() {
+            if let Some(block) = self.containing(start) {
                 add(&mut ack, block);
             }
-            for &(start, _) in self.reported.sack_blocks() {
-                if let Some(block) = self.containing(start) {
-                    add(&mut ack, block);
-                }
-            }
-            // Fill the remaining slots with the highest held ranges not yet listed.
-            for &block in self.held.iter().rev() {
-                add(&mut ack, block);
-            }
+        }
+        // Fill the remaining slots with the highest held ranges not yet listed.
+        for &block in self.held.iter().rev() {
+            add(&mut ack, block);
         }
         self.reported = ack;
         ack

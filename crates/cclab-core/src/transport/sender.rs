@@ -520,11 +520,19 @@ impl TcpSender {
     }
 
     /// A new cumulative ACK's common part: the RTT sample (Karn), snd_una, the delivered
-    /// count and the every-ACK hook; returns the sample for the increase and whether the
-    /// ACK acknowledged ns-2's SYN-like first packet. (ns-2 Sack1 may end recovery on an
-    /// ACK that acknowledges nothing new: then only the hook sees it.)
-    pub(super) fn advance_and_report(&mut self, now: Time, ack: &AckInfo, previously_sacked: u32, newly_sacked: u32) -> (AckSample, bool) {
-        let mut sample = self.sample(now, ack, newly_sacked);
+    /// count and the every-ACK hook; fills `sample` for the increase (filled in place: a
+    /// returned sample is written field by field and copied whole, which stalls) and
+    /// returns whether the ACK acknowledged ns-2's SYN-like first packet. (ns-2 Sack1 may
+    /// end recovery on an ACK that acknowledges nothing new: then only the hook sees it.)
+    pub(super) fn advance_and_report(
+        &mut self,
+        now: Time,
+        ack: &AckInfo,
+        previously_sacked: u32,
+        newly_sacked: u32,
+        sample: &mut AckSample,
+    ) -> bool {
+        *sample = self.sample(now, ack, newly_sacked);
         let syn_acked = self.syn_pending() && ack.cumulative > self.snd_una;
         if ack.cumulative > self.snd_una {
             let newest_seg = *self.seg(ack.cumulative - 1);
@@ -546,15 +554,16 @@ impl TcpSender {
         // Delivered: each segment once, when first SACKed or cumulatively ACKed.
         self.delivered += (acked - board_sacked - previously_sacked + newly_sacked) as u64;
         sample.segments_acked = acked;
-        self.report_ack(&mut sample);
-        (sample, syn_acked)
+        self.report_ack(sample);
+        syn_acked
     }
 
     /// A new cumulative ACK outside recovery, or the one ending it (ns-2 `newack`, and
     /// with `open_window` `opencwnd`): snd_una and the RTT as above, the window grows
     /// (not on ns-2's ECN-Echo ACKs, `ns2.ecn`), the timer restarts.
     pub(super) fn new_ack(&mut self, now: Time, ack: &AckInfo, previously_sacked: u32, newly_sacked: u32, open_window: bool) {
-        let (sample, syn_acked) = self.advance_and_report(now, ack, previously_sacked, newly_sacked);
+        let mut sample = AckSample::default();
+        let syn_acked = self.advance_and_report(now, ack, previously_sacked, newly_sacked, &mut sample);
         self.dupacks = 0;
         self.sack1.last_ack = ack.cumulative;
         let ece_holds_window = self.rules.ecn && ack.ece && self.seen_ece;
@@ -669,7 +678,8 @@ impl TcpSender {
         if advances && !self.in_recovery {
             self.new_ack(now, ack, 0, newly_sacked, true);
         } else if advances {
-            let (sample, _) = self.advance_and_report(now, ack, 0, newly_sacked);
+            let mut sample = AckSample::default();
+            self.advance_and_report(now, ack, 0, newly_sacked, &mut sample);
             self.dupacks = 0;
             if ack.cumulative >= self.recovery_point {
                 self.in_recovery = false;

@@ -1,0 +1,53 @@
+"""Hash the complete results of many scenarios, to prove an engine change leaves them
+bit-identical: ``python bench/engine/result_hashes.py > before.txt``, change the engine,
+rebuild, run it again and ``diff`` the two files.
+
+Every scenario file under experiments/ (sweep plans excepted) runs for two seeds, as
+written and with the ns2 profile, each with flow and queue traces on; durations are cut
+to at most 30 s to keep the whole set to a minute or two. The hash covers the result's
+every field (flows, links, bins, traces, conservation, warnings) except the wall time.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+from cclab.core import ScenarioError, duration_s, run_json
+from cclab.scenario import load_scenario, scenario_json
+
+ROOT = Path(__file__).resolve().parents[2]
+MAX_DURATION_S = 30.0
+
+
+def variants(path: Path):
+    for seed in (1, 2):
+        for profile in (None, "ns2"):
+            overrides = {"seed": seed, "trace.flows": True, "trace.queue": True}
+            if profile:
+                overrides["profile"] = profile
+            yield f"seed={seed} profile={profile or 'default'}", overrides
+
+
+def main() -> int:
+    files = sorted(p for p in (ROOT / "experiments").rglob("*.toml") if "sweeps" not in p.parts)
+    for path in files:
+        for label, overrides in variants(path):
+            name = f"{path.relative_to(ROOT)} {label}"
+            try:
+                scenario = load_scenario(path, overrides)
+                if duration_s(scenario.get("duration", "100s")) > MAX_DURATION_S:
+                    scenario["duration"] = f"{MAX_DURATION_S:g}s"
+                result = json.loads(run_json(scenario_json(scenario)))
+            except ScenarioError as error:
+                print(f"{name}: error {error}")
+                continue
+            result.pop("wall_time_s", None)
+            digest = hashlib.sha256(json.dumps(result, sort_keys=True).encode()).hexdigest()[:16]
+            print(f"{name}: {digest} events={result['events']}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
