@@ -276,7 +276,7 @@ impl<P: Copy + Default> Link<P> {
     /// The ring slot of the packet just admitted, for the caller to fill: a link that is
     /// not pass-through keeps its packets until they arrive at the far end. (Filled in
     /// place, the packet is not built on the stack and copied again.)
-    #[inline]
+    #[inline(always)]
     pub fn kept_slot(&mut self) -> &mut P {
         debug_assert!(!self.pass_through && self.pushed > 0);
         if self.packets.len() != self.held.len() {
@@ -309,7 +309,7 @@ impl<P: Copy + Default> Link<P> {
 
     /// Offer a packet of `bytes` at time `now`; if it is admitted on a link that is not
     /// pass-through, the caller then [`keep`](Link::keep)s it.
-    #[inline]
+    #[inline(always)]
     pub fn offer(&mut self, now: Time, bytes: u32, ect: bool) -> Admission {
         if let Some(x) = self.extras.as_mut() {
             if let Some(bins) = x.bins.as_mut() {
