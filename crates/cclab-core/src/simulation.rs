@@ -75,10 +75,15 @@ fn flow_of(endpoint: u32) -> u32 {
 struct LazyTimer {
     /// The earliest pending event scheduled for this timer.
     pending: Option<Time>,
+    /// The endpoint's deadline as of its last call (an endpoint changes only in its own
+    /// calls, and the engine re-arms after each): read before a delivery without asking
+    /// the endpoint again.
+    deadline: Option<Time>,
 }
 
 impl LazyTimer {
     fn arm(&mut self, deadline: Option<Time>, events: &mut EventQueue, event: Event) {
+        self.deadline = deadline;
         if let Some(deadline) = deadline {
             if self.pending.map_or(true, |at| at > deadline) {
                 self.pending = Some(deadline);
@@ -392,9 +397,10 @@ impl Simulation {
             counts: Counts::default(),
             scenario,
         };
-        // Every source's first deadline is its start.
-        for flow in 0..simulation.flows.len() as u32 {
-            simulation.arm_timer(source_of(flow));
+        // Every source's first deadline is its start; sinks may have none yet (the
+        // deadline is noted for every endpoint).
+        for endpoint in 0..simulation.hosts.len() as u32 {
+            simulation.arm_timer(endpoint);
         }
         Ok(simulation)
     }
@@ -578,7 +584,7 @@ impl Simulation {
     /// Before an early-delivered packet at `before`: fire the endpoint's timers that
     /// fall due first, at their own times.
     fn fire_due_timers(&mut self, endpoint: u32, before: Time) {
-        while let Some(deadline) = self.hosts[endpoint as usize].endpoint.deadline().filter(|&d| d < before) {
+        while let Some(deadline) = self.hosts[endpoint as usize].timer.deadline.filter(|&d| d < before) {
             if !self.fire_timer(deadline, endpoint) {
                 self.arm_timer(endpoint);
             }

@@ -22,6 +22,9 @@ use super::loss::LossModel;
 use super::red::{Red, RedVerdict};
 use crate::sim::{Rate, Time};
 
+/// Rings this large or larger shrink when a lap of them holds at most an eighth.
+const MIN_SHRINKING_RING: usize = 64;
+
 /// The timing of a held packet.
 #[derive(Clone, Copy, Debug, Default)]
 struct Held {
@@ -115,6 +118,8 @@ pub struct Link<P> {
     pub limit: u32,
     /// Hands packets on at admission (see the module docs); never has events.
     pub pass_through: bool,
+    /// The most entries held at once since the rings last wrapped round (see `end_of_lap`).
+    lap_peak: u32,
     // What follows is cold.
     pub stats: LinkStats,
     pub rate: Rate,
@@ -191,6 +196,7 @@ impl<P: Copy + Default> Link<P> {
             last_bytes: 0,
             limit,
             pass_through: false,
+            lap_peak: 0,
             stats: LinkStats::default(),
             rate,
         };
@@ -236,7 +242,7 @@ impl<P: Copy + Default> Link<P> {
     #[inline]
     fn push(&mut self, held: Held) {
         if self.held_count() == self.held.len() as u64 {
-            self.grow();
+            self.resize(2 * self.held.len()); // full
         }
         let slot = (self.pushed & self.ring_mask()) as usize;
         self.held[slot] = held;
@@ -247,13 +253,32 @@ impl<P: Copy + Default> Link<P> {
             x.bytes_before[slot] = self.admitted_bytes;
         }
         self.pushed += 1;
+        self.lap_peak = self.lap_peak.max(self.held_count() as u32);
+        if self.pushed & self.ring_mask() == 0 {
+            self.end_of_lap();
+        }
     }
 
-    /// Full: double the rings, keeping each held packet at its number's new place.
+    /// The rings wrapped round: if a whole lap held at most an eighth of them, they
+    /// shrink to a quarter. A ring grown for one burst (a slow start) would otherwise
+    /// keep its size for the rest of the run, and its packets would go round all of it,
+    /// each slot cold again when its turn comes (and a long run's memory would creep
+    /// up with the largest burst seen).
     #[cold]
-    fn grow(&mut self) {
-        let (old_mask, size) = (self.ring_mask(), 2 * self.held.len());
-        let mask = size as u64 - 1;
+    fn end_of_lap(&mut self) {
+        let size = self.held.len();
+        if size >= MIN_SHRINKING_RING && self.lap_peak as usize * 8 <= size {
+            self.resize(size / 4);
+        }
+        self.lap_peak = self.held_count() as u32;
+    }
+
+    /// Move the rings to `size` slots (a power of two holding every held entry), each
+    /// held entry at its number's place in the new rings.
+    #[cold]
+    fn resize(&mut self, size: usize) {
+        debug_assert!(size.is_power_of_two() && size as u64 >= self.held_count());
+        let (old_mask, mask) = (self.ring_mask(), size as u64 - 1);
         let mut held = vec![Held::default(); size];
         let mut packets = vec![P::default(); if self.packets.is_empty() { 0 } else { size }];
         for n in self.popped..self.pushed {
@@ -567,6 +592,38 @@ mod tests {
             assert_eq!(next, (id < 49).then_some((id as u64 + 2) * 1_000_000));
         }
         assert_eq!(link.transmitted().0, 50);
+    }
+
+    #[test]
+    fn rings_shrink_after_a_quiet_lap_and_keep_order() {
+        // 8 Mb/s, no delay: a 1000-byte packet takes 1 ms.
+        let mut link: Link<u32> = Link::new(Rate(8_000_000), 0, 1000, None);
+        for id in 0..100 {
+            offer(&mut link, 0, id, 1000);
+        }
+        assert_eq!(link.held.len(), 128, "grown for the burst");
+        for id in 0..100 {
+            assert_eq!(link.take_arrival().0, id);
+        }
+        // Then one packet at a time: after a lap of 128 pushes holding at most one, the
+        // rings shrink to a quarter (32), and no further (rings under 64 slots stay).
+        let mut now = 1_000_000_000;
+        for id in 100..400 {
+            offer(&mut link, now, id, 1000);
+            let (packet, next) = link.take_arrival();
+            assert_eq!((packet, next), (id, None));
+            now += 2_000_000;
+        }
+        assert_eq!(link.held.len(), 32);
+        assert_eq!(link.packets.len(), 32);
+        // A burst straddling the shrunk ring's wrap still comes out in order.
+        for id in 400..450 {
+            offer(&mut link, now, id, 1000);
+        }
+        assert!(link.held.len() >= 64);
+        let order: Vec<u32> = (400..450).map(|_| link.take_arrival().0).collect();
+        assert_eq!(order, (400..450).collect::<Vec<_>>());
+        assert_eq!(link.transmitted().0, 450);
     }
 
     #[test]
