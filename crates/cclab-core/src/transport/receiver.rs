@@ -108,14 +108,18 @@ impl TcpReceiver {
                 return delivered;
             }
         }
-        send(self.make_ack(if seq > self.rcv_nxt { Some(seq) } else { None }));
+        self.send_ack(if seq > self.rcv_nxt { Some(seq) } else { None }, send);
         delivered
     }
 
     /// The delayed-ACK timer fired at `now`.
     pub fn on_delayed_ack_timer(&mut self, now: Time) -> Option<AckInfo> {
         match self.delayed_ack_deadline {
-            Some(deadline) if deadline <= now && self.unacked_segments > 0 => Some(self.make_ack(None)),
+            Some(deadline) if deadline <= now && self.unacked_segments > 0 => {
+                let mut ack = None;
+                self.send_ack(None, |a| ack = Some(a));
+                ack
+            }
             Some(deadline) if deadline <= now => {
                 self.delayed_ack_deadline = None;
                 None
@@ -142,21 +146,22 @@ impl TcpReceiver {
         self.held.iter().copied().find(|&(start, end)| start <= seq && seq < end)
     }
 
-    /// The ACK to send now. Without held segments it carries no SACK blocks and is built
-    /// in registers (inlined, it is written straight into the packet that carries it);
-    /// the blocks are chosen apart.
+    /// Hand the ACK due now to `send`. Without held segments it carries no SACK blocks
+    /// and is built in registers straight into `send` (inlined, the engine writes it
+    /// into the packet that carries it; an ACK returned from two paths would be built on
+    /// the stack and copied, which stalls); the blocks are chosen apart.
     #[inline]
-    fn make_ack(&mut self, newest: Option<Seq>) -> AckInfo {
+    fn send_ack(&mut self, newest: Option<Seq>, send: impl FnOnce(AckInfo)) {
         self.unacked_segments = 0;
         self.delayed_ack_deadline = None;
         let ece = self.echo_ce && (self.ect_since_ack || !self.ece_only_on_ect);
         self.ect_since_ack = false;
         if self.sack && !self.held.is_empty() {
-            return self.ack_with_sack_blocks(ece, newest);
+            return send(self.ack_with_sack_blocks(ece, newest));
         }
         // Only the blocks of the last ACK are read later: none.
         self.reported.sack_count = 0;
-        AckInfo { cumulative: self.rcv_nxt, ece, ..Default::default() }
+        send(AckInfo { cumulative: self.rcv_nxt, ece, ..Default::default() })
     }
 
     /// An ACK with SACK blocks (RFC 2018 §4): the block holding the newest segment first,
