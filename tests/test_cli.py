@@ -95,6 +95,45 @@ def test_bench_reports_speed_and_memory(cli):
     assert report["ns2"] is None and report["ns2_skipped"] == "--no-ns2"
 
 
+def test_bench_repeats_report_medians_of_every_run(cli):
+    completed = cli("bench", "--duration", "0.5", "--flows", "3", "--no-ns2", "--repeats", "3", "--json")
+    assert completed.returncode == 0, completed.stderr
+    report = json.loads(completed.stdout)
+    runs = report["cclab"]["runs"]
+    assert report["repeats"] == 3 and len(runs) == 3
+    assert report["cclab"]["wall_time_s"] == sorted(run["wall_time_s"] for run in runs)[1]
+    assert report["cclab"]["simulation_time_s"] == sorted(run["simulation_time_s"] for run in runs)[1]
+    assert len({run["events"] for run in runs}) == 1, "the same scenario and seed: the same run"
+
+
+def test_scale_ladder_times_each_rung(cli):
+    completed = cli("bench", "--scale", "--rungs", "5:10Mbps,10:20Mbps", "--duration", "0.5", "--no-ns2",
+                    "--repeats", "3", "--json")
+    assert completed.returncode == 0, completed.stderr
+    report = json.loads(completed.stdout)
+    rungs = report["rungs"]
+    assert [(rung["flows"], rung["rate"]) for rung in rungs] == [(5, "10Mbps"), (10, "20Mbps")]
+    assert rungs[1]["cclab"]["data_packets"] > rungs[0]["cclab"]["data_packets"] > 0
+    for rung in rungs:
+        ours = rung["cclab"]
+        # packets are the same in every run, so the median cost per packet is the median time's
+        assert ours["ns_per_data_packet"] == pytest.approx(ours["simulation_time_s"] * 1e9 / ours["data_packets"])
+        low, high = ours["simulation_time_range_s"]
+        assert low <= ours["simulation_time_s"] <= high
+        assert ours["peak_rss_mb"] > 1 and rung["ns2"] is None
+    assert rungs[0]["cclab"]["cost_vs_first_rung"] == 1.0
+    assert rungs[1]["cclab"]["cost_vs_first_rung"] == pytest.approx(
+        rungs[1]["cclab"]["ns_per_data_packet"] / rungs[0]["cclab"]["ns_per_data_packet"])
+
+
+@pytest.mark.parametrize("rungs", ["10", "0:1Gbps", "x:1Gbps", "100:"])
+def test_scale_ladder_refuses_a_malformed_rung(cli, rungs):
+    completed = cli("bench", "--scale", "--rungs", rungs, "--no-ns2")
+    assert completed.returncode == 2
+    assert "--rungs" in completed.stderr and "FLOWS:RATE" in completed.stderr
+    assert "Traceback" not in completed.stderr
+
+
 @pytest.mark.ns2
 def test_bench_compares_with_ns2(cli):
     completed = cli("bench", "--duration", "2", "--flows", "4", "--json")

@@ -86,47 +86,83 @@ def measure(command: list[str], stdin: Optional[str] = None, cwd: Optional[Path]
 
 
 def bench(duration: float = 100, flows: int = 100, seed: int = 1, ns2: bool = True,
-          scenario_path: Optional[Path] = None, ns2_script: Optional[Path] = None) -> dict[str, Any]:
-    """Run the benchmark (and ns-2 when asked, available and given a script); return the
-    report that ``cclab bench --json`` prints."""
+          scenario_path: Optional[Path] = None, ns2_script: Optional[Path] = None, repeats: int = 1) -> dict[str, Any]:
+    """Run the benchmark (and ns-2 when asked, available and given a script) ``repeats``
+    times, cclab and ns-2 in alternation so that a drift of the machine's speed hits both;
+    return the report that ``cclab bench --json`` prints: medians (wall times, events/s,
+    memory) and the median of the per-pair speed ratios, with every run listed."""
+    if repeats < 1:
+        raise ScenarioError(f"--repeats {repeats}: must be at least 1")
     scenario_path = Path(scenario_path or DEFAULT_SCENARIO)
     scenario = load_scenario(scenario_path, {"duration": f"{duration:g}s", "flows.0.count": flows, "seed": seed})
     validate(scenario)
+    script = Path(ns2_script) if ns2_script else DEFAULT_NS2_SCRIPT
+    if ns2 and ns2_script and not script.is_file():
+        raise ScenarioError(f"--ns2-script {script}: no such file")
+    ns2_skipped = None
+    if not ns2:
+        ns2_skipped = "--no-ns2"
+    elif shutil.which("ns") is None or not script.is_file():
+        ns2_skipped = "ns not on PATH" if shutil.which("ns") is None else f"{script} not found"
+    runs: list[dict[str, Any]] = []
+    ns2_runs: list[dict[str, Any]] = []
+    for _ in range(repeats):
+        runs.append(_run_worker(scenario))
+        if ns2_skipped is None:
+            ns2_runs.append(_run_ns2(script, flows, duration, seed))
+    first = runs[0]
+    cclab_report = {
+        "wall_time_s": median([run["wall_time_s"] for run in runs]),
+        "simulation_time_s": median([run["simulation_time_s"] for run in runs]),
+        "events": first["events"],
+        "events_per_s": median([run["events_per_s"] for run in runs]),
+        "data_packets_per_s": median([run["data_packets_per_s"] for run in runs]),
+        "peak_rss_mb": median([run["peak_rss_mb"] for run in runs]),
+        "system_goodput_mbps": first["system_goodput_mbps"],
+        "jain_index": first["jain_index"],
+        "runs": runs,
+    }
+    report: dict[str, Any] = {
+        "scenario": str(scenario_path), "flows": flows, "duration_s": first["duration_s"], "seed": seed,
+        "repeats": repeats, "cclab": cclab_report, "ns2": None, "ns2_skipped": ns2_skipped, "comparison": None,
+    }
+    if ns2_skipped is not None:
+        return report
+    report["ns2"] = {"wall_time_s": median([run["wall_time_s"] for run in ns2_runs]),
+                     "peak_rss_mb": median([run["peak_rss_mb"] for run in ns2_runs]),
+                     "system_goodput_mbps": ns2_runs[0]["system_goodput_mbps"],
+                     "jain_index": ns2_runs[0]["jain_index"], "runs": ns2_runs}
+    ratios = [theirs["wall_time_s"] / ours["wall_time_s"] for ours, theirs in zip(runs, ns2_runs)]
+    report["comparison"] = {
+        "speed_ratio": median(ratios),
+        "speed_ratios": ratios,
+        "goodput_rel_diff": _relative_difference(cclab_report, report["ns2"], "system_goodput_mbps"),
+        "jain_rel_diff": _relative_difference(cclab_report, report["ns2"], "jain_index"),
+    }
+    return report
 
+
+def _run_worker(scenario: dict) -> dict[str, Any]:
+    """One run of ``scenario`` in a fresh bench worker: its process's wall time and peak
+    memory, its simulation's time, and what the engine counted."""
     worker = measure([sys.executable, "-m", "cclab._bench_worker"], stdin=scenario_json(scenario))
     if worker.returncode != 0:
         raise BenchError(f"cclab worker failed: {worker.last_error_line()}")
     raw = json.loads(worker.stdout)
-    report: dict[str, Any] = {
-        "scenario": str(scenario_path), "flows": flows, "duration_s": raw["duration_s"], "seed": seed,
-        "cclab": {
-            "wall_time_s": worker.wall_s,
-            "simulation_time_s": raw["wall_time_s"],
-            "events": raw["events"],
-            "events_per_s": raw["events"] / raw["wall_time_s"],
-            "data_packets_per_s": raw["data_packets_sent"] / raw["wall_time_s"],
-            "peak_rss_mb": worker.peak_rss_bytes / 2**20,
-            "system_goodput_mbps": raw["system"]["goodput_mbps"],
-            "jain_index": raw["system"]["jain_index"],
-        },
-        "ns2": None, "ns2_skipped": None, "comparison": None,
+    simulated = raw["wall_time_s"]
+    return {
+        "wall_time_s": worker.wall_s,
+        "simulation_time_s": simulated,
+        "duration_s": raw["duration_s"],
+        "events": raw["events"],
+        "data_packets": raw["data_packets_sent"],
+        "events_per_s": raw["events"] / simulated,
+        "data_packets_per_s": raw["data_packets_sent"] / simulated,
+        "ns_per_data_packet": simulated * 1e9 / max(raw["data_packets_sent"], 1),
+        "peak_rss_mb": worker.peak_rss_bytes / 2**20,
+        "system_goodput_mbps": raw["system"]["goodput_mbps"],
+        "jain_index": raw["system"]["jain_index"],
     }
-    if not ns2:
-        report["ns2_skipped"] = "--no-ns2"
-        return report
-    script = Path(ns2_script) if ns2_script else DEFAULT_NS2_SCRIPT
-    if ns2_script and not script.is_file():
-        raise ScenarioError(f"--ns2-script {script}: no such file")
-    if shutil.which("ns") is None or not script.is_file():
-        report["ns2_skipped"] = "ns not on PATH" if shutil.which("ns") is None else f"{script} not found"
-        return report
-    report["ns2"] = _run_ns2(script, flows, duration, seed)
-    report["comparison"] = {
-        "speed_ratio": report["ns2"]["wall_time_s"] / report["cclab"]["wall_time_s"],
-        "goodput_rel_diff": _relative_difference(report["cclab"], report["ns2"], "system_goodput_mbps"),
-        "jain_rel_diff": _relative_difference(report["cclab"], report["ns2"], "jain_index"),
-    }
-    return report
 
 
 # The scale ladder (`cclab bench --scale`): flows and every link's rate per rung, on the
@@ -156,39 +192,43 @@ def parse_rungs(text: Optional[str]) -> list[tuple[int, str]]:
 
 def scale(duration: float = 10, rungs: Optional[list[tuple[int, str]]] = None, seed: int = 1, ns2: bool = True,
           ns2_max_flows: int = NS2_LADDER_MAX_FLOWS, scenario_path: Optional[Path] = None,
-          ns2_script: Optional[Path] = None) -> dict[str, Any]:
+          ns2_script: Optional[Path] = None, repeats: int = 1) -> dict[str, Any]:
     """The scale ladder: each rung (flows, rate of every link) run for ``duration`` s in a
-    fresh worker process (wall time, events, data packets, ns per data packet, peak RSS)
-    and, up to ``ns2_max_flows`` flows, in ns-2 beside it."""
+    fresh worker process ``repeats`` times (medians of wall time, simulation time, events/s,
+    data packets/s, ns per data packet, peak RSS; the fastest and slowest simulation
+    beside them) and, up to ``ns2_max_flows`` flows, once in ns-2 beside it."""
+    if repeats < 1:
+        raise ScenarioError(f"--repeats {repeats}: must be at least 1")
     scenario_path = Path(scenario_path or DEFAULT_SCENARIO)
     script = Path(ns2_script) if ns2_script else DEFAULT_NS2_SCRIPT
     have_ns2 = ns2 and shutil.which("ns") is not None and script.is_file()
-    report: dict[str, Any] = {"scenario": str(scenario_path), "duration_s": duration, "seed": seed, "rungs": [],
+    report: dict[str, Any] = {"scenario": str(scenario_path), "duration_s": duration, "seed": seed, "repeats": repeats,
+                              "rungs": [],
                               "ns2_skipped": None if have_ns2 else ("--no-ns2" if not ns2 else "ns not on PATH")}
     for flows, rate in rungs or LADDER:
         overrides = {"duration": f"{duration:g}s", "flows.0.count": flows, "seed": seed,
                      **{f"topology.{link}.rate": rate for link in ("bottleneck", "source_access", "sink_access")}}
         scenario = load_scenario(scenario_path, overrides)
         normalized = validate(scenario)
-        worker = measure([sys.executable, "-m", "cclab._bench_worker"], stdin=scenario_json(scenario))
-        if worker.returncode != 0:
-            raise BenchError(f"cclab worker failed at {flows} flows, {rate}: {worker.last_error_line()}")
-        raw = json.loads(worker.stdout)
-        simulated = raw["wall_time_s"]
-        rung = {"flows": flows, "rate": rate, "cclab": {
-            "wall_time_s": worker.wall_s, "simulation_time_s": simulated, "events": raw["events"],
-            "data_packets": raw["data_packets_sent"], "events_per_s": raw["events"] / simulated,
-            "data_packets_per_s": raw["data_packets_sent"] / simulated,
-            "ns_per_data_packet": simulated * 1e9 / max(raw["data_packets_sent"], 1),
-            "peak_rss_mb": worker.peak_rss_bytes / 2**20,
-            "system_goodput_mbps": raw["system"]["goodput_mbps"]}, "ns2": None}
+        try:
+            runs = [_run_worker(scenario) for _ in range(repeats)]
+        except BenchError as error:
+            raise BenchError(f"{error} (at {flows} flows, {rate})") from None
+        ours = {key: median([run[key] for run in runs]) for key in
+                ("wall_time_s", "simulation_time_s", "events_per_s", "data_packets_per_s", "ns_per_data_packet",
+                 "peak_rss_mb")}
+        ours.update(events=runs[0]["events"], data_packets=runs[0]["data_packets"],
+                    system_goodput_mbps=runs[0]["system_goodput_mbps"],
+                    simulation_time_range_s=[min(r["simulation_time_s"] for r in runs),
+                                             max(r["simulation_time_s"] for r in runs)])
+        rung = {"flows": flows, "rate": rate, "cclab": ours, "ns2": None}
         if have_ns2 and flows <= ns2_max_flows:
             from cclab.core import rate_bps
 
             buffer = _resolved_bottleneck_buffer(normalized)
             rung["ns2"] = _run_ns2(script, flows, duration, seed, bottleneck_rate=f"{rate_bps(rate)}",
                                    access_rate=f"{rate_bps(rate)}", buffer=buffer)
-            rung["speed_ratio"] = rung["ns2"]["wall_time_s"] / worker.wall_s
+            rung["speed_ratio"] = rung["ns2"]["wall_time_s"] / ours["wall_time_s"]
         report["rungs"].append(rung)
     first = report["rungs"][0]["cclab"]["ns_per_data_packet"]
     for rung in report["rungs"]:
@@ -208,7 +248,9 @@ def print_scale(report: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"cclab bench --scale: {report['duration_s']:g} s simulated per rung, seed {report['seed']}")
+    repeats = report.get("repeats", 1)
+    medians = f", medians of {repeats} runs" if repeats > 1 else ""
+    table = Table(title=f"cclab bench --scale: {report['duration_s']:g} s simulated per rung, seed {report['seed']}{medians}")
     # wall: the worker process; sim: its simulation alone; ns/pkt: simulation time per data
     # packet, and that as a multiple of the first rung's
     columns = ("flows", "rate", "wall s", "sim s", "Mev/s", "Mpkt/s", "ns/pkt", "×1st", "MiB", "ns-2 s", "ns-2 MiB",
@@ -254,11 +296,6 @@ def startup(repeats: int = 7) -> dict[str, Any]:
     for runs in samples.values():
         del runs[0]
 
-    def median(values: list[float]) -> float:
-        ordered = sorted(values)
-        middle = len(ordered) // 2
-        return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-
     def wall(name: str) -> float:
         return median([run.wall_s for run in samples[name]])
 
@@ -275,6 +312,12 @@ def startup(repeats: int = 7) -> dict[str, Any]:
         "met": {"tiny_overhead_s": tiny_overhead < STARTUP_OVERHEAD_S, "tiny_peak_mb": tiny_peak < STARTUP_PEAK_MB,
                 "standard_ratio": ratio <= STARTUP_RATIO},
     }
+
+
+def median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def _cclab_command() -> list[str]:
@@ -350,7 +393,9 @@ def print_report(report: dict[str, Any]) -> None:
     from rich.table import Table
 
     cclab_run, ns2_run, comparison = report["cclab"], report["ns2"], report["comparison"]
-    table = Table(title=f"cclab bench: {report['flows']} flows, {report['duration_s']:g} s, seed {report['seed']}")
+    repeats = report.get("repeats", 1)
+    paired = f", medians of {repeats} paired runs" if repeats > 1 else ""
+    table = Table(title=f"cclab bench: {report['flows']} flows, {report['duration_s']:g} s, seed {report['seed']}{paired}")
     table.add_column("metric")
     table.add_column("cclab", justify="right")
     if ns2_run:
@@ -361,6 +406,8 @@ def print_report(report: dict[str, Any]) -> None:
         table.add_row(label, ours, *((theirs, versus) if ns2_run else ()))
 
     ratio = f"{comparison['speed_ratio']:.1f}× faster" if comparison else ""
+    if comparison and len(comparison["speed_ratios"]) > 1:
+        ratio += f" ({min(comparison['speed_ratios']):.1f}–{max(comparison['speed_ratios']):.1f})"
     row("wall time (process)", f"{cclab_run['wall_time_s']:.2f} s",
         f"{ns2_run['wall_time_s']:.2f} s" if ns2_run else "", ratio)
     row("wall time (simulation)", f"{cclab_run['simulation_time_s']:.2f} s")

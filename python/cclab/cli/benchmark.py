@@ -19,8 +19,10 @@ def bench_command(
     startup: Annotated[bool, typer.Option("--startup", help="Time the command line's start-up instead: "
                                           "the tiny scenario against a bare python, the standard benchmark "
                                           "through `cclab run --json` against the bench worker.")] = False,
-    repeats: Annotated[int, typer.Option(help="With --startup: runs of each command (medians are shown).",
-                                         min=1, max=100)] = 7,
+    repeats: Annotated[Optional[int], typer.Option(help="Runs of each command, medians shown: cclab and ns-2 "
+                                                   "in alternation, the speed-up the median of the pairs' "
+                                                   "(default 1; with --startup 7; with --scale ns-2 runs once "
+                                                   "per rung).", min=1, max=100)] = None,
     scale: Annotated[bool, typer.Option("--scale", help="Time the scale ladder instead: 100 flows on 100 Mb/s, "
                                         "1000 on 1 Gb/s, 10 000 on 10 Gb/s (--duration s each; default 10), ns-2 "
                                         "beside the rungs it finishes in reasonable time.")] = False,
@@ -37,12 +39,12 @@ def bench_command(
         if scale:
             report = benchmarks.scale(duration=duration or 10, rungs=benchmarks.parse_rungs(rungs),
                                       seed=seed, ns2=ns2, ns2_max_flows=ns2_max_flows, scenario_path=scenario,
-                                      ns2_script=ns2_script)
+                                      ns2_script=ns2_script, repeats=repeats or 1)
         elif startup:
-            report = benchmarks.startup(repeats)
+            report = benchmarks.startup(repeats or 7)
         else:
             report = benchmarks.bench(duration=duration or 100, flows=flows, seed=seed, ns2=ns2, scenario_path=scenario,
-                                      ns2_script=ns2_script)
+                                      ns2_script=ns2_script, repeats=repeats or 1)
     if as_json:
         print_json(report)
     elif scale:
