@@ -129,7 +129,7 @@ impl Outbox for EngineOutbox<'_> {
         match self.link.offer(self.now, out.size, out.ect) {
             Admission::Admitted { schedule, mark_ce, .. } => {
                 debug_assert!(!self.link.pass_through, "a route's first link is never pass-through");
-                *self.link.kept_slot() = Packet {
+                *keep_admitted(self.link, self.link_id, self.events, schedule) = Packet {
                     destination: self.destination,
                     size: out.size,
                     route: self.route,
@@ -138,13 +138,22 @@ impl Outbox for EngineOutbox<'_> {
                     class,
                     header: out.header,
                 };
-                if let Some(at) = schedule {
-                    self.events.schedule(at, Event::LinkArrival(self.link_id));
-                }
             }
             Admission::Dropped | Admission::Lost => self.counts.dropped[class as usize] += 1,
         }
     }
+}
+
+/// A packet admitted to a link that keeps it (not pass-through): the link's next arrival
+/// is scheduled if it had nothing in flight, and the caller writes the packet into the
+/// returned ring slot (built there in place, not on the stack and copied: a copy of a
+/// packet just written field by field stalls).
+#[inline(always)]
+fn keep_admitted<'a>(link: &'a mut Link, id: LinkId, events: &mut EventQueue, schedule: Option<Time>) -> &'a mut Packet {
+    if let Some(at) = schedule {
+        events.schedule(at, Event::LinkArrival(id));
+    }
+    link.kept_slot()
 }
 
 pub struct Simulation {
@@ -279,6 +288,15 @@ impl Simulation {
         let bins = horizon.div_ceil(bin_width) as usize;
         let data_bytes = scenario.packet_size.get() + scenario.header_size;
         let ack_bytes = scenario.ack_size.get();
+        // Every route's links in one table, each route ended by ROUTE_END; hosts and
+        // packets name a route by where it starts there.
+        let mut route_starts = Vec::with_capacity(graph.routes.len());
+        let mut route_links = Vec::with_capacity(graph.routes.iter().map(|r| r.len() + 1).sum());
+        for route in &graph.routes {
+            route_starts.push(route_links.len() as u32);
+            route_links.extend_from_slice(route);
+            route_links.push(ROUTE_END);
+        }
         let mut flows = Vec::with_capacity(plans.len());
         let mut hosts = Vec::with_capacity(2 * plans.len());
         let mut streams = Vec::with_capacity(2 * plans.len());
@@ -339,8 +357,8 @@ impl Simulation {
             let host = |endpoint, route: RouteId, traced| Host {
                 endpoint,
                 timer: LazyTimer::default(),
-                route,
-                first_link: graph.routes[route as usize][0],
+                route: route_starts[route as usize],
+                first_link: route_links[route_starts[route as usize] as usize],
                 traced,
                 deliveries: Deliveries { bin_end: if bins > 1 { bin_width } else { Time::MAX }, ..Default::default() },
             };
@@ -357,16 +375,6 @@ impl Simulation {
             });
         }
         let routes = std::mem::take(&mut graph.routes);
-        let mut route_starts = Vec::with_capacity(routes.len());
-        let mut route_links = Vec::with_capacity(routes.iter().map(|r| r.len() + 1).sum());
-        for route in &routes {
-            route_starts.push(route_links.len() as u32);
-            route_links.extend_from_slice(route);
-            route_links.push(ROUTE_END);
-        }
-        for host in &mut hosts {
-            host.route = route_starts[host.route as usize];
-        }
         let mut links = build_links(&graph, scenario.seed);
         let pass_through = pass_through_links(&routes, links.len(), hosts.len(), &streams);
         for (link, pass) in links.iter_mut().zip(pass_through) {
@@ -456,13 +464,10 @@ impl Simulation {
                         ecn_bits |= ecn::CE;
                     }
                     if !target.pass_through {
-                        let kept = target.kept_slot();
+                        let kept = keep_admitted(target, link, &mut self.events, schedule);
                         *kept = *packet;
                         kept.hop = hop;
                         kept.ecn = ecn_bits;
-                        if let Some(at) = schedule {
-                            self.events.schedule(at, Event::LinkArrival(link));
-                        }
                         return;
                     }
                     hop += 1;

@@ -311,12 +311,6 @@ impl<P: Copy + Default> Link<P> {
         &mut self.packets[slot]
     }
 
-    /// Hold the packet just admitted (see [`kept_slot`](Link::kept_slot)).
-    #[inline]
-    pub fn keep(&mut self, packet: P) {
-        *self.kept_slot() = packet;
-    }
-
     /// Packets waiting for the transmitter at time `now` (not counting the one being sent).
     fn waiting_at(&mut self, now: Time) -> u32 {
         while self.waiting_from < self.pushed {
@@ -333,7 +327,7 @@ impl<P: Copy + Default> Link<P> {
     }
 
     /// Offer a packet of `bytes` at time `now`; if it is admitted on a link that is not
-    /// pass-through, the caller then [`keep`](Link::keep)s it.
+    /// pass-through, the caller then writes it into [`kept_slot`](Link::kept_slot).
     #[inline(always)]
     pub fn offer(&mut self, now: Time, bytes: u32, ect: bool) -> Admission {
         if let Some(x) = self.extras.as_mut() {
@@ -393,10 +387,11 @@ impl<P: Copy + Default> Link<P> {
             self.stats.late_departures += 1;
             self.stats.late_bytes += bytes as u64;
         }
-        if tx_start > now {
+        let waits = tx_start > now;
+        if waits {
             self.stats.queueing_delay_sum += (tx_start - now) as u128;
-            self.push(Held { tx_start, arrives });
-        } else if !self.pass_through {
+        }
+        if waits || !self.pass_through {
             self.push(Held { tx_start, arrives });
         }
         self.admitted_bytes += bytes as u64;
@@ -538,7 +533,7 @@ mod tests {
     fn offer(link: &mut Link<u32>, now: Time, id: u32, bytes: u32) -> Admission {
         let admission = link.offer(now, bytes, false);
         if let Admission::Admitted { .. } = admission {
-            link.keep(id);
+            *link.kept_slot() = id;
         }
         admission
     }

@@ -4,7 +4,7 @@
 //! the next deadline, what to trace. Each flow has a source endpoint (sends data) and a
 //! sink endpoint (receives it, and for TCP answers with ACKs).
 use super::tfrc::{TfrcReceiver, TfrcSender};
-use super::{AckInfo, Header, TcpReceiver, TcpSender, UdpSink, UdpSource};
+use super::{Header, TcpReceiver, TcpSender, UdpSink, UdpSource};
 use crate::cc::CongestionControl;
 use crate::sim::Time;
 
@@ -56,8 +56,7 @@ impl Endpoint {
             return 0;
         }
         if let (Endpoint::TcpSink { receiver, ack_bytes }, &Header::TcpData { seq, cwr, .. }) = (&mut *self, header) {
-            let ack_bytes = *ack_bytes;
-            return receiver.on_segment_then(now, seq, ecn_bits, cwr, |ack| out.send(ack_packet(ack, ack_bytes)));
+            return receiver.receive(now, seq, ecn_bits, cwr, *ack_bytes, out);
         }
         match (self, header) {
             (Endpoint::UdpSink(sink), &Header::Udp { seq, sent_at }) => sink.on_datagram(now, seq, sent_at),
@@ -87,13 +86,7 @@ impl Endpoint {
     pub fn on_timer(&mut self, now: Time, out: &mut impl Outbox) -> bool {
         match self {
             Endpoint::TcpSender(sender) => sender.on_timer(now, out),
-            Endpoint::TcpSink { receiver, ack_bytes } => match receiver.on_delayed_ack_timer(now) {
-                Some(ack) => {
-                    out.send(ack_packet(ack, *ack_bytes));
-                    true
-                }
-                None => false,
-            },
+            Endpoint::TcpSink { receiver, ack_bytes } => receiver.fire_delayed_ack(now, *ack_bytes, out),
             Endpoint::UdpSource(source) => source.on_timer(now, out),
             Endpoint::UdpSink(_) => false,
             Endpoint::TfrcSender { sender, data_bytes } => {
@@ -160,11 +153,6 @@ impl Endpoint {
             Endpoint::TfrcReceiver { .. } => "TFRC receiver",
         }
     }
-}
-
-#[inline(always)]
-fn ack_packet(ack: AckInfo, ack_bytes: u32) -> Outgoing {
-    Outgoing { header: Header::TcpAck(ack), size: ack_bytes + SACK_BLOCK_BYTES * ack.sack_count as u32, ect: false }
 }
 
 fn feedback_packet(feedback: super::tfrc::Feedback, bytes: u32) -> Outgoing {

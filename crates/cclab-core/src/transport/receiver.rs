@@ -3,7 +3,8 @@
 //! the most recently reported ones), delayed ACKs (RFC 5681 §4.2) and ECN echo (RFC 3168:
 //! ECE on every ACK from a CE mark until CWR; ns-2's sink only on ACKs of ECN-capable
 //! segments, `tcp.ns2.ecn`).
-use super::{AckInfo, SackBlock, Seq, MAX_SACK_BLOCKS};
+use super::endpoint::SACK_BLOCK_BYTES;
+use super::{AckInfo, Header, Outbox, Outgoing, SackBlock, Seq, MAX_SACK_BLOCKS};
 use crate::net::packet::ecn;
 use crate::sim::Time;
 
@@ -66,18 +67,20 @@ impl TcpReceiver {
         self.delayed_ack_deadline
     }
 
-    /// A data segment arrived with the IP header's ECN bits `ecn_bits` and TCP's CWR flag.
+    /// A data segment arrived with the IP header's ECN bits `ecn_bits` and TCP's CWR flag:
+    /// what it delivered and the ACK it called for, if any.
     pub fn on_segment(&mut self, now: Time, seq: Seq, ecn_bits: u8, cwr: bool) -> Receipt {
-        let mut ack = None;
-        let delivered = self.on_segment_then(now, seq, ecn_bits, cwr, |a| ack = Some(a));
-        Receipt { delivered, ack }
+        let mut sent = Vec::new();
+        let delivered = self.receive(now, seq, ecn_bits, cwr, 0, &mut sent);
+        Receipt { delivered, ack: the_ack(sent) }
     }
 
-    /// [`on_segment`](Self::on_segment) that hands the ACK, if one is due, to `send`
-    /// and returns the segments delivered: the engine's form, in which the ACK goes
-    /// straight into the packet that carries it (no receipt written and copied again).
+    /// [`on_segment`](Self::on_segment) as the engine calls it: the ACK, if one is due,
+    /// goes out as a packet of `ack_bytes` (plus its SACK blocks) through `out`; returns
+    /// the segments delivered. Sending from here (not returning the ACK) lets the ACK be
+    /// built straight into the packet that carries it.
     #[inline]
-    pub fn on_segment_then(&mut self, now: Time, seq: Seq, ecn_bits: u8, cwr: bool, send: impl FnOnce(AckInfo)) -> u32 {
+    pub fn receive(&mut self, now: Time, seq: Seq, ecn_bits: u8, cwr: bool, ack_bytes: u32, out: &mut impl Outbox) -> u32 {
         if cwr {
             self.echo_ce = false;
         }
@@ -108,23 +111,30 @@ impl TcpReceiver {
                 return delivered;
             }
         }
-        self.send_ack(if seq > self.rcv_nxt { Some(seq) } else { None }, send);
+        self.send_ack(if seq > self.rcv_nxt { Some(seq) } else { None }, ack_bytes, out);
         delivered
     }
 
-    /// The delayed-ACK timer fired at `now`.
+    /// The delayed-ACK timer fired at `now`: the ACK it sent, if any.
     pub fn on_delayed_ack_timer(&mut self, now: Time) -> Option<AckInfo> {
+        let mut sent = Vec::new();
+        self.fire_delayed_ack(now, 0, &mut sent);
+        the_ack(sent)
+    }
+
+    /// [`on_delayed_ack_timer`](Self::on_delayed_ack_timer) as the engine calls it (see
+    /// [`receive`](Self::receive)); whether an ACK went out.
+    pub fn fire_delayed_ack(&mut self, now: Time, ack_bytes: u32, out: &mut impl Outbox) -> bool {
         match self.delayed_ack_deadline {
             Some(deadline) if deadline <= now && self.unacked_segments > 0 => {
-                let mut ack = None;
-                self.send_ack(None, |a| ack = Some(a));
-                ack
+                self.send_ack(None, ack_bytes, out);
+                true
             }
             Some(deadline) if deadline <= now => {
                 self.delayed_ack_deadline = None;
-                None
+                false
             }
-            _ => None,
+            _ => false,
         }
     }
 
@@ -146,22 +156,22 @@ impl TcpReceiver {
         self.held.iter().copied().find(|&(start, end)| start <= seq && seq < end)
     }
 
-    /// Hand the ACK due now to `send`. Without held segments it carries no SACK blocks
-    /// and is built in registers straight into `send` (inlined, the engine writes it
-    /// into the packet that carries it; an ACK returned from two paths would be built on
-    /// the stack and copied, which stalls); the blocks are chosen apart.
+    /// Send the ACK due now. Without held segments it carries no SACK blocks and is built
+    /// in registers straight into the packet (each of the two paths sends its own: an ACK
+    /// that both paths returned, or handed to one shared callback, went through the stack
+    /// and stalled on the copy); the blocks are chosen apart.
     #[inline]
-    fn send_ack(&mut self, newest: Option<Seq>, send: impl FnOnce(AckInfo)) {
+    fn send_ack(&mut self, newest: Option<Seq>, ack_bytes: u32, out: &mut impl Outbox) {
         self.unacked_segments = 0;
         self.delayed_ack_deadline = None;
         let ece = self.echo_ce && (self.ect_since_ack || !self.ece_only_on_ect);
         self.ect_since_ack = false;
         if self.sack && !self.held.is_empty() {
-            return send(self.ack_with_sack_blocks(ece, newest));
+            return out.send(ack_packet(self.ack_with_sack_blocks(ece, newest), ack_bytes));
         }
         // Only the blocks of the last ACK are read later: none.
         self.reported.sack_count = 0;
-        send(AckInfo { cumulative: self.rcv_nxt, ece, ..Default::default() })
+        out.send(ack_packet(AckInfo { cumulative: self.rcv_nxt, ece, ..Default::default() }, ack_bytes))
     }
 
     /// An ACK with SACK blocks (RFC 2018 §4): the block holding the newest segment first,
@@ -190,6 +200,21 @@ impl TcpReceiver {
         self.reported = ack;
         ack
     }
+}
+
+/// An ACK as the packet that carries it: `ack_bytes` plus each SACK block's (ns-2
+/// TCPSink/Sack1).
+#[inline(always)]
+fn ack_packet(ack: AckInfo, ack_bytes: u32) -> Outgoing {
+    Outgoing { header: Header::TcpAck(ack), size: ack_bytes + SACK_BLOCK_BYTES * ack.sack_count as u32, ect: false }
+}
+
+/// The ACK among packets a receiver sent (it sends one at most per call).
+fn the_ack(sent: Vec<Outgoing>) -> Option<AckInfo> {
+    sent.into_iter().find_map(|out| match out.header {
+        Header::TcpAck(ack) => Some(ack),
+        _ => None,
+    })
 }
 
 #[cfg(test)]

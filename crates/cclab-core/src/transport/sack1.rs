@@ -22,7 +22,7 @@
 //!   the first hole without cutting again; leaving recovery clears it;
 //! * `last_ack_` stays where it was when recovery began until recovery ends.
 use super::{AckInfo, Outbox, Seq, TcpSender};
-use crate::cc::{AckSample, CongestionSignal};
+use crate::cc::CongestionSignal;
 use crate::sim::Time;
 
 /// What the last window reduction was for (ns-2 `last_cwnd_action_`).
@@ -200,7 +200,8 @@ impl TcpSender {
             let before = self.sack1.scoreboard.total();
             self.sack1.scoreboard.update(ack.cumulative, ack.sack_blocks());
             let newly_sacked = (self.sack1.scoreboard.total() + previously_sacked).saturating_sub(before);
-            self.advance_and_report(now, ack, previously_sacked, newly_sacked, &mut AckSample::default());
+            let mut sample = self.sample(now, ack, newly_sacked);
+            self.advance_and_report(now, ack, previously_sacked, newly_sacked, &mut sample);
             self.sack1.pipe -= 1;
             // newtimer(), and the back-off ends (t_backoff_ = 1)
             self.rto.end_backoff();

@@ -520,9 +520,10 @@ impl TcpSender {
     }
 
     /// A new cumulative ACK's common part: the RTT sample (Karn), snd_una, the delivered
-    /// count and the every-ACK hook; fills `sample` for the increase (filled in place: a
-    /// returned sample is written field by field and copied whole, which stalls) and
-    /// returns whether the ACK acknowledged ns-2's SYN-like first packet. (ns-2 Sack1 may
+    /// count and the every-ACK hook; completes `sample` (the caller's [`sample`](Self::sample)
+    /// of this ACK, taken before snd_una moves) for the increase — in place: a returned
+    /// sample is written field by field and copied whole, which stalls — and returns
+    /// whether the ACK acknowledged ns-2's SYN-like first packet. (ns-2 Sack1 may
     /// end recovery on an ACK that acknowledges nothing new: then only the hook sees it.)
     pub(super) fn advance_and_report(
         &mut self,
@@ -532,7 +533,6 @@ impl TcpSender {
         newly_sacked: u32,
         sample: &mut AckSample,
     ) -> bool {
-        *sample = self.sample(now, ack, newly_sacked);
         let syn_acked = self.syn_pending() && ack.cumulative > self.snd_una;
         if ack.cumulative > self.snd_una {
             let newest_seg = *self.seg(ack.cumulative - 1);
@@ -562,7 +562,7 @@ impl TcpSender {
     /// with `open_window` `opencwnd`): snd_una and the RTT as above, the window grows
     /// (not on ns-2's ECN-Echo ACKs, `ns2.ecn`), the timer restarts.
     pub(super) fn new_ack(&mut self, now: Time, ack: &AckInfo, previously_sacked: u32, newly_sacked: u32, open_window: bool) {
-        let mut sample = AckSample::default();
+        let mut sample = self.sample(now, ack, newly_sacked);
         let syn_acked = self.advance_and_report(now, ack, previously_sacked, newly_sacked, &mut sample);
         self.dupacks = 0;
         self.sack1.last_ack = ack.cumulative;
@@ -678,7 +678,7 @@ impl TcpSender {
         if advances && !self.in_recovery {
             self.new_ack(now, ack, 0, newly_sacked, true);
         } else if advances {
-            let mut sample = AckSample::default();
+            let mut sample = self.sample(now, ack, newly_sacked);
             self.advance_and_report(now, ack, 0, newly_sacked, &mut sample);
             self.dupacks = 0;
             if ack.cumulative >= self.recovery_point {
