@@ -19,7 +19,9 @@ REPO = Path(__file__).resolve().parents[1]
 @functools.lru_cache(maxsize=None)
 def bench_ns2_module(stem: str):
     """A script of bench/ns2 (the ns-2.35 cross-check drivers) imported as a module."""
-    spec = importlib.util.spec_from_file_location(stem, REPO / "bench" / "ns2" / f"{stem}.py")
+    path = REPO / "bench" / "ns2" / f"{stem}.py"  # a missing one: FileNotFoundError on loading
+    spec = importlib.util.spec_from_file_location(stem, path)
+    assert spec is not None and spec.loader is not None, f"{path}: not importable"
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -55,11 +57,16 @@ def small_result():
     """SMALL_SCENARIO's result, shared by tests that only read it."""
     import cclab
 
-    return cclab.run(SMALL_SCENARIO)
+    result = cclab.run(SMALL_SCENARIO)
+    # What the tests sharing it rely on: every flow delivers, and the queue drops some.
+    assert (result.flows["goodput_mbps"] > 0).all()
+    assert result.system["bottleneck_drops"] > 0
+    return result
 
 
 @pytest.fixture
 def example_file() -> Path:
+    assert EXAMPLE.is_file(), f"{EXAMPLE}: the example scenario is missing"
     return EXAMPLE
 
 

@@ -93,10 +93,13 @@ class _DevTools:
         session = self._call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Runtime", "Log", "Page"):
             self._call(f"{domain}.enable", session=session)
-        self._call("Page.navigate", {"url": url}, session=session)
+        navigation = self._call("Page.navigate", {"url": url}, session=session)
+        if "errorText" in navigation:  # e.g. net::ERR_FILE_NOT_FOUND: an error page loads instead
+            self.errors.append(f"{url}: {navigation['errorText']}")
         self._wait_for("Page.loadEventFired")
         time.sleep(0.2)  # late console messages
         probe = self._call("Runtime.evaluate", {"expression": PAGE_PROBE, "returnByValue": True}, session=session)
+        assert probe["result"].get("type") == "string", f"the page probe did not evaluate: {probe}"
         page = json.loads(probe["result"]["value"])
         return PageLoad(page["title"], page["images"], page["tables"], page["text"], list(self.errors))
 
@@ -140,6 +143,7 @@ class _DevTools:
             self._buffer += chunk
         raw, self._buffer = self._buffer.split(b"\0", 1)
         message = json.loads(raw)
+        assert isinstance(message, dict), f"DevTools sent {raw[:200]!r}, not a message"
         if "method" in message:
             self._events.append(message)
             self._record_error(message)

@@ -57,6 +57,12 @@ def test_chromium_check_catches_a_missing_figure(report_dir, tmp_path):
     assert any("small-jain_index.svg" in error for error in loaded.errors)
 
 
+@needs_chromium
+def test_chromium_check_catches_a_missing_page(tmp_path):
+    loaded = load_page(file_url(tmp_path / "no-such-report.html"))
+    assert any("no-such-report.html" in error for error in loaded.errors), loaded.errors
+
+
 # ---------------------------------------------------------------- sweep figures: bounds, ticks, grouping
 def test_error_bars_never_leave_the_metrics_range():
     import pandas as pd
