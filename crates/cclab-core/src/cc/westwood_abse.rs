@@ -3,7 +3,10 @@
 //! inter-arrival when ŝ_{k−1}·RTTmin ≥ cwin, else RTT·(cwin − ŝ_{k−1}·RTTmin)/cwin) and
 //! Eq. 1's τ_k to the network's instability (Eqs. 5–6). The estimator is
 //! [`IntervalEstimator`] in adaptive mode; everything else is the shared Westwood rule.
-use super::estimators::{IntervalEstimator, IntervalMode};
+//! By default a sample closes once T_k has passed since the previous one and covers all
+//! that time, and τ_k comes from past samples (`reading`: [`Reading`], whose two forms
+//! [`super::estimators`] states against Eqs. 1 and 4–6).
+use super::estimators::{IntervalEstimator, IntervalMode, Reading};
 use super::westwood::{validate_cap, Westwood};
 use serde::{Deserialize, Serialize};
 
@@ -33,6 +36,8 @@ pub struct WestwoodAbseConfig {
     pub gain: f64,
     /// How many recent U_k give U_max (the paper: 10).
     pub instability_window: u32,
+    /// How Eqs. 1 and 4–6 are read: "non_overlapping" or "literal".
+    pub reading: Reading,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cumulative_cap: Option<u32>,
 }
@@ -45,6 +50,7 @@ impl Default for WestwoodAbseConfig {
             beta: 0.6,
             gain: 10.0,
             instability_window: 10,
+            reading: Reading::NonOverlapping,
             cumulative_cap: None,
         }
     }
@@ -75,14 +81,15 @@ impl WestwoodAbseConfig {
             },
             Sampling::AckPair => IntervalMode::AckPair,
         };
-        let mut estimator = IntervalEstimator::new(mode);
+        let mut estimator = IntervalEstimator::new(mode, self.reading);
         estimator.instability.beta = self.beta;
         estimator.instability.gain = self.gain;
         estimator.instability.window = self.instability_window as usize;
-        let label = if self.sampling == Sampling::AckPair {
-            "westwood-abse(ack_pair)"
-        } else {
-            "westwood-abse"
+        let label = match (self.sampling, self.reading) {
+            (Sampling::Adaptive, Reading::NonOverlapping) => "westwood-abse",
+            (Sampling::AckPair, Reading::NonOverlapping) => "westwood-abse(ack_pair)",
+            (Sampling::Adaptive, Reading::Literal) => "westwood-abse(literal)",
+            (Sampling::AckPair, Reading::Literal) => "westwood-abse(ack_pair,literal)",
         };
         Westwood::new(label, estimator, self.cumulative_cap)
     }

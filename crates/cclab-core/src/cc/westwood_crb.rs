@@ -8,7 +8,7 @@
 //! ours. cclab's default is θ = 1.4: with an empty queue the expected and achieved rates
 //! are equal (ratio 1, as under random loss), and the ratio is the RTT over RTTmin, so 1.4
 //! reads "the queue holds at least 40 % of RTTmin" as congestion.
-use super::estimators::{AckInput, BandwidthEstimator, IntervalEstimator};
+use super::estimators::{AckInput, BandwidthEstimator, IntervalEstimator, Reading};
 use super::westwood::{validate_cap, validate_seconds, EligibleRate, Westwood};
 use super::westwood_re::WestwoodReConfig;
 use crate::sim::Duration;
@@ -24,6 +24,8 @@ pub struct WestwoodCrbConfig {
     /// RE's interval (default: the smoothed RTT).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interval: Option<Duration>,
+    /// How RE reads Eqs. 1 and 4 (see `westwood-re`).
+    pub reading: Reading,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cumulative_cap: Option<u32>,
 }
@@ -34,6 +36,7 @@ impl Default for WestwoodCrbConfig {
             theta: 1.4,
             tau: Duration::from_secs_f64(1.0),
             interval: None,
+            reading: Reading::NonOverlapping,
             cumulative_cap: None,
         }
     }
@@ -58,6 +61,7 @@ impl WestwoodCrbConfig {
         let re = WestwoodReConfig {
             interval: self.interval,
             tau: self.tau,
+            reading: self.reading,
             cumulative_cap: None,
         };
         let combined = CombinedRate {
@@ -66,7 +70,11 @@ impl WestwoodCrbConfig {
             theta: self.theta,
             expected: 0.0,
         };
-        Westwood::new("westwood-crb", combined, self.cumulative_cap)
+        let label = match self.reading {
+            Reading::NonOverlapping => "westwood-crb",
+            Reading::Literal => "westwood-crb(literal)",
+        };
+        Westwood::new(label, combined, self.cumulative_cap)
     }
 }
 
@@ -152,11 +160,11 @@ mod tests {
         crate::schema::assert_field_bounds(WestwoodCrbConfig::validate, &cases);
     }
 
-    /// Steady ACKs of one segment every 10 ms with RTTmin 95 ms (RE's interval holds 10
-    /// ACKs: 10/0.095 = 105.26 segments/s; no ACK sits on the interval's edge). BE is set
-    /// to 150/s by hand (on steady streams BE and RE agree). cwnd 13.9 expects
-    /// 146.3/s < 1.4 × RE: not congestion → BE, ssthresh 150 × 0.095 = 14.25. cwnd 14.1
-    /// expects 148.4/s > 1.4 × RE: congestion → RE, ssthresh 105.26 × 0.095 = 10. (30 s
+    /// Steady ACKs of one segment every 10 ms with RTTmin 95 ms: RE closes a sample at the
+    /// first ACK 95 ms after the last one, i.e. every 100 ms with 10 segments: 100/s. BE
+    /// is set to 150/s by hand (on steady streams BE and RE agree). cwnd 13.2 expects
+    /// 138.9/s < 1.4 × RE: not congestion → BE, ssthresh 150 × 0.095 = 14.25. cwnd 13.4
+    /// expects 141.1/s > 1.4 × RE: congestion → RE, ssthresh 100 × 0.095 = 9.5. (30 s
     /// of ACKs: the filter, τ = 1 s, has forgotten its start-up samples.)
     #[test]
     fn chooses_re_under_congestion_and_be_otherwise() {
@@ -171,25 +179,25 @@ mod tests {
         crb.estimator.be.filter = crate::cc::estimators::RateFilter::default();
         crb.estimator.be.filter.update(150.0, 0.01, 1.0);
         let re = crb.estimator.re.filter.estimate();
-        assert!((re - 10.0 / 0.095).abs() < 1e-6, "{re}");
+        assert!((re - 100.0).abs() < 1e-6, "{re}");
         let below = Window {
-            cwnd: 13.9,
+            cwnd: 13.2,
             ssthresh: 100.0,
         };
         let r = crb.on_congestion(&below, &event(CongestionSignal::FastRetransmit));
         assert!(
-            (r.ssthresh - 14.25).abs() < 1e-9 && r.cwnd == 13.9,
+            (r.ssthresh - 14.25).abs() < 1e-9 && r.cwnd == 13.2,
             "not congestion: BE: {r:?}"
         );
         let above = Window {
-            cwnd: 14.1,
+            cwnd: 13.4,
             ssthresh: 100.0,
         };
         let r = crb.on_congestion(&above, &event(CongestionSignal::FastRetransmit));
-        assert!((r.ssthresh - 10.0).abs() < 1e-6, "congestion: RE: {r:?}");
+        assert!((r.ssthresh - 9.5).abs() < 1e-6, "congestion: RE: {r:?}");
         let mut state = Vec::new();
         crb.state(&mut state);
-        // The inference traced at the latest ACK: cwnd 10 expects 105.26 = RE, no congestion.
+        // The inference traced at the latest ACK: cwnd 10 expects 105.26 < 1.4 × 100, no congestion.
         assert_eq!(state[3], ("congestion", 0.0));
     }
 }

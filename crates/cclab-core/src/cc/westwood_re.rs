@@ -1,7 +1,9 @@
 //! TCP Westwood RE (ICNP 2002 §3.1.1, Fig. 1(b)): the ERE sample is the data acknowledged
 //! over the latest fixed interval T (default one smoothed RTT), Σ d_j / T, filtered by
-//! Eq. 1 with a fixed τ. Everything else is the shared Westwood rule.
-use super::estimators::{AckInput, IntervalEstimator, IntervalMode};
+//! Eq. 1 with a fixed τ. By default one sample per interval, over the time since the
+//! previous one (`reading`: [`Reading`] in [`super::estimators`]). Everything else is the
+//! shared Westwood rule.
+use super::estimators::{AckInput, IntervalEstimator, IntervalMode, Reading};
 use super::westwood::{validate_cap, validate_seconds, EligibleRate, Westwood};
 use crate::sim::Duration;
 use serde::{Deserialize, Serialize};
@@ -14,6 +16,9 @@ pub struct WestwoodReConfig {
     pub interval: Option<Duration>,
     /// Eq. 1's τ (1 s, as BE).
     pub tau: Duration,
+    /// How Eqs. 1 and 4 are read: one sample per interval ("non_overlapping") or a
+    /// trailing window re-read at every ACK ("literal").
+    pub reading: Reading,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cumulative_cap: Option<u32>,
 }
@@ -23,6 +28,7 @@ impl Default for WestwoodReConfig {
         WestwoodReConfig {
             interval: None,
             tau: Duration::from_secs_f64(1.0),
+            reading: Reading::NonOverlapping,
             cumulative_cap: None,
         }
     }
@@ -38,14 +44,21 @@ impl WestwoodReConfig {
     }
 
     pub fn estimator(&self) -> IntervalEstimator {
-        IntervalEstimator::new(IntervalMode::Fixed {
-            interval: self.interval.map(Duration::secs_f64),
-            tau: self.tau.secs_f64(),
-        })
+        IntervalEstimator::new(
+            IntervalMode::Fixed {
+                interval: self.interval.map(Duration::secs_f64),
+                tau: self.tau.secs_f64(),
+            },
+            self.reading,
+        )
     }
 
     pub fn build(&self) -> Westwood<IntervalEstimator> {
-        Westwood::new("westwood-re", self.estimator(), self.cumulative_cap)
+        let label = match self.reading {
+            Reading::NonOverlapping => "westwood-re",
+            Reading::Literal => "westwood-re(literal)",
+        };
+        Westwood::new(label, self.estimator(), self.cumulative_cap)
     }
 }
 
