@@ -50,6 +50,10 @@ pub struct AckSample {
     pub segments_sacked: u32,
     /// RTT measured from this ACK (Karn's rule applied), if any.
     pub rtt: Option<Time>,
+    /// The RTO estimator's sample taken at this ACK (one timed segment per RTT), as the
+    /// sender's clock counts it: exact, or ns-2's whole ticks (`t_rtt_·tcpTick_`) with
+    /// `tcp.ns2.tick_clock`.
+    pub timed_rtt: Option<Time>,
     /// The ACK carried ECN-Echo.
     pub ece: bool,
     /// Segments delivered to the receiver so far (cumulative + SACKed), for rate estimators.
@@ -284,6 +288,14 @@ impl CcConfig {
 
     pub fn label(&self) -> String {
         self.build().label()
+    }
+
+    /// Whose ns-2 agent this algorithm was (its Tcl defaults shape `tcp.ns2.newreno_recovery`).
+    pub fn ns2_agent(&self) -> crate::transport::NewrenoAgent {
+        match self {
+            CcConfig::WestwoodBe(c) if c.profile == westwood_be::BeProfile::Ucla => crate::transport::NewrenoAgent::WestwoodNr,
+            _ => crate::transport::NewrenoAgent::Newreno,
+        }
     }
 
     fn from_parts(algorithm: &str, params: serde_json::Value) -> Result<CcConfig, String> {

@@ -18,11 +18,31 @@
 //! - RTTmin is the smallest RTT sample of any ACK (Karn's rule applied by the sender);
 //!   the estimators' RTT (RE's T, ABSE's T_max and τ_k) is the sender's SRTT, RTTmin
 //!   until the sender has one.
+//!
+//! [`LossRule::Ucla`] is the rule of UCLA's ns-2 agent instead (Agent/TCP/WestwoodNR
+//! v1.3, `tcp-westwood-nr.cc`: `dupack_action`, `slowdown(CLOSE_FASTER)`), which made
+//! the paper's BE figures: ssthresh = ⌊ERE·RTTmin⌋ after 3 DUPACKs and ⌊ERE·RTTmin/a⌋
+//! after a timeout, at least 2; `a` (`fr_a_`) is 1 after a loss in congestion avoidance
+//! and grows after one in slow start (+1 at a timeout, up to 4; +0.25 at 3 DUPACKs,
+//! which do not use it themselves); RTTmin is the smallest of the RTO estimator's samples
+//! (`t_rtt_·tcpTick_`: whole ticks under `tcp.ns2.tick_clock`), 10 000 s before the first
+//! (`min_rtt_estimate`); the estimator sees every ACK, RTT or not; an ECN-Echo halves
+//! (ssthresh ⌊cwnd/2⌋), as the agent's `slowdown` does for it.
 use super::estimators::{AckCounter, AckInput};
 use super::reno::{increase, MIN_SSTHRESH};
-use super::{AckSample, CongestionControl, CongestionEvent, Reduction, Window};
+use super::{AckSample, CongestionControl, CongestionEvent, CongestionSignal, Reduction, Window};
 
 const NS: f64 = 1e9;
+/// UCLA's `min_rtt_estimate` before any RTT sample (its Tcl default), seconds.
+const UCLA_NO_RTT: f64 = 10_000.0;
+
+/// Whose loss rule sizes the window: §2 as printed, or UCLA's ns-2 agent's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LossRule {
+    Paper,
+    /// With the agent's `fr_a_` (the timeout divisor) as it stands.
+    Ucla { fr_a: f64 },
+}
 
 /// An estimator of the eligible rate, fed every ACK (segments per second).
 pub trait EligibleRate {
@@ -45,6 +65,7 @@ pub struct Westwood<E> {
     pub rtt_min: Option<f64>,
     /// The ERE used at the last loss (segments/s), for tracing.
     last_loss_ere: f64,
+    pub rule: LossRule,
 }
 
 impl<E: EligibleRate> Westwood<E> {
@@ -55,7 +76,38 @@ impl<E: EligibleRate> Westwood<E> {
             counter: AckCounter::new(cumulative_cap),
             rtt_min: None,
             last_loss_ere: 0.0,
+            rule: LossRule::Paper,
         }
+    }
+
+    /// UCLA's agent: its loss rule, its ACK accounting (cap 2, see
+    /// [`super::estimators::AckCounting`]) around `estimator`.
+    pub fn ucla(label: &'static str, estimator: E) -> Westwood<E> {
+        let mut westwood = Westwood::new(label, estimator, Some(2));
+        westwood.counter.counting = super::estimators::AckCounting::Ucla;
+        westwood.rule = LossRule::Ucla { fr_a: 1.0 };
+        westwood
+    }
+
+    /// UCLA's reduction (see the module header).
+    fn ucla_reduction(&mut self, window: &Window, signal: CongestionSignal) -> Reduction {
+        let LossRule::Ucla { fr_a } = &mut self.rule else { unreachable!("UCLA rule") };
+        if signal == CongestionSignal::EcnEcho {
+            let half = window.cwnd / 2.0;
+            return Reduction { ssthresh: half.trunc().max(MIN_SSTHRESH), cwnd: half };
+        }
+        let in_slow_start = window.ssthresh > window.cwnd;
+        let timeout = signal == CongestionSignal::Timeout;
+        *fr_a = match (in_slow_start, timeout) {
+            (false, _) => 1.0,
+            (true, true) => (*fr_a + 1.0).min(4.0),
+            (true, false) => (*fr_a + 0.25).min(4.0),
+        };
+        let divisor = if timeout { *fr_a } else { 1.0 };
+        let ere = self.estimator.eligible_rate(window.cwnd, self.rtt_min.unwrap_or(UCLA_NO_RTT)).unwrap_or(0.0);
+        self.last_loss_ere = ere;
+        let ssthresh = (ere * self.rtt_min.unwrap_or(UCLA_NO_RTT) / divisor).trunc().max(MIN_SSTHRESH);
+        Reduction { ssthresh, cwnd: window.cwnd.min(ssthresh) }
     }
 }
 
@@ -66,12 +118,18 @@ impl<E: EligibleRate> CongestionControl for Westwood<E> {
 
     fn on_ack_event(&mut self, window: &Window, ack: &AckSample) {
         let segments = self.counter.count(ack.segments_acked, ack.duplicate);
-        if let Some(rtt) = ack.rtt {
+        let ucla = matches!(self.rule, LossRule::Ucla { .. });
+        if let Some(rtt) = if ucla { ack.timed_rtt } else { ack.rtt } {
             let rtt = rtt as f64 / NS;
             self.rtt_min = Some(self.rtt_min.map_or(rtt, |min| min.min(rtt)));
         }
-        // The estimators need an RTT (RE's interval, ABSE's T_max): none until one is measured.
-        let Some(rtt_min) = self.rtt_min else { return };
+        // The estimators need an RTT (RE's interval, ABSE's T_max): none until one is
+        // measured. (UCLA's BE needs none and sees every ACK.)
+        let rtt_min = match self.rtt_min {
+            Some(rtt_min) => rtt_min,
+            None if ucla => UCLA_NO_RTT,
+            None => return,
+        };
         let srtt = ack.srtt.map_or(rtt_min, |srtt| srtt / NS);
         self.estimator.on_ack(&AckInput {
             now: ack.now as f64 / NS,
@@ -87,7 +145,10 @@ impl<E: EligibleRate> CongestionControl for Westwood<E> {
         increase(window, 1.0);
     }
 
-    fn on_congestion(&mut self, window: &Window, _event: &CongestionEvent) -> Reduction {
+    fn on_congestion(&mut self, window: &Window, event: &CongestionEvent) -> Reduction {
+        if matches!(self.rule, LossRule::Ucla { .. }) {
+            return self.ucla_reduction(window, event.signal);
+        }
         let rate = self.rtt_min.and_then(|rtt_min| Some((self.estimator.eligible_rate(window.cwnd, rtt_min)?, rtt_min)));
         let ssthresh = match rate {
             Some((ere, rtt_min)) => {
@@ -107,6 +168,9 @@ impl<E: EligibleRate> CongestionControl for Westwood<E> {
         self.estimator.state(out);
         out.push(("rtt_min", self.rtt_min.unwrap_or(0.0)));
         out.push(("loss_ere", self.last_loss_ere));
+        if let LossRule::Ucla { fr_a } = self.rule {
+            out.push(("fr_a", fr_a));
+        }
     }
 }
 
@@ -226,6 +290,45 @@ pub(crate) mod tests {
                 .ssthresh,
             20.0
         );
+    }
+
+    /// UCLA's rule by hand, ERE = 310 segments/s: RTTmin comes from the RTO estimator's
+    /// samples (70 ms; the per-ACK 50 ms is not one), so ERE·RTTmin = 21.7 → ssthresh 21.
+    /// fr_a: 1 after a loss in congestion avoidance; in slow start +1 per timeout (2, 3,
+    /// 4, then held at 4: ⌊21.7/a⌋ = 10, 7, 5, 5) and +0.25 per 3 DUPACKs, which are not
+    /// divided (21) and keep a smaller cwnd; an ECN-Echo halves.
+    #[test]
+    fn ucla_rule_by_hand() {
+        let mut ucla = Westwood::ucla("u", Fixed(Some(310.0)));
+        let w = |cwnd, ssthresh| Window { cwnd, ssthresh };
+        // No RTT yet: min_rtt_estimate is 10 000 s, so the window is left as it is.
+        let r = ucla.on_congestion(&w(40.0, 30.0), &event(CongestionSignal::FastRetransmit));
+        assert_eq!((r.ssthresh, r.cwnd), (3_100_000.0, 40.0));
+        ucla.on_ack_event(&w(40.0, 30.0), &AckSample { rtt: Some(50_000_000), timed_rtt: Some(70_000_000), ..Default::default() });
+        ucla.on_ack_event(&w(40.0, 30.0), &AckSample { rtt: Some(50_000_000), timed_rtt: Some(80_000_000), ..Default::default() });
+        assert_eq!(ucla.rtt_min, Some(0.07));
+        let in_ca = w(40.0, 30.0);
+        let in_ss = w(10.0, 30.0);
+        let r = ucla.on_congestion(&in_ca, &event(CongestionSignal::FastRetransmit));
+        assert_eq!((r.ssthresh, r.cwnd, ucla.rule), (21.0, 21.0, LossRule::Ucla { fr_a: 1.0 }));
+        for (expected_fr_a, expected_ssthresh) in [(2.0, 10.0), (3.0, 7.0), (4.0, 5.0), (4.0, 5.0)] {
+            let r = ucla.on_congestion(&in_ss, &event(CongestionSignal::Timeout));
+            assert_eq!((r.ssthresh, ucla.rule), (expected_ssthresh, LossRule::Ucla { fr_a: expected_fr_a }));
+        }
+        let r = ucla.on_congestion(&in_ss, &event(CongestionSignal::FastRetransmit));
+        assert_eq!((r.ssthresh, r.cwnd, ucla.rule), (21.0, 10.0, LossRule::Ucla { fr_a: 4.0 }));
+        ucla.on_congestion(&in_ca, &event(CongestionSignal::Timeout));
+        assert_eq!(ucla.rule, LossRule::Ucla { fr_a: 1.0 });
+        ucla.on_congestion(&in_ss, &event(CongestionSignal::FastRetransmit)); // 1.25
+        let r = ucla.on_congestion(&in_ss, &event(CongestionSignal::Timeout)); // 2.25: 21.7/2.25 = 9.6
+        assert_eq!((r.ssthresh, ucla.rule), (9.0, LossRule::Ucla { fr_a: 2.25 }));
+        let r = ucla.on_congestion(&w(41.0, 30.0), &event(CongestionSignal::EcnEcho));
+        assert_eq!((r.ssthresh, r.cwnd), (20.0, 20.5));
+        ucla.estimator.0 = Some(10.0); // 0.7 segments: floored at 2
+        assert_eq!(ucla.on_congestion(&in_ca, &event(CongestionSignal::FastRetransmit)).ssthresh, 2.0);
+        let mut state = Vec::new();
+        ucla.state(&mut state);
+        assert_eq!(state.last(), Some(&("fr_a", 1.0)));
     }
 
     /// Before any RTT sample there is no RTTmin: Reno's half, whatever the estimator says.

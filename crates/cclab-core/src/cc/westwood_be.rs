@@ -1,14 +1,37 @@
 //! TCP Westwood BE (ICNP 2002 §3.1.1, Fig. 1(a)): the ERE sample is the data reported by
 //! the latest ACK over the time since the previous one, d_k/Δt_k, filtered by Eq. 1 with a
 //! fixed τ. Everything else is the shared Westwood rule ([`super::westwood`]).
+//!
+//! `profile = "ucla"` is UCLA's ns-2 agent instead, Agent/TCP/WestwoodNR v1.3
+//! (`tcp-westwood-nr.cc`, 2002; read, not copied), with its ns-2 defaults (`filter_type_
+//! 3`, `tau_ 1`, `fr_a_ 1`): the Tustin filter on the ACK gap with a zero sample per τ/2
+//! of silence ([`BandwidthEstimator::ucla`]), cumulative ACKs capped at 2 segments with
+//! its accounting, and its loss rule ([`super::westwood::LossRule::Ucla`]). The agent is
+//! a NewReno one: run it with `tcp.recovery = "newreno"` (and `tcp.profile = "ns2"` for
+//! ns-2's clock and windows). The paper's BE figures come from this agent: on clustered
+//! ACKs its Tustin input re-weights each burst's high rate by the gap after it, the 3.2
+//! Mb/s overestimate of Fig. 2, which Eq. 1 as printed does not give.
 use super::estimators::{AckInput, BandwidthEstimator};
 use super::westwood::{validate_cap, validate_seconds, EligibleRate, Westwood};
 use crate::sim::Duration;
 use serde::{Deserialize, Serialize};
 
+/// Whose BE: the paper's Eq. 1, or UCLA's ns-2 agent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BeProfile {
+    #[default]
+    Paper,
+    Ucla,
+}
+
+crate::schema::named_choice!(BeProfile, "profile", [Paper => "paper", Ucla => "ucla"]);
+
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct WestwoodBeConfig {
+    /// "paper" (Eq. 1 as printed, the options below) or "ucla" (Agent/TCP/WestwoodNR).
+    pub profile: BeProfile,
     /// Eq. 1's τ (UCLA's ns-2 code: 1 s).
     pub tau: Duration,
     /// Feed one zero sample per whole silent period without ACKs (off by default).
@@ -24,6 +47,7 @@ pub struct WestwoodBeConfig {
 impl Default for WestwoodBeConfig {
     fn default() -> Self {
         WestwoodBeConfig {
+            profile: BeProfile::Paper,
             tau: Duration::from_secs_f64(1.0),
             silent_period: None,
             tustin: false,
@@ -38,10 +62,28 @@ impl WestwoodBeConfig {
         if let Some(period) = self.silent_period {
             validate_seconds("silent_period", period.secs_f64())?;
         }
-        validate_cap(self.cumulative_cap)
+        validate_cap(self.cumulative_cap)?;
+        if self.profile == BeProfile::Ucla {
+            let fixed = |field, value: String| {
+                Err((field, format!("{value} is fixed by profile = \"ucla\" (Tustin, a zero sample per τ/2 of silence, cumulative ACKs capped at 2): leave it out")))
+            };
+            if self.tustin {
+                return fixed("tustin", "true".into());
+            }
+            if let Some(period) = self.silent_period {
+                return fixed("silent_period", format!("{}s", crate::schema::Num(period.secs_f64())));
+            }
+            if let Some(cap) = self.cumulative_cap {
+                return fixed("cumulative_cap", cap.to_string());
+            }
+        }
+        Ok(())
     }
 
     pub fn build(&self) -> Westwood<BandwidthEstimator> {
+        if self.profile == BeProfile::Ucla {
+            return Westwood::ucla("westwood-be(ucla)", BandwidthEstimator::ucla(self.tau.secs_f64()));
+        }
         let estimator = BandwidthEstimator::new(
             self.tau.secs_f64(),
             self.silent_period.map(Duration::secs_f64),
@@ -94,6 +136,43 @@ mod tests {
             ),
         ];
         crate::schema::assert_field_bounds(WestwoodBeConfig::validate, &cases);
+        // profile = "ucla" fixes the filter: the paper profile's options are refused.
+        let ucla = WestwoodBeConfig { profile: BeProfile::Ucla, ..Default::default() };
+        assert_eq!(ucla.validate(), Ok(()));
+        for (field, config) in [
+            ("tustin", WestwoodBeConfig { tustin: true, ..ucla.clone() }),
+            ("silent_period", WestwoodBeConfig { silent_period: Some(Duration::from_millis(500)), ..ucla.clone() }),
+            ("cumulative_cap", WestwoodBeConfig { cumulative_cap: Some(2), ..ucla.clone() }),
+        ] {
+            let (name, message) = config.validate().unwrap_err();
+            assert_eq!(name, field);
+            assert!(message.contains("profile = \"ucla\""), "{message}");
+        }
+    }
+
+    /// The UCLA profile through the congestion-control interface: ACKs of one segment
+    /// every 10 ms with an RTO sample of 70 ms: the Tustin estimate from 0 reaches the
+    /// 100 segments/s (within 0.1 % after 20 s, τ = 1 s); a cumulative ACK of 5 segments
+    /// counts 2 (the cap); at a loss ssthresh = ⌊100 × 0.07⌋ = 7 (the paper profile: 7.0x).
+    #[test]
+    fn ucla_profile_estimates_and_truncates() {
+        let mut ucla = WestwoodBeConfig { profile: BeProfile::Ucla, ..Default::default() }.build();
+        assert_eq!(ucla.label(), "westwood-be(ucla)");
+        let w = Window { cwnd: 30.0, ssthresh: 100.0 };
+        for k in 1..=2000u64 {
+            let timed_rtt = (k == 1).then_some(70_000_000);
+            ucla.on_ack_event(&w, &AckSample { now: 10_000_000 * k, segments_acked: 1, timed_rtt, ..Default::default() });
+        }
+        let ere = ucla.estimator.filter.estimate();
+        assert!((ere - 100.0).abs() < 0.1, "{ere}");
+        let before = ucla.estimator.filter.estimate();
+        ucla.on_ack_event(&w, &AckSample { now: 20_010_000_000, segments_acked: 5, ..Default::default() });
+        // Tustin: (2 / 0.01 + 100) / 2 enters with weight 2Δ/(2τ + Δ).
+        let alpha = 1.99 / 2.01;
+        let expected = alpha * before + (1.0 - alpha) * (200.0 + 100.0) / 2.0;
+        assert!((ucla.estimator.filter.estimate() - expected).abs() < 1e-9);
+        let r = ucla.on_congestion(&w, &event(CongestionSignal::FastRetransmit));
+        assert_eq!(r.ssthresh, (expected * 0.07).trunc());
     }
 
     /// Through the congestion-control interface: ACKs of one segment every 10 ms (100

@@ -24,9 +24,13 @@ impl RtoEstimator {
 
     /// A valid RTT sample: the timed segment left at `sent_at` and its ACK came at `now`.
     /// It also ends any back-off (RFC 6298 §5.7 with Karn's rule; ns-2 `newack`).
-    pub fn on_sample(&mut self, sent_at: Time, now: Time) {
+    /// Returns the RTT as this clock measured it (ns-2: whole ticks, `t_rtt_·tcpTick_`).
+    pub fn on_sample(&mut self, sent_at: Time, now: Time) -> Time {
         match self {
-            RtoEstimator::Rfc6298(e) => e.on_sample(now - sent_at),
+            RtoEstimator::Rfc6298(e) => {
+                e.on_sample(now - sent_at);
+                now - sent_at
+            }
             RtoEstimator::Ns2(e) => e.on_sample(sent_at, now),
         }
     }
@@ -152,8 +156,9 @@ impl Ns2Clock {
         }
     }
 
-    /// `rtt_update`: the tick boundaries crossed between send and ACK (at least one).
-    pub fn on_sample(&mut self, sent_at: Time, now: Time) {
+    /// `rtt_update`: the tick boundaries crossed between send and ACK (at least one);
+    /// returns them as a time (`t_rtt_·tcpTick_`).
+    pub fn on_sample(&mut self, sent_at: Time, now: Time) -> Time {
         let ticks = ((now + self.boot) / self.tick - (sent_at + self.boot) / self.tick).max(1) as i32;
         if self.srtt8 != 0 {
             let mut delta = ticks - (self.srtt8 >> 3); // a1 = 7/8 a0 + 1/8 m
@@ -173,6 +178,7 @@ impl Ns2Clock {
         // (8·(4·RTTVAR) + 8·SRTT) / 8, truncated to whole ticks
         self.rtxcur = (((self.rttvar4 << 3) + self.srtt8) >> 3) as f64 * self.tick as f64;
         self.backoff = 1;
+        ticks as Time * self.tick
     }
 
     /// `rtt_timeout`
