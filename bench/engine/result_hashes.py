@@ -5,7 +5,9 @@ rebuild, run it again and ``diff`` the two files.
 Every scenario file under experiments/ (sweep plans excepted) runs for two seeds, as
 written and with the ns2 profile, each with flow and queue traces on; durations are cut
 to at most 30 s to keep the whole set to a minute or two. The hash covers the result's
-every field (flows, links, bins, traces, conservation, warnings) except the wall time.
+every field (flows, links, bins, traces, conservation, warnings) except the wall time and
+the normalised scenario it echoes. ``--root DIR`` reads another checkout's experiments/
+(to compare two builds on the same files).
 """
 from __future__ import annotations
 
@@ -31,10 +33,11 @@ def variants(path: Path):
 
 
 def main() -> int:
-    files = sorted(p for p in (ROOT / "experiments").rglob("*.toml") if "sweeps" not in p.parts)
+    root = Path(sys.argv[sys.argv.index("--root") + 1]) if "--root" in sys.argv else ROOT
+    files = sorted(p for p in (root / "experiments").rglob("*.toml") if "sweeps" not in p.parts)
     for path in files:
         for label, overrides in variants(path):
-            name = f"{path.relative_to(ROOT)} {label}"
+            name = f"{path.relative_to(root)} {label}"
             try:
                 scenario = load_scenario(path, overrides)
                 if duration_s(scenario.get("duration", "100s")) > MAX_DURATION_S:
@@ -43,7 +46,10 @@ def main() -> int:
             except ScenarioError as error:
                 print(f"{name}: error {error}")
                 continue
-            result.pop("wall_time_s", None)
+            # The wall time varies; the scenario echoed back is the input (it gains the
+            # defaults of every new field), not a result.
+            for key in ("wall_time_s", "scenario"):
+                result.pop(key, None)
             digest = hashlib.sha256(json.dumps(result, sort_keys=True).encode()).hexdigest()[:16]
             print(f"{name}: {digest} events={result['events']}", flush=True)
     return 0

@@ -267,7 +267,12 @@ impl FlowGroup {
             Transport::Tcp => {
                 self.cc.get_or_insert_with(CcConfig::default);
                 self.tcp.get_or_insert_with(TcpConfig::default).normalize(profile).map_err(|(field, message)| {
-                    (if field == "ns2.sack1_recovery" { "tcp.ns2.sack1_recovery" } else { "tcp" }, message)
+                    let field = match field {
+                        "ns2.sack1_recovery" => "tcp.ns2.sack1_recovery",
+                        "ns2.newreno_recovery" => "tcp.ns2.newreno_recovery",
+                        _ => "tcp",
+                    };
+                    (field, message)
                 })?;
                 match self.app.get_or_insert(AppSpec::Bulk) {
                     AppSpec::Onoff { .. } => {

@@ -316,7 +316,9 @@ impl Simulation {
                     if rules.ecn {
                         receiver = receiver.with_ns2_ecn();
                     }
-                    let mut sender = TcpSender::new(tcp, group.cc().build(), start, data_bytes, ack_bytes);
+                    let cc = group.cc();
+                    let mut sender = TcpSender::new(tcp, cc.build(), start, data_bytes, ack_bytes);
+                    sender.set_newreno_agent(cc.ns2_agent());
                     if rules.tick_clock {
                         sender.set_ns2_clock(stream(scenario.seed, TCP_CLOCK_STREAMS + id as u64));
                     }

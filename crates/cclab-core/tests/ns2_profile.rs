@@ -69,6 +69,12 @@ fn the_scenario_profile_reaches_groups_that_do_not_set_their_own() {
     // NewReno: Sack1's recovery does not apply; the other behaviours do
     assert_eq!(flows[3]["tcp"]["ns2"]["sack1_recovery"], false);
     assert_eq!(flows[3]["tcp"]["ns2"]["go_back_n"], true);
+    // and Newreno's recovery applies to NewReno only
+    assert_eq!(flows[3]["tcp"]["ns2"]["newreno_recovery"], true);
+    assert_eq!(flows[0]["tcp"]["ns2"]["newreno_recovery"], false);
+    let error = Scenario::from_json_str(&text.replace(r#"{"cc": "reno"}, {"cc": "reno", "tcp": {"profile": "rfc"}}"#,
+        r#"{"cc": "reno", "tcp": {"ns2": {"newreno_recovery": true}}}, {"cc": "reno", "tcp": {"profile": "rfc"}}"#)).unwrap_err();
+    assert_eq!(error.0, "flows[0].tcp.ns2.newreno_recovery: true: Newreno's recovery needs recovery = \"newreno\"");
     let error = Scenario::from_json_str(&text.replace(r#""tcp": {"recovery": "newreno"}"#,
         r#""tcp": {"recovery": "newreno", "ns2": {"sack1_recovery": true}}"#)).unwrap_err();
     assert_eq!(error.0, "flows[3].tcp.ns2.sack1_recovery: true: Sack1's recovery needs recovery = \"sack\"");

@@ -85,12 +85,16 @@ impl Default for TcpConfig {
 impl TcpConfig {
     /// The ns-2 behaviours this sender and its sink follow.
     pub fn ns2_rules(&self) -> Ns2Rules {
-        self.ns2.rules(self.profile.unwrap_or_default())
+        let mut rules = self.ns2.rules(self.profile.unwrap_or_default());
+        // each agent's recovery applies to its own kind only (as `normalize` writes them)
+        rules.sack1_recovery &= self.recovery == Recovery::Sack;
+        rules.newreno_recovery &= self.recovery == Recovery::Newreno;
+        rules
     }
 
     /// Fill in the profile (the scenario's when the group gives none) and every ns-2
     /// switch from it, so the normalised scenario shows them; Sack1's recovery does not
-    /// apply to NewReno.
+    /// apply to NewReno, nor Newreno's to SACK.
     pub fn normalize(&mut self, scenario_profile: TcpProfile) -> Result<(), (&'static str, String)> {
         let profile = *self.profile.get_or_insert(scenario_profile);
         if self.recovery == Recovery::Newreno {
@@ -98,6 +102,11 @@ impl TcpConfig {
                 return Err(("ns2.sack1_recovery", "true: Sack1's recovery needs recovery = \"sack\"".into()));
             }
             self.ns2.sack1_recovery = Some(false);
+        } else {
+            if self.ns2.newreno_recovery == Some(true) {
+                return Err(("ns2.newreno_recovery", "true: Newreno's recovery needs recovery = \"newreno\"".into()));
+            }
+            self.ns2.newreno_recovery = Some(false);
         }
         self.ns2 = self.ns2.resolved(profile);
         Ok(())

@@ -19,7 +19,7 @@ pub mod tfrc;
 pub mod udp;
 
 pub use config::{Recovery, TcpConfig};
-pub use ns2::{Ns2Rules, TcpProfile};
+pub use ns2::{NewrenoAgent, Ns2Rules, TcpProfile};
 pub use endpoint::{Endpoint, Outbox, Outgoing};
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;

@@ -1,5 +1,6 @@
 //! `tcp.profile = "ns2"`: what makes ns-2.35's `Agent/TCP/Sack1` + `Agent/TCPSink/Sack1`
-//! differ from the RFCs cclab's TCP follows by default, as five behaviours that can be
+//! (and `Agent/TCP/Newreno` + `Agent/TCPSink` with `recovery = "newreno"`)
+//! differ from the RFCs cclab's TCP follows by default, as six behaviours that can be
 //! switched one by one (`tcp.ns2 = { tick_clock = false, ... }`). Read off ns-2.35's
 //! sources (tcp.cc, tcp-sack1.cc, scoreboard-rq.cc, tcp-sink.cc); docs/ns2-defaults.md has
 //! the file and function of each rule.
@@ -28,6 +29,22 @@
 //!   the third duplicate; a partial ACK restarts the timer and ends any back-off;
 //!   entering recovery stops RTT timing; after a timeout or an ECN reaction no fast
 //!   retransmit until the cumulative ACK passes what had been sent then.
+//! * `newreno_recovery` — with `recovery = "newreno"`, ns-2's Newreno recovery
+//!   (tcp-newreno.cc `recv`, `dupack_action`, `partialnewack`; tcp-reno.cc `window`): the
+//!   inflation by duplicate ACKs is kept apart from cwnd (`dupwnd_`, +1 per duplicate
+//!   after the third), so the window a cut left is what remains when recovery ends, and
+//!   the ACK that ends it opens the window as any new ACK does; while duplicates last at
+//!   most two new segments go out per ACK (`send_much(0, 0, 2)`); no fast retransmit
+//!   until the cumulative ACK passes the point the last one recovered to (`bug_fix_`,
+//!   RFC 2582's careful variant: duplicates of the first segment sent after a recovery
+//!   wait for the timer, as after a timeout); after a timeout
+//!   duplicates are counted but neither inflate the window (`exitFastRetrans_ true`) nor
+//!   are ignored as Sack1 ignores them. Three parameters come from the agent's Tcl
+//!   defaults ([`NewrenoAgent`]): Agent/TCP/Newreno sets `dupwnd_` to 3 at the third
+//!   duplicate, deflates partially at a partial ACK (`partial_window_deflation_ 1`: by
+//!   what it acknowledges but one, from dupwnd_ first) and restarts the timer only at the
+//!   first partial ACK (`newreno_changes1_ 1`); UCLA's Agent/TCP/WestwoodNR starts
+//!   `dupwnd_` at 0, takes it all back at a partial ACK and restarts the timer at each.
 //! * `ecn` — the sink sets ECN-Echo only on ACKs of ECN-capable packets; retransmissions
 //!   are ECN-capable; ACKs that carry ECN-Echo do not open the window; an ECN reaction
 //!   at cwnd ≤ 1 backs the timer off (`TcpSink::ack`, `TcpAgent::output`, `ecn`,
@@ -61,7 +78,38 @@ pub struct Ns2Switches {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sack1_recovery: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub newreno_recovery: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn: Option<bool>,
+}
+
+/// Whose Tcl defaults set `newreno_recovery`'s parameters (the congestion control
+/// decides: [`crate::cc::CcConfig::ns2_agent`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NewrenoAgent {
+    /// ns-2.35's Agent/TCP/Newreno.
+    #[default]
+    Newreno,
+    /// UCLA's Agent/TCP/WestwoodNR (`westwood-be` with `profile = "ucla"`).
+    WestwoodNr,
+}
+
+impl NewrenoAgent {
+    /// `dupwnd_` at the third duplicate ACK.
+    pub fn entry_inflation(self, dupack_threshold: u32) -> u32 {
+        match self {
+            NewrenoAgent::Newreno => dupack_threshold,
+            NewrenoAgent::WestwoodNr => 0,
+        }
+    }
+    /// `partial_window_deflation_`.
+    pub fn partial_window_deflation(self) -> bool {
+        self == NewrenoAgent::Newreno
+    }
+    /// `newreno_changes1_`: the timer restarts at the first partial ACK of a recovery only.
+    pub fn impatient(self) -> bool {
+        self == NewrenoAgent::Newreno
+    }
 }
 
 /// The switches resolved: which ns-2 behaviours a sender and its sink follow.
@@ -71,6 +119,7 @@ pub struct Ns2Rules {
     pub integer_ssthresh: bool,
     pub go_back_n: bool,
     pub sack1_recovery: bool,
+    pub newreno_recovery: bool,
     pub ecn: bool,
 }
 
@@ -83,6 +132,7 @@ impl Ns2Switches {
             integer_ssthresh: self.integer_ssthresh.or(default),
             go_back_n: self.go_back_n.or(default),
             sack1_recovery: self.sack1_recovery.or(default),
+            newreno_recovery: self.newreno_recovery.or(default),
             ecn: self.ecn.or(default),
         }
     }
@@ -94,6 +144,7 @@ impl Ns2Switches {
             integer_ssthresh: s.integer_ssthresh == Some(true),
             go_back_n: s.go_back_n == Some(true),
             sack1_recovery: s.sack1_recovery == Some(true),
+            newreno_recovery: s.newreno_recovery == Some(true),
             ecn: s.ecn == Some(true),
         }
     }
@@ -107,7 +158,10 @@ mod tests {
     fn unset_switches_follow_the_profile_and_set_ones_stay() {
         let some = Ns2Switches { go_back_n: Some(false), ecn: Some(true), ..Default::default() };
         let ns2 = some.rules(TcpProfile::Ns2);
-        assert_eq!(ns2, Ns2Rules { tick_clock: true, integer_ssthresh: true, go_back_n: false, sack1_recovery: true, ecn: true });
+        assert_eq!(
+            ns2,
+            Ns2Rules { tick_clock: true, integer_ssthresh: true, go_back_n: false, sack1_recovery: true, newreno_recovery: true, ecn: true }
+        );
         let rfc = some.rules(TcpProfile::Rfc);
         assert_eq!(rfc, Ns2Rules { ecn: true, ..Default::default() });
         let read = |text: &str| serde_json::from_str::<Ns2Switches>(text).map_err(|e| e.to_string());

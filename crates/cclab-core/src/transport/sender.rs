@@ -8,6 +8,7 @@
 //! output vector, and exposes the deadline of its retransmission timer.
 use super::rto::RtoEstimator;
 use sack1::Sack1State;
+use super::ns2::NewrenoAgent;
 use super::{AckInfo, Header, Ns2Rules, Outbox, Outgoing, Recovery, Seq, TcpConfig};
 use crate::app::TcpApplication;
 use crate::cc::{AckSample, CongestionControl, CongestionEvent, CongestionSignal, Controller, Window};
@@ -77,9 +78,14 @@ pub struct TcpSender {
     retx_scan: Seq,
     /// RFC 6675 RecoveryPoint / RFC 6582 recover, as one past the highest segment sent.
     recovery_point: Seq,
-    /// After a timeout, no fast retransmit until the cumulative ACK passes this.
-    timeout_recover: Option<Seq>,
+    /// No fast retransmit until the cumulative ACK passes this (ns-2 `recover_` with
+    /// `bug_fix_`): set at a timeout, and with `newreno_recovery` at a fast retransmit.
+    recover: Option<Seq>,
     dupacks: u32,
+    /// With `newreno_recovery`: the inflation by duplicate ACKs, apart from cwnd (ns-2
+    /// `dupwnd_`), and whether this recovery has had a partial ACK (`firstpartial_`).
+    dupwnd: u32,
+    had_partial_ack: bool,
     /// Bytes on the wire of a data segment and of the SYN-like first packet.
     data_bytes: u32,
     started: bool,
@@ -94,6 +100,8 @@ pub struct TcpSender {
     ecn_backoff: bool,
     /// Which ns-2 behaviours this sender follows (all false by default).
     rules: Ns2Rules,
+    /// Whose parameters `newreno_recovery` takes.
+    newreno_agent: NewrenoAgent,
     pub stats: SenderStats,
     rto: RtoEstimator,
     app: TcpApplication,
@@ -130,6 +138,7 @@ impl TcpSender {
             window: Window { cwnd: cfg.initial_window, ssthresh: cfg.initial_ssthresh },
             rto: RtoEstimator::new(&cfg, 0),
             rules: cfg.ns2_rules(),
+            newreno_agent: NewrenoAgent::Newreno,
             cfg,
             cc,
             first_data,
@@ -145,8 +154,10 @@ impl TcpSender {
             retx_scan: 0,
             in_recovery: false,
             recovery_point: 0,
-            timeout_recover: None,
+            recover: None,
             dupacks: 0,
+            dupwnd: 0,
+            had_partial_ack: false,
             rto_deadline: None,
             app: TcpApplication::Bulk,
             app_wakeup: None,
@@ -180,6 +191,11 @@ impl TcpSender {
         let boot_time = rng.gen_range(0..self.cfg.granularity.ns().max(1));
         self.rto = RtoEstimator::new(&self.cfg, boot_time);
         self.timer_rounding = Some(Box::new(rng));
+    }
+
+    /// The ns-2 agent whose Tcl defaults `newreno_recovery` follows.
+    pub fn set_newreno_agent(&mut self, agent: NewrenoAgent) {
+        self.newreno_agent = agent;
     }
 
     /// The retransmission timer's expiry for a timer armed at `now`.
@@ -369,8 +385,14 @@ impl TcpSender {
             }
             return;
         }
-        // Window-based sending (ns-2 `send_much`): segments [snd_una, snd_una + win).
-        let mut win = self.window.cwnd.min(self.cfg.max_window as f64) as u32;
+        // Window-based sending (ns-2 `send_much`): segments [snd_una, snd_una + win);
+        // ns-2's Newreno inflates ⌊cwnd⌋ by dupwnd_ (and sends at most two per ACK then).
+        let mut win = if self.rules.newreno_recovery {
+            (self.window.cwnd as u32).saturating_add(self.dupwnd).min(self.cfg.max_window)
+        } else {
+            self.window.cwnd.min(self.cfg.max_window as f64) as u32
+        };
+        let mut burst = if self.rules.newreno_recovery && self.dupacks >= self.cfg.dupack_threshold { 2 } else { u32::MAX };
         if self.cfg.limited_transmit && !self.in_recovery && self.dupacks < self.cfg.dupack_threshold {
             win += self.dupacks.min(2); // RFC 3042
         }
@@ -378,7 +400,8 @@ impl TcpSender {
             win = win.min(1);
         }
         let limit = self.snd_una.saturating_add(win.max(1));
-        while self.snd_nxt < limit {
+        while self.snd_nxt < limit && burst > 0 {
+            burst -= 1;
             if self.snd_nxt < self.snd_max {
                 // Go-back-N after a timeout; skip what the receiver reports holding
                 // (ns-2 resends it too: `ns2.go_back_n`).
@@ -543,7 +566,7 @@ impl TcpSender {
         }
         if let Some((probe, sent_at)) = self.rtt_probe {
             if ack.cumulative > probe {
-                self.rto.on_sample(sent_at, now);
+                sample.timed_rtt = Some(self.rto.on_sample(sent_at, now));
                 self.stats.rtt.samples += 1;
                 self.stats.rtt.rtt_ns += (now - sent_at) as f64;
                 self.stats.rtt.rto_ns += self.rto.current() as f64;
@@ -613,6 +636,8 @@ impl TcpSender {
         if !self.rules.integer_ssthresh {
             self.window.cwnd = self.window.ssthresh;
         }
+        self.dupwnd = 0;
+        self.had_partial_ack = false;
         self.cc.on_recovery_end(&mut self.window, now);
     }
 
@@ -681,25 +706,44 @@ impl TcpSender {
             let mut sample = self.sample(now, ack, newly_sacked);
             self.advance_and_report(now, ack, 0, newly_sacked, &mut sample);
             self.dupacks = 0;
+            let mut restart_timer = true;
             if ack.cumulative >= self.recovery_point {
                 self.in_recovery = false;
                 self.end_recovery(now);
+                if self.rules.newreno_recovery {
+                    // ns-2 `recv_newack_helper`: the ACK ending recovery opens the window.
+                    self.cc.on_ack(&mut self.window, &sample);
+                }
             } else if self.cfg.recovery == Recovery::Newreno {
                 // RFC 6582 §3.2 step 3 (partial ACK): retransmit, deflate, add back one.
                 let seq = self.snd_una;
                 self.retransmit(now, seq, false, out);
-                self.window.cwnd = (self.window.cwnd - sample.segments_acked as f64 + 1.0).max(1.0);
+                if self.rules.newreno_recovery {
+                    self.partial_ack_ns2(sample.segments_acked);
+                    // `newreno_changes1_`: the timer runs on from the first partial ACK
+                    let first = !std::mem::replace(&mut self.had_partial_ack, true);
+                    restart_timer = first || !self.newreno_agent.impatient();
+                } else {
+                    self.window.cwnd = (self.window.cwnd - sample.segments_acked as f64 + 1.0).max(1.0);
+                }
             }
-            self.restart_or_stop_timer(now);
+            if restart_timer {
+                self.restart_or_stop_timer(now);
+            }
         } else if self.snd_una < self.snd_max {
             self.report_duplicate(now, ack, newly_sacked);
             self.dupacks += 1;
             if self.in_recovery {
                 if self.cfg.recovery == Recovery::Newreno {
-                    self.window.cwnd += 1.0; // RFC 6582 step 4: inflate per duplicate
+                    // RFC 6582 step 4: inflate per duplicate
+                    if self.rules.newreno_recovery {
+                        self.dupwnd += 1;
+                    } else {
+                        self.window.cwnd += 1.0;
+                    }
                 }
             } else if self.dupacks == self.cfg.dupack_threshold
-                && self.timeout_recover.map_or(true, |recover| ack.cumulative > recover)
+                && self.recover.map_or(true, |recover| ack.cumulative > recover)
             {
                 self.enter_recovery(now, out);
             }
@@ -712,6 +756,24 @@ impl TcpSender {
         if self.in_recovery && newly_sacked > 0 {
             self.update_lost_marks();
         }
+    }
+
+    /// ns-2 Newreno's partial ACK (`partialnewack`): with `partial_window_deflation_` the
+    /// window shrinks by what the ACK acknowledged but one, from the inflation first
+    /// (leaving at least 1 there); without, the inflation goes. ns-2 keeps `dupacks_`, so
+    /// the burst limit of recovery holds on.
+    fn partial_ack_ns2(&mut self, acked: u32) {
+        if self.newreno_agent.partial_window_deflation() {
+            if self.dupwnd > acked {
+                self.dupwnd -= acked - 1;
+            } else {
+                self.window.cwnd = (self.window.cwnd - (acked - self.dupwnd) as f64).max(1.0);
+                self.dupwnd = 1;
+            }
+        } else {
+            self.dupwnd = 0;
+        }
+        self.dupacks = self.cfg.dupack_threshold;
     }
 
     /// The every-ACK hook: congestion control sees the ACK's accounting before the
@@ -746,7 +808,14 @@ impl TcpSender {
                 self.retransmit(now, seq, true, out);
             }
             Recovery::Newreno => {
-                self.window.cwnd += self.cfg.dupack_threshold as f64;
+                if self.rules.newreno_recovery {
+                    self.dupwnd = self.newreno_agent.entry_inflation(self.cfg.dupack_threshold);
+                    self.had_partial_ack = false;
+                    // RFC 2582's careful variant: duplicates at this recovery's end are no new loss.
+                    self.recover = Some(self.recovery_point);
+                } else {
+                    self.window.cwnd += self.cfg.dupack_threshold as f64;
+                }
                 self.retransmit(now, seq, false, out);
             }
         }
@@ -791,8 +860,10 @@ impl TcpSender {
         self.sacked_below_lost_scan = 0;
         self.in_recovery = false;
         self.dupacks = 0;
-        self.timeout_recover = Some(self.snd_max);
-        self.ignoring_dupacks = self.rules.go_back_n;
+        self.dupwnd = 0;
+        self.recover = Some(self.snd_max);
+        // Sack1 ignores duplicates until a new ACK; ns-2's Newreno counts them.
+        self.ignoring_dupacks = self.rules.go_back_n && !self.rules.newreno_recovery;
         self.snd_nxt = self.snd_una;
         self.rtt_probe = None;
         self.rto_deadline = None;

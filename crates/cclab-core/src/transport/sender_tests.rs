@@ -193,6 +193,80 @@ fn newreno_partial_ack_resends_and_deflates() {
     assert_eq!(s.window.cwnd, 5.0);
 }
 
+/// `ns2.newreno_recovery` with Agent/TCP/Newreno's defaults, on the loss pattern above
+/// (0, 5 and 9 lost of 0..=9). The cut keeps cwnd at 5 (integer_ssthresh) and the
+/// inflation apart (dupwnd 3, +1 per duplicate): the same window as RFC 6582 until the
+/// first partial ACK. ACK 5 (5 segments): partial deflation takes 5 − 1 = 4 from dupwnd 8
+/// → 4, window 9 → 13 goes out with the resent 5, and the timer restarts. ACK 9 (4
+/// segments): dupwnd 4 is not above 4, so cwnd loses 4 − 4 = 0 and dupwnd is 1: window
+/// 6 → 14 goes out; the timer does not restart (`newreno_changes1_`). The full ACK keeps
+/// cwnd 5 and opens it (+1/5). Then three duplicates at the point recovery ended (10):
+/// no fast retransmit (`bug_fix_`, RFC 2582's careful variant).
+#[test]
+fn ns2_newreno_keeps_the_inflation_apart_and_deflates_partially() {
+    let mut s = sender(|cfg| {
+        cfg.recovery = Recovery::Newreno;
+        cfg.ns2.newreno_recovery = Some(true);
+        cfg.ns2.integer_ssthresh = Some(true);
+    });
+    start(&mut s);
+    for (index, sent) in [&[][..], &[], &[0]].iter().enumerate() {
+        assert_eq!(deliver(&mut s, (10 + index as Time) * MS, ack(0, &[])).0.as_slice(), *sent);
+    }
+    assert_eq!((s.window.cwnd, s.window.ssthresh, s.dupwnd), (5.0, 5.0, 3));
+    let mut new = Vec::new();
+    for index in 0..5 {
+        new.extend(deliver(&mut s, (20 + index) * MS, ack(0, &[])).0);
+    }
+    assert_eq!((new, s.window.cwnd, s.dupwnd), (vec![10, 11, 12], 5.0, 8));
+    assert_eq!(deliver(&mut s, 40 * MS, ack(5, &[])), (vec![5, 13], 1));
+    assert_eq!((s.window.cwnd, s.dupwnd), (5.0, 4));
+    let first_partial_deadline = 40 * MS + s.rto.current();
+    assert_eq!(s.timer_deadline(), Some(first_partial_deadline));
+    assert_eq!(deliver(&mut s, 45 * MS, ack(9, &[])), (vec![9, 14], 1));
+    assert_eq!((s.window.cwnd, s.dupwnd), (5.0, 1));
+    assert_eq!(s.timer_deadline(), Some(first_partial_deadline), "impatient: runs on from the first partial ACK");
+    deliver(&mut s, 50 * MS, ack(10, &[]));
+    assert!(!s.in_recovery());
+    assert_eq!((s.window.cwnd, s.dupwnd), (5.2, 0), "the cut window, opened by the ACK that ends recovery");
+    for k in 0..3 {
+        assert_eq!(deliver(&mut s, (60 + k) * MS, ack(10, &[])), (vec![], 0));
+    }
+    assert!(!s.in_recovery());
+    assert_eq!(s.stats.fast_recoveries, 1, "no fast retransmit at the point the last one recovered to");
+}
+
+/// The same losses with UCLA's Agent/TCP/WestwoodNR defaults: no inflation at the third
+/// duplicate (dupwnd 0, then 1..5: the window never passes 10, nothing new), all of it
+/// taken back at a partial ACK, and the timer restarted at each. ACK 9: window 5 from 9
+/// admits 10..13, two of them per ACK while duplicates last.
+#[test]
+fn ns2_newreno_with_westwoodnr_parameters() {
+    let mut s = sender(|cfg| {
+        cfg.recovery = Recovery::Newreno;
+        cfg.ns2.newreno_recovery = Some(true);
+        cfg.ns2.integer_ssthresh = Some(true);
+    });
+    s.set_newreno_agent(NewrenoAgent::WestwoodNr);
+    start(&mut s);
+    for index in 0..3 {
+        deliver(&mut s, (10 + index) * MS, ack(0, &[]));
+    }
+    assert_eq!((s.window.cwnd, s.dupwnd), (5.0, 0));
+    let mut new = Vec::new();
+    for index in 0..5 {
+        new.extend(deliver(&mut s, (20 + index) * MS, ack(0, &[])).0);
+    }
+    assert_eq!((new, s.dupwnd), (vec![], 5));
+    assert_eq!(deliver(&mut s, 40 * MS, ack(5, &[])), (vec![5], 1));
+    assert_eq!(s.dupwnd, 0);
+    assert_eq!(deliver(&mut s, 45 * MS, ack(9, &[])), (vec![9, 10, 11], 1));
+    assert_eq!(s.timer_deadline(), Some(45 * MS + s.rto.current()), "restarted at every partial ACK");
+    deliver(&mut s, 50 * MS, ack(10, &[]));
+    assert!(!s.in_recovery());
+    assert_eq!(s.window.cwnd, 5.2);
+}
+
 /// RFC 3042: the first two duplicates each release one new segment; without limited
 /// transmit they release nothing. At the third, cwnd = ssthresh = 2: with 4 and 5 out,
 /// pipe = 6 − 3 SACKed − 1 lost + 1 resent = 3 and nothing more goes; without them,
