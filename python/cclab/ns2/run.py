@@ -12,6 +12,7 @@ SYN included, taken off here), a UDP LossMonitor's packets, a TFRC sink's bytes.
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -54,7 +55,9 @@ def run_script(text: str, timeout_s: Optional[float] = None,
         wall = time.perf_counter() - started
         written = {name: (Path(scratch) / name).read_text(encoding="utf-8") for name in files
                    if (Path(scratch) / name).is_file()}
-    lines = done.stdout.strip().splitlines()
+    # The JSON is the script's last line, but C stdio lines (UCLA's agent prints one per
+    # agent) reach a pipe only when ns exits, after it.
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if done.returncode != 0 or not lines:
         why = next((line.strip() for line in done.stderr.splitlines() if line.strip()), "no output")
         raise Ns2Error(f"ns-2 failed (exit {done.returncode}): {why}")
@@ -180,22 +183,26 @@ def to_raw(script: Script, output: dict, wall_time_s: float, files: Optional[dic
 def _traces(script: Script, files: dict[str, str]) -> Optional[dict[str, Any]]:
     """Flow traces from ns-2's variable traces: a row at every change of cwnd_ or
     ssthresh_, with both values in force then (cclab's rows come at every ACK; ns-2
-    records no SRTT here)."""
+    records no SRTT here), and for UCLA's agent every sample of its estimate (``cc_ere``,
+    segments/s)."""
     if not script.trace_files:
         return None
     flows = []
     for flow_id, name in script.trace_files.items():
-        rows: dict[str, list] = {"t_s": [], "event": [], "cwnd": [], "ssthresh": []}
-        current = {"cwnd_": float("nan"), "ssthresh_": float("nan")}
+        rows: dict[str, list] = {"t_s": [], "event": [], "cwnd": [], "ssthresh": [], "cc_ere": []}
+        current = {"cwnd_": float("nan"), "ssthresh_": float("nan"), "ere_": float("nan")}
         for line in files.get(name, "").splitlines():
             fields = line.split()
             if len(fields) < 7 or fields[5] not in current:
                 continue
             current[fields[5]] = float(fields[6])
             rows["t_s"].append(float(fields[0]))
-            rows["event"].append("change")
+            rows["event"].append("change" if fields[5] != "ere_" else "sample")
             rows["cwnd"].append(current["cwnd_"])
             rows["ssthresh"].append(current["ssthresh_"])
+            rows["cc_ere"].append(current["ere_"])
+        if all(math.isnan(value) for value in rows["cc_ere"]):
+            del rows["cc_ere"]  # no estimate sampled: not a UCLA agent
         flows.append({"id": flow_id, **rows})
     return {"flows": flows, "bottleneck_queue": None}
 

@@ -16,7 +16,10 @@ by their own behaviour:
 * every flow started and stopped when cclab's engine starts and stops it for the same
   seed (``cclab.core.flow_windows_json``: schedules, staggered and random starts);
 * TCP as ``Agent/TCP/Sack1`` + ``Agent/TCPSink/Sack1`` (``newreno``: ``Agent/TCP/Newreno``
-  + ``Agent/TCPSink``; ``/DelAck`` sinks for delayed ACKs), α and β as
+  + ``Agent/TCPSink``; ``/DelAck`` sinks for delayed ACKs; ``westwood-be`` with
+  ``profile = "ucla"``: UCLA's ``Agent/TCP/WestwoodNR``, which Debian's ns-2.35 lacks —
+  a build with ``tcp-westwood-nr.cc`` added runs it, see ``bench/ns2/westwood_ucla.md``,
+  and its ``current_bwe_`` is sampled every 10 ms into the flow trace as ``cc_ere``), α and β as
   ``increase_num_``/``decrease_num_`` with ``windowOption_ 1``, the binomial controls as
   ``windowOption_ 6``, every TCP parameter cclab has that ns-2 has too; bulk data as FTP,
   CBR writers as ``Application/Traffic/CBR`` over the agent;
@@ -50,6 +53,8 @@ NS2_SEED_RANGE = 2**31 - 2
 
 # cclab's TCP defaults that ns-2.35 has no variable for: any other value is refused.
 ALGORITHMS = ("reno", "aimd", "tcp(1/b)", "binomial", "sqrt", "iiad", "sqrt(1/b)")
+# How often a UCLA WestwoodNR agent's estimate is sampled into its flow trace, seconds.
+ERE_SAMPLE_S = 0.01
 
 
 class Unsupported(ScenarioError):
@@ -71,8 +76,18 @@ class Script:
 
 
 def ns2_seed(seed: int) -> int:
-    """The ns-2 RNG seed for a cclab seed: the same number where ns-2 allows it."""
-    return seed if 1 <= seed <= NS2_SEED_RANGE else 1 + seed % NS2_SEED_RANGE
+    """The ns-2 RNG seed for a cclab seed, mixed (splitmix64) into 1 ... 2^31 − 2.
+
+    ns-2's ``$defaultRNG seed N`` sets all six MRG32k3a components to N, and the first
+    output is then about 592852·N/2^32: small consecutive seeds give nearly the same,
+    nearly zero, first draws (with N = 1 … 5 a 0.2 % Bernoulli error model loses the
+    first packet it judges in every run), so seeds 1, 2, 3 … are not independent runs.
+    A mixed, large seed is."""
+    z = (seed + 0x9E3779B97F4A7C15) % 2**64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % 2**64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % 2**64
+    z ^= z >> 31
+    return 1 + z % NS2_SEED_RANGE
 
 
 def translate(scenario: Mapping[str, Any]) -> Script:
@@ -103,6 +118,7 @@ class _Translator:
         self.lines: list[str] = []
         self.flows: list[dict] = []
         self.trace_files: dict[int, str] = {}
+        self.ere_sampler = False
 
     def note(self, text: str) -> None:
         if text not in self.notes:
@@ -127,11 +143,29 @@ class _Translator:
         for k, link in enumerate(self.topology["links"]):
             self.link(k, link)
         self.routes()
+        ere_proc = len(out)
         groups = scenario["flows"]
         group_by_name = {group.get("group") or f"group{g}": (g, group) for g, group in enumerate(groups)}
         for window, route in zip(self.windows, self.topology["flows"]):
             g, group = group_by_name[window["group"]]
             self.flow(window, route["route"], g, group)
+        if any(flow["agent"] == "Agent/TCP/WestwoodNR" for flow in self.flows):
+            out[ere_proc:ere_proc] = [
+                "if {[catch {Agent/TCP/WestwoodNR info superclass}]} {",
+                "    puts stderr \"this ns has no Agent/TCP/WestwoodNR: UCLA's agent is not part of ns-2.35 (see "
+                "bench/ns2/westwood_ucla.md; CCLAB_NS names the ns to run)\"",
+                "    exit 3",
+                "}",
+            ]
+            ere_proc += 4
+        if self.ere_sampler:
+            out[ere_proc:ere_proc] = [
+                "proc sample_bwe {i period} {",
+                "    global ns src tf",
+                f"    puts $tf($i) \"[$ns now] 0 0 0 0 ere_ [expr {{[$src($i) set current_bwe_] / {8 * self.payload}.0}}]\"",
+                "    $ns at [expr {[$ns now] + $period}] \"sample_bwe $i $period\"",
+                "}",
+            ]
         self.sampling()
         notes = [f"# note: {n}" for n in self.notes]
         text = "\n".join(out[:2] + notes + out[2:]) + "\n"
@@ -270,7 +304,7 @@ class _Translator:
         i = int(window["id"])
         src, dst = self.nodes[route[0]], self.nodes[route[-1]]
         transport = group.get("transport", "tcp")
-        entry = {"id": i, "group": window["group"], "transport": transport, "cc": window["cc"],
+        entry = {"id": i, "group": window["group"], "transport": transport, "cc": window["cc"], "agent": None,
                  "start_s": window["start_s"], "stop_s": window["stop_s"], "wire_bytes": self.payload + self.header,
                  "syn_bytes": 0}
         if transport == "tcp":
@@ -298,6 +332,13 @@ class _Translator:
         at = f"flows[{g}]"
         newreno = tcp["recovery"] == "newreno"
         agent = "Agent/TCP/Newreno" if newreno else "Agent/TCP/Sack1"
+        ucla = cc["algorithm"] == "westwood-be" and cc.get("profile") == "ucla"
+        if ucla:
+            if not newreno:
+                raise Unsupported(f"{at}.tcp.recovery: {json.dumps(tcp['recovery'])} (UCLA's Agent/TCP/WestwoodNR is a "
+                                  "NewReno agent: use recovery = \"newreno\")")
+            agent = "Agent/TCP/WestwoodNR"
+        entry["agent"] = agent
         sink = ("Agent/TCPSink" if newreno else "Agent/TCPSink/Sack1") + ("/DelAck" if tcp["delayed_ack"] else "")
         params: dict[str, Any] = {"fid_": i, "packetSize_": self.payload}
         if self.header > 0:
@@ -319,6 +360,10 @@ class _Translator:
             self.trace_files[i] = f"trace-{i}.tr"
             self.lines += [f"set tf({i}) [open {self.trace_files[i]} w]", f"$src({i}) attach $tf({i})",
                            f"$src({i}) trace cwnd_", f"$src({i}) trace ssthresh_"]
+            if ucla:
+                # current_bwe_ (payload bits/s) is no traced variable: sample it, in segments/s.
+                self.lines.append(f"sample_bwe {i} {_tcl_number(ERE_SAMPLE_S)}")
+                self.ere_sampler = True
         if tcp["delayed_ack"]:
             self.lines.append(f"$dst({i}) set interval_ {_tcl_number(duration_s(tcp['delayed_ack_timeout']))}")
         app = group["app"]
@@ -359,9 +404,14 @@ class _Translator:
     def window_control(self, cc: dict, at: str) -> dict[str, Any]:
         """The congestion control as windowOption_ and its parameters."""
         algorithm = cc["algorithm"]
+        if algorithm == "westwood-be" and cc.get("profile") == "ucla":
+            # Agent/TCP/WestwoodNR's ns-2 defaults but τ: filter 3 (the paper's τ filter).
+            return {"windowOption_": 1, "increase_num_": 1, "decrease_num_": 0.5, "filter_type_": 3,
+                    "tau_": _tcl_number(duration_s(cc["tau"]))}
         if algorithm not in ALGORITHMS:
             raise Unsupported(f"{at}.cc.algorithm: {json.dumps(algorithm)} has no ns-2.35 Agent/TCP equivalent (cclab "
-                              f"exports {', '.join(ALGORITHMS)})")
+                              f"exports {', '.join(ALGORITHMS)}, and westwood-be with profile = \"ucla\" to an ns-2 "
+                              "built with UCLA's agent)")
         if cc.get("decrease", "ns2") != "ns2":
             raise Unsupported(f"{at}.cc.decrease: {json.dumps(cc['decrease'])} (ns-2.35 halves on the first cut, in slow start "
                               "and after a timeout whatever decrease_num_ is: only decrease = \"ns2\" is ns-2's)")
