@@ -26,12 +26,21 @@ def fig2(holds: bool) -> dict:
             ("loss", "BE"): 4.5, ("loss", "RE"): 2.4, ("loss", "ABSE"): 4.0} if holds else
            {("congestion", "BE"): 2.0, ("congestion", "RE"): 4.0, ("congestion", "ABSE"): 4.0,
             ("loss", "BE"): 1.0, ("loss", "RE"): 4.5, ("loss", "ABSE"): 1.0})
-    ere.update({("congestion", "BE (Tustin)"): 3.5, ("loss", "BE (Tustin)"): 4.5})
+    ere.update({("congestion", "BE (Eq. 1)"): 2.6, ("loss", "BE (Eq. 1)"): 4.5})
     # Two flows under congestion (one flow far off spoils a per-flow claim), one with errors.
     spread = {0: 0.0, 1: 0.0} if holds else {0: 1.5, 1: -1.5}
     table = {key(case=c, protocol=p, flow=f): {"ere_mbps": v + (spread[f] if p == "ABSE" else 0.0),
                                                "throughput_mbps": 2.0}
              for (c, p), v in ere.items() for f in ((0, 1) if c == "congestion" else (0,))}
+    return {"runs": pd.DataFrame(rows(table))}
+
+
+def fig7(holds: bool) -> dict:
+    """Adaptive τ_k: faster than τ = 1 s and quieter than τ = RTT (or neither)."""
+    measured = ({"ABSE τ_k": (1.0, 0.01), "fixed τ = 1 s": (2.0, 0.01), "fixed τ = RTT": (0.5, 0.04)} if holds else
+                {"ABSE τ_k": (2.0, 0.04), "fixed τ = 1 s": (2.0, 0.01), "fixed τ = RTT": (0.5, 0.04)})
+    table = {key(estimator=name, segment_start_s=start): {"response_s": response, "noise_cv": noise}
+             for name, (response, noise) in measured.items() for start in (20.0, 40.0, 60.0, 80.0)}
     return {"runs": pd.DataFrame(rows(table))}
 
 
@@ -114,7 +123,7 @@ def fig21(holds: bool) -> dict:
 
 
 CASES = {name: (build(True), build(False)) for name, build in
-         (("fig2", fig2), ("fig9", fig9), ("fig11", fig11), ("fig12", fig12), ("fig16", fig16), ("fig18", fig18), ("fig19", fig19),
+         (("fig2", fig2), ("fig7", fig7), ("fig9", fig9), ("fig11", fig11), ("fig12", fig12), ("fig16", fig16), ("fig18", fig18), ("fig19", fig19),
           ("fig20", fig20), ("fig21", fig21))}
 
 
@@ -128,7 +137,7 @@ test_every_claim_is_covered, test_claim_holds, test_claim_fails, test_claim_stat
 
 def test_estimates_under_congestion_are_judged_flow_by_flow():
     """Two ABSE flows at 4.0 and 1.0 Mb/s average the 2.5 Mb/s fair share but are not
-    each "about" it: the Fig. 5 claim fails; RE's claim is untouched. The Tustin BE
+    each "about" it: the Fig. 5 claim fails; RE's claim is untouched. The Eq. 1 BE
     numbers are reported beside the BE claim, never judged."""
     tables = fig2(True)
     runs = tables["runs"]
@@ -137,6 +146,6 @@ def test_estimates_under_congestion_are_judged_flow_by_flow():
     claims = claims_of("fig2", tables)
     assert [claim.verdict for claim in claims] == ["supported"] * 4 + ["not supported"]  # 1 of 3 checks
     assert "flow 0 4.00, flow 1 1.00" in claims[4].evidence
-    runs.loc[runs["protocol"] == "BE (Tustin)", "ere_mbps"] = 0.0
+    runs.loc[runs["protocol"] == "BE (Eq. 1)", "ere_mbps"] = 0.0
     assert claims_of("fig2", tables)[0].verdict == "supported"
-    assert "BE (Tustin) 0.00 Mb/s" in claims_of("fig2", tables)[0].evidence
+    assert "BE (Eq. 1) 0.00 Mb/s" in claims_of("fig2", tables)[0].evidence

@@ -275,7 +275,7 @@ def test_a_figure_ns2_cannot_run_says_why(tmp_path):
     outcome = reproduce(WESTWOOD, tmp_path, quick=True, figures=["fig12"], seeds=1, progress=False, ns2=True)
     figure = outcome.figures[0]
     assert figure.ns2.claims == [] and outcome.ns2_simulated == 0
-    assert figure.ns2.missing.startswith('ns-2.35 cannot run it: flows[0].cc.algorithm: "westwood-be"')
+    assert figure.ns2.missing.startswith('ns-2.35 cannot run it: flows[0].cc.algorithm: "westwood-abse"')
     summary = (tmp_path / "summary.md").read_text()
     assert "ns-2.35: not judged — ns-2.35 cannot run it" in summary and "not run in ns-2 |" in summary
     claims = (tmp_path / "claims.csv").read_text().splitlines()

@@ -1,9 +1,13 @@
 """The Westwood paper's experiments as cclab scenarios.
 
 What the paper fixes: ns-2, TCPW with NewReno recovery (so every protocol here runs
-``recovery = "newreno"``), 1000-byte packets (§4.3.1: on a 1040-byte wire the 5 Mb/s,
-70 ms pipe is 42 packets), the bottleneck rates and RTTs of each figure, Fig. 17's
-wired/wireless path, Fig. 16's buffers (100–1600 packets, pipe = 400).
+``recovery = "newreno"``, and cclab's ``profile = "ns2"``: ns-2.35's clock, windows and
+Newreno agent), 1000-byte packets (§4.3.1: on a 1040-byte wire the 5 Mb/s, 70 ms pipe is
+42 packets), the bottleneck rates and RTTs of each figure, Fig. 17's wired/wireless path,
+Fig. 16's buffers (100–1600 packets, pipe = 400). BE is UCLA's ns-2 agent, which made the
+paper's BE results (``westwood-be`` with ``profile = "ucla"``: Agent/TCP/WestwoodNR v1.3,
+checked against that agent in ns-2.35, ``bench/ns2/westwood_ucla.md``); "BE (Eq. 1)" is
+the equation as printed, shown beside it.
 
 What it leaves open, and our choice (the summary repeats these):
 
@@ -28,12 +32,14 @@ from typing import Optional
 PACKET_SIZE = 1000
 WIRE_BYTES = 1040
 ACCESS = {"rate": "100Mbps", "delay": "1ms"}
+# The TCP rules every protocol runs by: ns-2.35's (the paper's simulator).
+PROFILE = "ns2"
 
 # (label, cc): every protocol runs NewReno recovery, as the paper's TCPW did.
 NEWRENO = ("NewReno", "reno")
-BE = ("BE", {"algorithm": "westwood-be"})
-# BE with the Tustin input (s_k + s_{k-1})/2 of the original TCPW filter (Mascolo et al. 2001).
-BE_TUSTIN = ("BE (Tustin)", {"algorithm": "westwood-be", "tustin": True})
+BE = ("BE", {"algorithm": "westwood-be", "profile": "ucla"})
+# BE as Eq. 1 prints it (cclab's default BE), not the agent the paper ran.
+BE_EQ1 = ("BE (Eq. 1)", {"algorithm": "westwood-be"})
 RE = ("RE", {"algorithm": "westwood-re"})
 CRB = ("CRB", {"algorithm": "westwood-crb"})
 ABSE = ("ABSE", {"algorithm": "westwood-abse"})
@@ -53,7 +59,8 @@ def group(protocol: tuple, count: int, name: Optional[str] = None, **extra) -> d
 
 
 def dumbbell(groups: list[dict], rate: str, buffer, rtt_ms: float = 70, loss: float = 0.0,
-             duration_s: float = 100, seed: int = 1, trace: bool = False, name: str = "") -> dict:
+             duration_s: float = 100, seed: int = 1, trace: bool = False, name: str = "",
+             profile: str = PROFILE) -> dict:
     """``groups`` over one bottleneck of ``rate`` with a ``rtt_ms`` base RTT."""
     bottleneck = {"rate": rate, "delay": f"{rtt_ms / 2 - 2:g}ms", "buffer": buffer}
     if loss:
@@ -61,7 +68,7 @@ def dumbbell(groups: list[dict], rate: str, buffer, rtt_ms: float = 70, loss: fl
     scenario = {
         "name": name or f"westwood {'+'.join(g['group'] for g in groups)} {rate} buffer {buffer}"
                         + (f" loss {loss:g}" if loss else ""),
-        "duration": f"{duration_s:g}s", "seed": seed, "packet_size": PACKET_SIZE,
+        "duration": f"{duration_s:g}s", "seed": seed, "packet_size": PACKET_SIZE, "profile": profile,
         "topology": {"kind": "dumbbell", "bottleneck": bottleneck, "source_access": dict(ACCESS),
                      "sink_access": dict(ACCESS)},
         "flows": groups,
@@ -89,15 +96,19 @@ def many_flows_buffer(protocol: tuple, buffer: int, **kw) -> dict:
     return dumbbell([group(protocol, 10)], "45Mbps", buffer, **kw)
 
 
-def wired_wireless(protocol: tuple, loss: float, duration_s: float = 100, seed: int = 1) -> dict:
+def wired_wireless(protocol: tuple, loss: float, duration_s: float = 100, seed: int = 1, profile: str = PROFILE,
+                   trace: bool = False) -> dict:
     """Fig. 18: one flow over Fig. 17's path, random errors on the wireless hop."""
     wireless = {"loss": {"model": "bernoulli", "rate": loss}} if loss else {}
-    return {
+    scenario = {
         "name": f"westwood {protocol[0]} wired-wireless loss {loss:g}", "duration": f"{duration_s:g}s",
-        "seed": seed, "packet_size": PACKET_SIZE,
+        "seed": seed, "packet_size": PACKET_SIZE, "profile": profile,
         "topology": {"kind": "wired-wireless", "wireless": wireless},
         "flows": [group(protocol, 1)],
     }
+    if trace:
+        scenario["trace"] = {"flows": True}
+    return scenario
 
 
 def mixed(groups: list[dict], **kw) -> dict:
@@ -125,14 +136,34 @@ def cross_traffic(protocol: tuple, duration_s: float = 60, seed: int = 1) -> dic
     udp = [{"group": f"udp hop {hop + 1}", "transport": "udp", "from": f"n{hop}", "to": f"n{hop + 1}",
             "app": {"kind": "cbr", "rate": "5Mbps"}, "start": f"{start:g}s"} for hop, start in ((2, 20.0), (3, 40.0))]
     return {"name": f"westwood {protocol[0]} 4-hop cross traffic", "duration": f"{duration_s:g}s", "seed": seed,
-            "packet_size": PACKET_SIZE, "topology": {"kind": "chain", "hops": hops}, "flows": [tcp, *udp],
-            "trace": {"flows": True}}
+            "packet_size": PACKET_SIZE, "profile": PROFILE, "topology": {"kind": "chain", "hops": hops},
+            "flows": [tcp, *udp], "trace": {"flows": True}}
+
+
+# Fig. 7's on/off UDP (the paper: "on-off non-adaptive UDP traffic with time varying
+# intensity", no pattern given; ours): (start s, stop s, CBR rate on the wire).
+ONOFF_UDP = ((20.0, 40.0, "2Mbps"), (60.0, 80.0, "3.5Mbps"))
+
+
+def adaptive_tau(protocol: tuple, duration_s: float = 100, seed: int = 1) -> dict:
+    """Fig. 7: one TCPW flow on 5 Mb/s, 35 ms one way, buffer = pipe (42), sharing the
+    bottleneck with non-adaptive UDP CBR switched on and off (:data:`ONOFF_UDP`): the
+    bandwidth left to TCP steps 5 → 3 → 5 → 1.5 → 5 Mb/s."""
+    udp = [{"group": f"udp {rate} {start:g}-{stop:g} s", "transport": "udp", "app": {"kind": "cbr", "rate": rate},
+            "start": f"{start:g}s", "stop": f"{stop:g}s"} for start, stop, rate in ONOFF_UDP]
+    return dumbbell([group(protocol, 1, name="tcp", start="0s"), *udp], "5Mbps", pipe_packets(5),
+                    duration_s=duration_s, seed=seed, trace=True,
+                    name=f"westwood {protocol[0]} on/off UDP cross traffic")
 
 
 def paper_scenarios() -> dict[str, tuple[str, dict]]:
     return {
         "fig02_estimates": ("Figures 2, 3 and 5: two TCPW BE flows on 5 Mb/s, 70 ms, buffer = pipe (42); the figure "
                             "also runs RE and ABSE, and one flow with 1 % random errors.", estimates(BE, "congestion")),
+        "fig07_adaptive_tau": ("Figure 7: ABSE's adaptive τ_k (T_k the last ACK pair) on 5 Mb/s, 70 ms, buffer = "
+                               "pipe, with on/off UDP CBR: 2 Mb/s from 20 to 40 s, 3.5 Mb/s from 60 to 80 s (our "
+                               "pattern: the paper gives none).",
+                               adaptive_tau(("ABSE τ_k", {"algorithm": "westwood-abse", "sampling": "ack_pair"}))),
         "fig09_two_way": ("Figures 9–10: a TCPW BE flow on 10 Mb/s, a reverse BE flow from 20 to 40 s (ACK "
                           "compression).", two_way(BE, 0.0)),
         "fig11_cross_traffic": ("Figure 11: a TCPW BE flow over 4 hops (20, 10, 20, 30 Mb/s), 5 Mb/s UDP on hop 3 "
