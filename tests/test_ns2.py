@@ -272,14 +272,43 @@ def test_a_figure_ns2_cannot_run_says_why(tmp_path):
     from cclab.papers.framework import reproduce
     from cclab.papers.westwood.run import WESTWOOD
 
-    outcome = reproduce(WESTWOOD, tmp_path, quick=True, figures=["fig12"], seeds=1, progress=False, ns2=True)
+    # Fig. 7: ABSE and BE as Eq. 1 prints it, neither of which ns-2 has an agent for
+    outcome = reproduce(WESTWOOD, tmp_path, quick=True, figures=["fig7"], seeds=1, progress=False, ns2=True)
     figure = outcome.figures[0]
     assert figure.ns2.claims == [] and outcome.ns2_simulated == 0
     assert figure.ns2.missing.startswith('ns-2.35 cannot run it: flows[0].cc.algorithm: "westwood-abse"')
     summary = (tmp_path / "summary.md").read_text()
     assert "ns-2.35: not judged — ns-2.35 cannot run it" in summary and "not run in ns-2 |" in summary
     claims = (tmp_path / "claims.csv").read_text().splitlines()
-    assert claims[0].endswith(",ns2_verdict,ns2_evidence") and all("ns-2.35 cannot run it" in row for row in claims[1:])
+    assert claims[0].endswith(",ns2_verdict,ns2_evidence,ns2_partial")
+    assert all("ns-2.35 cannot run it" in row for row in claims[1:])
+
+
+@pytest.mark.ns2
+def test_westwood_figures_are_judged_on_the_points_ns2_can_run(tmp_path):
+    """Westwood (ns2_partial): Fig. 19's NewReno runs go to ns-2, its ABSE runs cannot;
+    the claim is judged on ns-2's NewReno and cclab's ABSE, and says so."""
+    from cclab.papers.framework import reproduce
+    from cclab.papers.westwood.run import WESTWOOD
+
+    outcome = reproduce(WESTWOOD, tmp_path, quick=True, figures=["fig19"], seeds=1, progress=False, ns2=True)
+    figure = outcome.figures[0]
+    assert outcome.ns2_simulated == 1 and len(figure.ns2.claims) == 1 and not figure.ns2.missing
+    assert figure.ns2.partial == "1 of 2 runs are cclab's: ns-2.35 has no agent for westwood-abse"
+    summary = (tmp_path / "summary.md").read_text()
+    assert "with cclab's numbers where ns-2 cannot run: 1 of 2 runs are cclab's" in summary
+    import csv
+    with open(tmp_path / "claims.csv", newline="") as file:
+        row = next(csv.DictReader(file))
+    assert row["ns2_verdict"] in ("supported", "partly supported", "not supported")
+    assert row["ns2_partial"] == figure.ns2.partial
+    # ns-2 ran the NewReno point and only it; ABSE's Jain index is cclab's in both judgements
+    import duckdb
+
+    with duckdb.connect(str(tmp_path / "runs-ns2.duckdb"), read_only=True) as store:
+        params = [json.loads(row[0]) for row in store.sql("select params from runs").fetchall()]
+    assert [p["protocol"] for p in params] == ["NewReno"]
+    assert figure.claims[0].evidence.split(",")[0] == figure.ns2.claims[0].evidence.split(",")[0]
 
 
 @pytest.mark.ns2

@@ -52,6 +52,37 @@ class Rule:
         return f"{self.metric}; {self.threshold} (threshold: {self.source})"
 
 
+# Why a claim is not (fully) supported — every summary says which of these it is:
+DEFECT = "defect"  # ns-2 supports it on the same points: cclab disagrees with ns-2
+SETUP = "setup"  # ns-2 does not support it either: the paper's setup, or its reading
+OPEN = "open"  # the paper leaves a parameter open (named) that decides it
+UNEXPLAINED = "unexplained"  # none of the above is known (a test keeps this from shipping)
+WHY_LABELS = {
+    DEFECT: "cclab disagrees with ns-2: a cclab defect to fix",
+    SETUP: "ns-2 agrees with cclab: the paper's setup or its reading",
+    OPEN: "the paper leaves a parameter open",
+    UNEXPLAINED: "not explained",
+}
+
+
+@dataclass(frozen=True)
+class Why:
+    """Why a claim is not supported: one of :data:`WHY_LABELS`'s kinds and the evidence
+    (ns-2's numbers and where they come from, or the open parameter and our choice)."""
+
+    kind: str
+    detail: str
+
+    def __post_init__(self):
+        if self.kind not in WHY_LABELS:
+            raise ValueError(f"a reason's kind must be one of {tuple(WHY_LABELS)}, got {self.kind!r}")
+        if not self.detail.strip():
+            raise ValueError("a reason needs its evidence")
+
+    def __str__(self) -> str:
+        return f"{WHY_LABELS[self.kind]} — {self.detail}"
+
+
 @dataclass(frozen=True)
 class Claim:
     """One statement of the paper about a figure and our verdict on it."""
@@ -63,6 +94,10 @@ class Claim:
     evidence: str  # our numbers
     rule: Rule  # how the verdict is decided
     calibrated: bool = False  # measured at a parameter we chose to match the paper, not the paper's own
+    # Why it may fail, known before the runs (an open parameter; ns-2's verdict on points
+    # only some of which ns-2 can run): used when no ns-2 verdict on the same points is
+    # at hand (see :func:`explain`).
+    why: Optional[Why] = None
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
@@ -130,31 +165,72 @@ def ordered_checks(values: Mapping[str, float], order: Sequence[str], tolerance:
     return held, evidence
 
 
-def markdown_table(claims: Sequence[Claim], ns2: Any = None) -> str:
+def markdown_table(claims: Sequence[Claim], ns2: Any = None, whys: Optional[Sequence[Optional[Why]]] = None) -> str:
     """The claims of one figure as a Markdown table: claim, paper, rule, verdict, our
     numbers; with ``ns2`` (the figure's :class:`cclab.papers.framework.Ns2Verdicts`) a
     column of ns-2.35's verdict and numbers on the same points, and a line saying why
-    where ns-2 could not judge them."""
+    where ns-2 could not judge them; with ``whys`` (:func:`explain` of each claim) a
+    column saying why a claim is not supported."""
     head = "| # | claim | the paper says | rule: metric; threshold (its source) | verdict | our numbers |"
-    lines = [head + (" ns-2.35 on the same points |" if ns2 is not None else ""),
-             "| --- " * (7 if ns2 is not None else 6) + "|"]
+    columns = 6 + (ns2 is not None) + (whys is not None)
+    lines = [head + (" ns-2.35 on the same points |" if ns2 is not None else "")
+             + (" why not supported |" if whys is not None else ""), "| --- " * columns + "|"]
     for number, claim in enumerate(claims, 1):
         statement = claim.statement + (" *(at a calibrated parameter)*" if claim.calibrated else "")
         cells = [str(number), statement, f"“{claim.quote}”", str(claim.rule), f"**{claim.verdict}**", claim.evidence]
         if ns2 is not None:
-            cells.append(ns2_cell(claim, ns2.claims[number - 1] if ns2.claims else None))
+            cells.append(ns2_cell(claim, ns2.claims[number - 1] if ns2.claims else None, ns2.partial))
+        if whys is not None:
+            why = whys[number - 1]
+            cells.append(f"*{WHY_LABELS[why.kind]}* — {why.detail}" if why else "")
         lines.append("| " + " | ".join(cell.replace("|", "\\|").replace("\n", " ") for cell in cells) + " |")
     if ns2 is not None and ns2.missing:
         lines += ["", f"ns-2.35: not judged — {ns2.missing}"]
     return "\n".join(lines)
 
 
-def ns2_cell(ours: Claim, theirs: Optional[Claim]) -> str:
+RANK = {SUPPORTED: 2, PARTLY: 1, NOT_SUPPORTED: 0}
+
+
+def explain(claim: Claim, theirs: Optional[Claim] = None, recorded: Optional[Mapping[str, str]] = None,
+            partial: str = "") -> Optional[Why]:
+    """Why ``claim`` is not supported (None when it is), from the best evidence at hand:
+    ns-2.35's verdict on the same points (``theirs``, with ``--ns2``); else ns-2's verdict
+    recorded at full sizes (``recorded``: its ``verdict``, ``evidence``, ``command`` and
+    ``partial``); else the reason the claim carries (:attr:`Claim.why`). ns-2 doing
+    better than cclab is a cclab defect; ns-2 doing no better is the paper's setup or
+    reading — unless ns-2 could run only some of the points (``partial``: the rest are
+    cclab's numbers), when the claim's own reason must say what decides it (an open
+    parameter, or kind SETUP for a claim on ns-2's points alone)."""
+    if claim.verdict == SUPPORTED:
+        return None
+    if theirs is not None:
+        verdict, evidence, where = theirs.verdict, theirs.evidence, "ns-2.35 on the same points"
+    elif recorded is not None:
+        verdict, evidence, partial = recorded["verdict"], recorded["evidence"], recorded.get("partial", "")
+        where = f"ns-2.35 on the same points at full sizes (recorded: `{recorded['command']}`)"
+    else:
+        return claim.why or Why(UNEXPLAINED, "no ns-2 verdict on these points and no stated reason")
+    if partial:
+        where += f", with cclab's numbers where ns-2 cannot run ({partial})"
+    detail = f"{where}: {verdict} ({evidence})"
+    if RANK[verdict] > RANK[claim.verdict]:
+        return Why(DEFECT, detail)
+    if claim.why is not None:
+        return Why(claim.why.kind, f"{claim.why.detail}; {detail}")
+    if partial:  # ns-2 did not run what may decide it, and the claim names no reason
+        return Why(UNEXPLAINED, f"{detail}; the points ns-2 cannot run may decide it")
+    return Why(SETUP, detail)
+
+
+def ns2_cell(ours: Claim, theirs: Optional[Claim], partial: str = "") -> str:
     """ns-2.35's verdict on a claim and its numbers; when neither simulator supports the
     claim, that it is the paper's setup, not cclab's doing."""
     if theirs is None:
         return "not run in ns-2"
     cell = f"**{theirs.verdict}** ({theirs.evidence})"
+    if partial:
+        cell += f" — *with cclab's numbers where ns-2 cannot run: {partial}*"
     if neither_supports(ours, theirs):
         cell += " — *neither simulator supports it: the paper's setup, not cclab's*"
     return cell

@@ -16,6 +16,7 @@ import datetime
 import functools
 import json
 import os
+import re
 import time
 import zlib
 from collections.abc import Callable, Iterable, Sequence
@@ -25,6 +26,8 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 import pandas as pd
+
+from cclab.papers.claims import explain
 
 Tables = dict[str, pd.DataFrame]
 
@@ -126,6 +129,10 @@ class Paper:
     figure_option: str  # what --figure takes, for messages: "2–11"
     finish: Callable[[Any, Tables], Tables] = lambda figure, tables: tables  # add model/paper tables
     meta: Callable[["Outcome"], dict] = lambda outcome: {}  # extra meta.json entries
+    # With --ns2, judge a figure some of whose points ns-2 cannot run (an algorithm it has
+    # no agent for) on ns-2's runs of the rest and cclab's of those, saying so (Westwood:
+    # ns-2 runs NewReno and UCLA's BE, not RE, CRB or ABSE).
+    ns2_partial: bool = False
 
     def select(self, values: Optional[Iterable[Union[int, str]]]) -> list:
         """Figure keys from ``--figure`` values (every figure when none are given)."""
@@ -146,11 +153,13 @@ class Paper:
 class Ns2Verdicts:
     """A figure's claims judged again on ns-2.35's runs of the same points (``--ns2``):
     ``claims`` in the same order as cclab's, or none and ``missing`` saying why (a point
-    ns-2 cannot run, ns-2 runs that failed)."""
+    ns-2 cannot run, ns-2 runs that failed). ``partial``: the points ns-2 could not run
+    (for a paper with :attr:`Paper.ns2_partial`) were cclab's in that judgement."""
 
     claims: list = field(default_factory=list)
     missing: str = ""
     runs: int = 0
+    partial: str = ""
 
 
 @dataclass
@@ -164,6 +173,7 @@ class FigureOutcome:
     runs: int = 0
     scenario: Optional[Path] = None  # one of its runs' scenario, as TOML
     ns2: Optional[Ns2Verdicts] = None  # with --ns2
+    whys: list = field(default_factory=list)  # per claim, why it is not supported (None if it is)
 
 
 @dataclass
@@ -281,7 +291,14 @@ def reproduce(paper: Paper, out: Union[str, PathLike], *, quick: bool = False,
     if ns2:
         ns2_store = store_path.with_name(f"{store_path.stem}-ns2{store_path.suffix}")
         ns2_simulated = _judge_in_ns2(paper, sizes, outcomes, points, runs, ns2_store, from_store is not None,
-                                      executor, jobs, progress)
+                                      executor, jobs, progress, by_point)
+    recorded = recorded_ns2_verdicts(paper.key)
+    for outcome in outcomes:
+        key = _figure_key(outcome.figure)
+        theirs = outcome.ns2.claims if outcome.ns2 is not None and outcome.ns2.claims else [None] * len(outcome.claims)
+        partial = outcome.ns2.partial if outcome.ns2 is not None else ""
+        outcome.whys = [explain(claim, their, recorded.get((key, number, claim.statement)), partial)
+                        for number, (claim, their) in enumerate(zip(outcome.claims, theirs), 1)]
     result = Outcome(paper, out, sizes, outcomes, time.perf_counter() - started, out / "summary.md", store_path,
                      runs=len(runs), simulated=simulated, command=command, ns2_store=ns2_store,
                      ns2_simulated=ns2_simulated)
@@ -296,26 +313,39 @@ def reproduce(paper: Paper, out: Union[str, PathLike], *, quick: bool = False,
 
 
 def _judge_in_ns2(paper: Paper, sizes: Any, outcomes: list[FigureOutcome], points: list[tuple], runs: dict,
-                  store_path: Path, from_store: bool, executor: Any, jobs: Optional[int], progress: bool) -> int:
+                  store_path: Path, from_store: bool, executor: Any, jobs: Optional[int], progress: bool,
+                  cclab_tables: dict) -> int:
     """Run in ns-2.35 the points of every figure it can run entirely (through the store at
     ``store_path``, like cclab's runs), measure them as cclab's are and judge the
     figure's claims on them; a figure with a point ns-2 cannot run gets the reason
-    instead. Returns the ns-2 runs made now."""
+    instead (or, for a paper with :attr:`Paper.ns2_partial`, is judged with cclab's
+    tables of those points, ``cclab_tables`` by point). Returns the ns-2 runs made now."""
     from cclab.ns2.translate import Unsupported, translate
     from cclab.runs.runner import Batch, run_stored
 
     chosen: dict[str, Any] = {}
+    cclab_only: set[str] = set()  # run ids ns-2 cannot run, judged on cclab's tables
     for outcome in outcomes:
         mine = [(point, run_id) for owner, point, run_id in points if owner is outcome]
         outcome.ns2 = Ns2Verdicts(runs=len(mine))
+        refused: dict[str, str] = {}
         for point, run_id in mine:
             try:
                 translate(runs[run_id].scenario)
             except Unsupported as error:
-                outcome.ns2.missing = f"ns-2.35 cannot run it: {error}"
-                break
-        if not outcome.ns2.missing:
-            chosen.update((run_id, runs[run_id]) for _, run_id in mine)
+                refused.setdefault(run_id, str(error))
+                if not paper.ns2_partial:
+                    break
+        if refused and (not paper.ns2_partial or len(refused) == len({run_id for _, run_id in mine})):
+            outcome.ns2.missing = f"ns-2.35 cannot run it: {next(iter(refused.values()))}"
+            continue
+        if refused:
+            cclab_only.update(refused)
+            what = sorted({match for error in refused.values() for match in re.findall(r'cc\.algorithm: "([^"]+)"', error)})
+            outcome.ns2.partial = (f"{len(refused)} of {len({run_id for _, run_id in mine})} runs are cclab's: ns-2.35 "
+                                   + (f"has no agent for {', '.join(what)}" if what else
+                                      f"cannot run them ({next(iter(refused.values()))})"))
+        chosen.update((run_id, runs[run_id]) for _, run_id in mine if run_id not in refused)
     measured: dict[str, list[Tables]] = {}
     made = 0
     failed: dict[str, str] = {}
@@ -342,11 +372,42 @@ def _judge_in_ns2(paper: Paper, sizes: Any, outcomes: list[FigureOutcome], point
             continue
         served: dict[int, Tables] = {}
         for run_id in dict.fromkeys(run_id for _, run_id in mine):
+            if run_id in cclab_only:
+                served.update((id(point), cclab_tables[id(point)]) for point in runs[run_id].context)
+                continue
             for point, tables in zip(runs[run_id].context, measured[run_id]):
                 served[id(point)] = tables
         tables = paper.finish(outcome.figure, concat_tables([served[id(point)] for point, _ in mine]))
         outcome.ns2.claims = outcome.figure.claims(tables, sizes)
     return made
+
+
+def recorded_ns2_verdicts(paper_key: str) -> dict[tuple, dict]:
+    """ns-2.35's verdicts on a paper's claims recorded from a full ``reproduce PAPER
+    --ns2`` (``papers/<paper>/ns2_verdicts.json``, made by ``bench/ns2/record_verdicts.py``),
+    by (figure, claim number, statement): a claim whose wording changed since is not
+    matched. Empty when none was recorded."""
+    path = Path(__file__).resolve().parent / paper_key / "ns2_verdicts.json"
+    if not path.is_file():
+        return {}
+    document = json.loads(path.read_text(encoding="utf-8"))
+    return {(row["figure"], int(row["claim"]), row["statement"]): {**row, "command": document["command"]}
+            for row in document["claims"] if row.get("verdict")}
+
+
+def why_preamble(outcome: Outcome) -> list[str]:
+    """How many claims are not (fully) supported for each reason (:func:`explain`)."""
+    from cclab.papers.claims import DEFECT, OPEN, SETUP, UNEXPLAINED
+
+    whys = [why for figure in outcome.figures for why in figure.whys if why is not None]
+    if not whys:
+        return []
+    phrases = {DEFECT: "where cclab disagrees with ns-2 (a cclab defect to fix)",
+               SETUP: "where ns-2 agrees with cclab (the paper's setup or its reading)",
+               OPEN: "where the paper leaves a parameter open", UNEXPLAINED: "not explained"}
+    parts = [f"{count} {phrase}" for kind, phrase in phrases.items() if (count := sum(why.kind == kind for why in whys))]
+    return ["", f"**Why {len(whys)} claims are not fully supported** (the last column of each table says, with the "
+                f"evidence): {'; '.join(parts)}."]
 
 
 def ns2_preamble(outcome: Outcome) -> list[str]:
@@ -508,10 +569,10 @@ def _write_meta(outcome: Outcome, points: Sequence[tuple]) -> None:
 
 
 CLAIM_COLUMNS = ("figure", "claim", "statement", "paper_says", "metric", "threshold", "threshold_source", "verdict",
-                 "evidence", "calibrated")
+                 "evidence", "calibrated", "why", "why_detail")
 
 
-NS2_CLAIM_COLUMNS = ("ns2_verdict", "ns2_evidence")
+NS2_CLAIM_COLUMNS = ("ns2_verdict", "ns2_evidence", "ns2_partial")
 
 
 def _write_claims(outcome: Outcome) -> None:
@@ -525,11 +586,13 @@ def _write_claims(outcome: Outcome) -> None:
         writer.writerow(CLAIM_COLUMNS + (NS2_CLAIM_COLUMNS if with_ns2 else ()))
         for figure in outcome.figures:
             for number, claim in enumerate(figure.claims, 1):
+                why = figure.whys[number - 1] if figure.whys else None
                 row = [_figure_key(figure.figure), number, claim.statement, claim.quote, claim.rule.metric,
-                       claim.rule.threshold, claim.rule.source, claim.verdict, claim.evidence, claim.calibrated]
+                       claim.rule.threshold, claim.rule.source, claim.verdict, claim.evidence, claim.calibrated,
+                       why.kind if why else "", why.detail if why else ""]
                 if with_ns2:
                     theirs = figure.ns2.claims[number - 1] if figure.ns2.claims else None
-                    row += [theirs.verdict, theirs.evidence] if theirs else ["", figure.ns2.missing]
+                    row += [theirs.verdict, theirs.evidence, figure.ns2.partial] if theirs else ["", figure.ns2.missing, ""]
                 writer.writerow(row)
 
 

@@ -292,7 +292,7 @@ def write_paper_report(outcome) -> Path:
     """``report.html`` of a reproduction (a :class:`cclab.papers.framework.Outcome`),
     beside its figures; returns its path."""
     from cclab.papers.claims import tally
-    from cclab.papers.framework import ns2_preamble, provenance
+    from cclab.papers.framework import ns2_preamble, provenance, why_preamble
 
     paper = outcome.paper
     counts = tally(outcome.claims)
@@ -315,9 +315,9 @@ def write_paper_report(outcome) -> Path:
              f"{tally_html(counts)}.{apart} Supported: every comparison of the claim holds; partly: more than half "
              "do. Numbers are means over seeds; a difference counts only beyond the tolerance stated in the claim. "
              '<a href="summary.md">summary.md</a> has the same content as text.</p>']
-    ns2_lines = ns2_preamble(outcome)
-    if ns2_lines:
-        parts.append(f"<p>{_e(' '.join(line for line in ns2_lines if line).replace('**', '').replace('`', ''))}</p>")
+    for lines in (ns2_preamble(outcome), why_preamble(outcome)):
+        if lines:
+            parts.append(f"<p>{_e(' '.join(line for line in lines if line).replace('**', '').replace('`', ''))}</p>")
     if sizes.name == "quick":
         parts.append("<p><em>Quick mode: shorter runs, fewer points and seeds than the paper; verdicts here are a "
                      "smoke test, the full mode's are the reproduction.</em></p>")
@@ -333,7 +333,7 @@ def write_paper_report(outcome) -> Path:
             f"<h2>{_e(title)}: {_e(figure.caption)} ({_e(figure.section)})</h2>",
             f'<figure><img src="{_e(figure.stem)}.png" alt="{_e(title)}"></figure>',
             f"<p>{_e(figure.notes)} {figure_outcome.runs} runs.</p>",
-            _claims_table(figure_outcome.claims, figure_outcome.ns2),
+            _claims_table(figure_outcome.claims, figure_outcome.ns2, figure_outcome.whys),
             f"<p>Data: {data}</p>",
             f'<details><summary>Scenario file: <a href="scenarios/{_e(scenario.name)}">scenarios/'
             f"{_e(scenario.name)}</a> (one run; run it with <code>cclab run</code>)</summary>"
@@ -344,13 +344,20 @@ def write_paper_report(outcome) -> Path:
     return target
 
 
-def _claims_table(claims, ns2=None) -> str:
-    """A figure's claims; with ``ns2`` (its ns-2.35 verdicts) a column for them."""
-    from cclab.papers.claims import neither_supports
+def _claims_table(claims, ns2=None, whys=None) -> str:
+    """A figure's claims; with ``ns2`` (its ns-2.35 verdicts) a column for them; with
+    ``whys`` a column saying why a claim is not supported."""
+    from cclab.papers.claims import WHY_LABELS, neither_supports
 
     head = ("<tr><th>#</th><th>claim</th><th>the paper says</th><th>rule: metric; threshold (its source)</th>"
             "<th>verdict</th><th>our numbers</th>" + ("<th>ns-2.35 on the same points</th>" if ns2 is not None else "")
-            + "</tr>")
+            + ("<th>why not supported</th>" if whys is not None else "") + "</tr>")
+
+    def why_cell(number: int) -> str:
+        if whys is None:
+            return ""
+        why = whys[number - 1]
+        return f"<td><em>{_e(WHY_LABELS[why.kind])}</em> — {_e(why.detail)}</td>" if why else "<td></td>"
 
     def ns2_cells(number: int, claim) -> str:
         if ns2 is None:
@@ -361,13 +368,15 @@ def _claims_table(claims, ns2=None) -> str:
         neither = (" <em>neither simulator supports it: the paper's setup, not cclab's</em>"
                    if neither_supports(claim, theirs) else "")
         return (f'<td><span class="verdict {_slug(theirs.verdict)}">{_e(theirs.verdict)}</span> '
-                f"({_e(theirs.evidence)}){neither}</td>")
+                f"({_e(theirs.evidence)}){neither}"
+                + (f" <em>with cclab's numbers where ns-2 cannot run: {_e(ns2.partial)}</em>" if ns2.partial else "")
+                + "</td>")
 
     rows = "".join(
         f"<tr><td>{number}</td><td>{_e(claim.statement)}{' <em>(at a calibrated parameter)</em>' if claim.calibrated else ''}"
         f"</td><td>“{_e(claim.quote)}”</td><td>{_e(claim.rule)}</td>"
         f'<td class="verdict {_slug(claim.verdict)}">{_e(claim.verdict)}</td><td>{_e(claim.evidence)}</td>'
-        f"{ns2_cells(number, claim)}</tr>"
+        f"{ns2_cells(number, claim)}{why_cell(number)}</tr>"
         for number, claim in enumerate(claims, 1))
     missing = f"<p>ns-2.35: not judged — {_e(ns2.missing)}</p>" if ns2 is not None and ns2.missing else ""
     return f'<table class="claims">{head}{rows}</table>{missing}'

@@ -15,7 +15,7 @@ import pandas as pd
 from cclab.core import version as core_version
 from cclab.papers import framework
 from cclab.papers.claims import markdown_table, tally
-from cclab.papers.framework import Outcome, figure_section, ReproduceError, parse_count, ns2_preamble, verdict_preamble
+from cclab.papers.framework import Outcome, figure_section, ReproduceError, parse_count, ns2_preamble, verdict_preamble, why_preamble
 from cclab.papers.mraimd.figures import FIGURES, FULL, QUICK, fig7_numbers, model_windows, table1_comparison
 
 PAPER = ("I. Psaras, M. Dianati and R. Tafazolli, \"Why Rely on Blind AIMDs? A Response-Based Approach to TCP "
@@ -71,7 +71,7 @@ def summary_markdown(outcome: Outcome) -> str:
         f"{sizes.name} sizes, seeds {', '.join(map(str, sizes.seeds))}, runs of {sizes.duration_s:g} s, "
         f"cclab {core_version()}, {outcome.wall_time_s:.0f} s wall time ({outcome.simulated} of {outcome.runs} runs "
         f"simulated now, the rest read from `{outcome.store.name}`).", "",
-        *verdict_preamble(counts, quick=sizes.name == "quick", calibrated=tally(outcome.claims, calibrated=True)), *ns2_preamble(outcome), "",
+        *verdict_preamble(counts, quick=sizes.name == "quick", calibrated=tally(outcome.claims, calibrated=True)), *ns2_preamble(outcome), *why_preamble(outcome), "",
         "Setup choices where the paper is silent (see `cclab.papers.mraimd.scenarios`): 100 Mb/s / 5 ms access links, "
         "1000-byte payloads, RED with ns-2.35's automatic thresholds and weight, the PER as Bernoulli loss at the head "
         "of the bottleneck (data direction), Table 1 without ECN, §4's AIMD both without ECN (`AIMD`, ns-2's "
@@ -82,7 +82,7 @@ def summary_markdown(outcome: Outcome) -> str:
         lines += figure_section(figure_outcome)
         if figure.key == "table1":
             lines += [_table1_markdown(figure_outcome.tables["paper_vs_cclab"]), ""]
-        lines.append(markdown_table(figure_outcome.claims, figure_outcome.ns2))
+        lines.append(markdown_table(figure_outcome.claims, figure_outcome.ns2, figure_outcome.whys))
     return "\n".join(lines) + "\n"
 
 

@@ -7,7 +7,7 @@ from typing import Any, Union
 from cclab.core import version as core_version
 from cclab.papers import framework
 from cclab.papers.claims import markdown_table, tally
-from cclab.papers.framework import Outcome, figure_section, parse_count, ns2_preamble, verdict_preamble
+from cclab.papers.framework import Outcome, figure_section, parse_count, ns2_preamble, verdict_preamble, why_preamble
 from cclab.papers.slowcc import scenarios
 from cclab.papers.slowcc.figures import FIGURES, FULL, QUICK, model_11, model_13
 
@@ -42,14 +42,14 @@ def summary_markdown(outcome: Outcome) -> str:
         f"{PAPER}. Figures 11–17, `cclab reproduce slowcc{' --quick' if quick else ''}`: {sizes.name} sizes, seeds "
         f"{', '.join(map(str, sizes.seeds))}, cclab {core_version()}, {outcome.wall_time_s:.0f} s wall time "
         f"({outcome.simulated} of {outcome.runs} runs simulated now, the rest read from `{outcome.store.name}`).", "",
-        *verdict_preamble(counts, quick=quick, calibrated=tally(outcome.claims, calibrated=True)), *ns2_preamble(outcome), "",
+        *verdict_preamble(counts, quick=quick, calibrated=tally(outcome.claims, calibrated=True)), *ns2_preamble(outcome), *why_preamble(outcome), "",
         "Against ns-2.35 on Fig. 13's scenario (`bench/ns2/slowcc_ns2.py`, 5 seeds, f(20) ns-2 / cclab): TCP 0.896 / "
         "0.924, TCP(1/8) 0.804 / 0.820, TFRC(8) with ns-2's defaults 0.626 / 0.649, without discounting 0.576 / 0.632.", "",
         "Setup choices where the paper is silent (`cclab.papers.slowcc.scenarios`):", "", setup,
     ]
     for figure_outcome in outcome.figures:
         lines += figure_section(figure_outcome)
-        lines.append(markdown_table(figure_outcome.claims, figure_outcome.ns2))
+        lines.append(markdown_table(figure_outcome.claims, figure_outcome.ns2, figure_outcome.whys))
     return "\n".join(lines) + "\n"
 
 

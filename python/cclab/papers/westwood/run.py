@@ -13,7 +13,7 @@ from typing import Any, Union
 from cclab.core import version as core_version
 from cclab.papers import framework
 from cclab.papers.claims import markdown_table, tally
-from cclab.papers.framework import Outcome, figure_section, parse_count, ns2_preamble, verdict_preamble
+from cclab.papers.framework import Outcome, figure_section, parse_count, ns2_preamble, verdict_preamble, why_preamble
 from cclab.papers.westwood import scenarios
 from cclab.papers.westwood.figures import FIGURES, FULL, QUICK
 
@@ -45,7 +45,7 @@ def summary_markdown(outcome: Outcome) -> str:
         f"{sizes.name} sizes, seeds {', '.join(map(str, sizes.seeds))}, runs of {sizes.duration_s:g} s, "
         f"cclab {core_version()}, {outcome.wall_time_s:.0f} s wall time ({outcome.simulated} of {outcome.runs} runs "
         f"simulated now, the rest read from `{outcome.store.name}`).", "",
-        *verdict_preamble(counts, quick=quick, calibrated=tally(outcome.claims, calibrated=True)), *ns2_preamble(outcome), "",
+        *verdict_preamble(counts, quick=quick, calibrated=tally(outcome.claims, calibrated=True)), *ns2_preamble(outcome), *why_preamble(outcome), "",
         "Every protocol runs NewReno loss recovery, as the paper's TCPW did, by ns-2.35's TCP rules "
         "(`profile = \"ns2\"`: its clock, windows and Newreno agent); NewReno is cclab's `reno` with "
         "`tcp.recovery = \"newreno\"`. BE is UCLA's ns-2 agent (`westwood-be` with `profile = \"ucla\"`, "
@@ -56,11 +56,12 @@ def summary_markdown(outcome: Outcome) -> str:
     ]
     for figure_outcome in outcome.figures:
         lines += figure_section(figure_outcome)
-        lines.append(markdown_table(figure_outcome.claims, figure_outcome.ns2))
+        lines.append(markdown_table(figure_outcome.claims, figure_outcome.ns2, figure_outcome.whys))
     return "\n".join(lines) + "\n"
 
 
 WESTWOOD = framework.Paper(
     key="westwood", citation=PAPER, figures=FIGURES, sizes={"quick": QUICK, "full": FULL},
     measure=lambda figure, result, point: figure.measure(result, point), summary=summary_markdown,
-    figure_title=lambda figure: figure.title, figure_option="fig2, fig7, fig9, fig11, fig12, fig16, fig18, fig19, fig20, fig21")
+    figure_title=lambda figure: figure.title, figure_option="fig2, fig7, fig9, fig11, fig12, fig16, fig18, fig19, fig20, fig21",
+    ns2_partial=True)

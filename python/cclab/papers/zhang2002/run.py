@@ -17,7 +17,7 @@ from typing import Any, Optional, Union
 from cclab.core import version as core_version
 from cclab.papers import framework
 from cclab.papers.claims import markdown_table, tally
-from cclab.papers.framework import Outcome, ReproduceError, ns2_preamble, verdict_preamble
+from cclab.papers.framework import Outcome, ReproduceError, ns2_preamble, verdict_preamble, why_preamble
 from cclab.papers.zhang2002.figures import FIGURES, FULL, QUICK
 
 PAPER = ("C. Zhang and V. Tsaoussidis, \"The Interrelation of TCP Responsiveness and Smoothness in Heterogeneous "
@@ -68,7 +68,7 @@ def summary_markdown(outcome: Outcome) -> str:
         f"cclab {core_version()}, {outcome.wall_time_s:.0f} s wall time "
         f"({outcome.simulated} of {outcome.runs} runs simulated now, the rest read from `{outcome.store.name}`).",
         "",
-        *verdict_preamble(counts, quick=sizes.name == "quick"), *ns2_preamble(outcome),
+        *verdict_preamble(counts, quick=sizes.name == "quick"), *ns2_preamble(outcome), *why_preamble(outcome),
     ]
     for figure_outcome in outcome.figures:
         figure = figure_outcome.figure
@@ -77,7 +77,7 @@ def summary_markdown(outcome: Outcome) -> str:
         lines += [f"![Figure {figure.number}]({figure.stem}.png)", "",
                   f"{figure.notes} {figure_outcome.runs} runs; data: {data}; scenario: "
                   f"`scenarios/{figure_outcome.scenario.name}`.", ""]
-        lines.append(markdown_table(figure_outcome.claims, figure_outcome.ns2))
+        lines.append(markdown_table(figure_outcome.claims, figure_outcome.ns2, figure_outcome.whys))
     return "\n".join(lines) + "\n"
 
 
