@@ -52,8 +52,8 @@ pub struct AckSample {
     pub rtt: Option<Time>,
     /// The RTO estimator's sample taken at this ACK (one timed segment per RTT), as the
     /// sender's clock counts it: exact, or ns-2's whole ticks (`t_rtt_·tcpTick_`) with
-    /// `tcp.ns2.tick_clock`.
-    pub timed_rtt: Option<Time>,
+    /// `tcp.ns2.tick_clock`. (NonZero: the sample costs the ACK no extra word.)
+    pub timed_rtt: Option<std::num::NonZeroU64>,
     /// The ACK carried ECN-Echo.
     pub ece: bool,
     /// Segments delivered to the receiver so far (cumulative + SACKed), for rate estimators.

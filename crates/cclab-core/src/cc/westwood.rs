@@ -119,7 +119,7 @@ impl<E: EligibleRate> CongestionControl for Westwood<E> {
     fn on_ack_event(&mut self, window: &Window, ack: &AckSample) {
         let segments = self.counter.count(ack.segments_acked, ack.duplicate);
         let ucla = matches!(self.rule, LossRule::Ucla { .. });
-        if let Some(rtt) = if ucla { ack.timed_rtt } else { ack.rtt } {
+        if let Some(rtt) = if ucla { ack.timed_rtt.map(u64::from) } else { ack.rtt } {
             let rtt = rtt as f64 / NS;
             self.rtt_min = Some(self.rtt_min.map_or(rtt, |min| min.min(rtt)));
         }
@@ -304,8 +304,8 @@ pub(crate) mod tests {
         // No RTT yet: min_rtt_estimate is 10 000 s, so the window is left as it is.
         let r = ucla.on_congestion(&w(40.0, 30.0), &event(CongestionSignal::FastRetransmit));
         assert_eq!((r.ssthresh, r.cwnd), (3_100_000.0, 40.0));
-        ucla.on_ack_event(&w(40.0, 30.0), &AckSample { rtt: Some(50_000_000), timed_rtt: Some(70_000_000), ..Default::default() });
-        ucla.on_ack_event(&w(40.0, 30.0), &AckSample { rtt: Some(50_000_000), timed_rtt: Some(80_000_000), ..Default::default() });
+        ucla.on_ack_event(&w(40.0, 30.0), &AckSample { rtt: Some(50_000_000), timed_rtt: std::num::NonZeroU64::new(70_000_000), ..Default::default() });
+        ucla.on_ack_event(&w(40.0, 30.0), &AckSample { rtt: Some(50_000_000), timed_rtt: std::num::NonZeroU64::new(80_000_000), ..Default::default() });
         assert_eq!(ucla.rtt_min, Some(0.07));
         let in_ca = w(40.0, 30.0);
         let in_ss = w(10.0, 30.0);

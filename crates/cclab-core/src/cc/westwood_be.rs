@@ -160,7 +160,7 @@ mod tests {
         assert_eq!(ucla.label(), "westwood-be(ucla)");
         let w = Window { cwnd: 30.0, ssthresh: 100.0 };
         for k in 1..=2000u64 {
-            let timed_rtt = (k == 1).then_some(70_000_000);
+            let timed_rtt = std::num::NonZeroU64::new(if k == 1 { 70_000_000 } else { 0 });
             ucla.on_ack_event(&w, &AckSample { now: 10_000_000 * k, segments_acked: 1, timed_rtt, ..Default::default() });
         }
         let ere = ucla.estimator.filter.estimate();

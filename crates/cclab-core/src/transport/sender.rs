@@ -385,23 +385,20 @@ impl TcpSender {
             }
             return;
         }
-        // Window-based sending (ns-2 `send_much`): segments [snd_una, snd_una + win);
-        // ns-2's Newreno inflates ⌊cwnd⌋ by dupwnd_ (and sends at most two per ACK then).
-        let mut win = if self.rules.newreno_recovery {
-            (self.window.cwnd as u32).saturating_add(self.dupwnd).min(self.cfg.max_window)
-        } else {
-            self.window.cwnd.min(self.cfg.max_window as f64) as u32
-        };
-        let mut burst = if self.rules.newreno_recovery && self.dupacks >= self.cfg.dupack_threshold { 2 } else { u32::MAX };
+        // Window-based sending (ns-2 `send_much`): segments [snd_una, snd_una + win), with
+        // ns-2's Newreno's inflation dupwnd_ on ⌊cwnd⌋ (0 unless `newreno_recovery`).
+        let mut win = (self.window.cwnd as u32).saturating_add(self.dupwnd).min(self.cfg.max_window);
         if self.cfg.limited_transmit && !self.in_recovery && self.dupacks < self.cfg.dupack_threshold {
             win += self.dupacks.min(2); // RFC 3042
         }
         if self.syn_pending() {
             win = win.min(1);
         }
-        let limit = self.snd_una.saturating_add(win.max(1));
-        while self.snd_nxt < limit && burst > 0 {
-            burst -= 1;
+        let mut limit = self.snd_una.saturating_add(win.max(1));
+        if self.rules.newreno_recovery && self.dupacks >= self.cfg.dupack_threshold {
+            limit = limit.min(self.snd_nxt.saturating_add(2)); // two per ACK while duplicates last
+        }
+        while self.snd_nxt < limit {
             if self.snd_nxt < self.snd_max {
                 // Go-back-N after a timeout; skip what the receiver reports holding
                 // (ns-2 resends it too: `ns2.go_back_n`).
@@ -566,7 +563,7 @@ impl TcpSender {
         }
         if let Some((probe, sent_at)) = self.rtt_probe {
             if ack.cumulative > probe {
-                sample.timed_rtt = Some(self.rto.on_sample(sent_at, now));
+                sample.timed_rtt = std::num::NonZeroU64::new(self.rto.on_sample(sent_at, now));
                 self.stats.rtt.samples += 1;
                 self.stats.rtt.rtt_ns += (now - sent_at) as f64;
                 self.stats.rtt.rto_ns += self.rto.current() as f64;
