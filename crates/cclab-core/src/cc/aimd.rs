@@ -111,6 +111,13 @@ impl AimdConfig {
     }
 }
 
+impl super::Algorithm for AimdConfig {
+    type Controller = Aimd;
+    fn build(&self) -> Aimd {
+        AimdConfig::build(self)
+    }
+}
+
 /// α = 4(1 − β²)/3 (Eq. 3).
 pub fn friendly_alpha(beta: f64) -> f64 {
     4.0 * (1.0 - beta * beta) / 3.0

@@ -157,6 +157,46 @@ impl CongestionControl for Binomial {
     }
 }
 
+impl super::Algorithm for BinomialConfig {
+    type Controller = Binomial;
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        BinomialConfig::validate(self)
+    }
+    fn build(&self) -> Binomial {
+        BinomialConfig::build(self, self.default_label())
+    }
+}
+
+/// `{ algorithm = "sqrt", a, b, decrease }`: binomial k = l = ½.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(transparent)]
+pub struct SqrtConfig(pub PresetParams);
+
+impl super::Algorithm for SqrtConfig {
+    type Controller = Binomial;
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        BinomialConfig::sqrt(&self.0).validate()
+    }
+    fn build(&self) -> Binomial {
+        BinomialConfig::sqrt(&self.0).build("sqrt".into())
+    }
+}
+
+/// `{ algorithm = "iiad", a, b, decrease }`: binomial k = 1, l = 0.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(transparent)]
+pub struct IiadConfig(pub PresetParams);
+
+impl super::Algorithm for IiadConfig {
+    type Controller = Binomial;
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        BinomialConfig::iiad(&self.0).validate()
+    }
+    fn build(&self) -> Binomial {
+        BinomialConfig::iiad(&self.0).build("iiad".into())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -126,95 +126,128 @@ pub trait CongestionControl {
     fn state(&self, _out: &mut Vec<(&'static str, f64)>) {}
 }
 
-/// The built-in algorithms, dispatched statically; `Custom` holds a user plug-in.
-pub enum Controller {
-    Aimd(Aimd),
-    MrAimd(MrAimd),
-    WestwoodBe(Westwood<BandwidthEstimator>),
-    /// RE and ABSE: both sample data acknowledged over an interval.
-    WestwoodInterval(Westwood<IntervalEstimator>),
-    WestwoodCrb(Westwood<westwood_crb::CombinedRate>),
-    WestwoodPlus(WestwoodPlus),
-    Binomial(Binomial),
-    Custom(Box<dyn CongestionControl + Send>),
+/// What the registry needs of an algorithm: its scenario form (the config, serde), the
+/// range checks of its parameters and the controller it builds. An algorithm is one file
+/// with a config implementing this, and one line of [`algorithms!`].
+pub trait Algorithm: Serialize + serde::de::DeserializeOwned + Clone + std::fmt::Debug + PartialEq {
+    type Controller: CongestionControl;
+    /// Err((field, message)) for a parameter out of range.
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        Ok(())
+    }
+    fn build(&self) -> Self::Controller;
 }
 
-/// One match arm per variant, for each trait method.
-macro_rules! dispatch {
-    ($self:ident, $c:ident => $call:expr) => {
-        match $self {
-            Controller::Aimd($c) => $call,
-            Controller::MrAimd($c) => $call,
-            Controller::WestwoodBe($c) => $call,
-            Controller::WestwoodInterval($c) => $call,
-            Controller::WestwoodCrb($c) => $call,
-            Controller::WestwoodPlus($c) => $call,
-            Controller::Binomial($c) => $call,
-            Controller::Custom($c) => $call,
+/// The config as a scenario writes it: `{ algorithm = NAME, ...its fields }`.
+#[derive(Serialize)]
+struct Tagged<'a, T: Serialize> {
+    algorithm: &'static str,
+    #[serde(flatten)]
+    config: &'a T,
+}
+
+/// The registry: each line declares one algorithm — its name in scenarios, the variant
+/// that carries it and its config type — and generates the scenario enum
+/// ([`CcConfig`]), the statically dispatched controllers ([`Controller`], plus a boxed
+/// `Custom` for user plug-ins), the name table and the parsing.
+macro_rules! algorithms {
+    ($($(#[doc = $doc:literal])* $name:literal => $variant:ident($config:ty),)+) => {
+        /// Scenario form of an algorithm: `cc = "reno"` or `cc = { algorithm = "aimd", ... }`.
+        /// The config is the factory: [`CcConfig::build`].
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum CcConfig {
+            $($(#[doc = $doc])* $variant($config),)+
+        }
+
+        /// The built-in algorithms, dispatched statically; `Custom` holds a user plug-in.
+        pub enum Controller {
+            $($variant(<$config as Algorithm>::Controller),)+
+            Custom(Box<dyn CongestionControl + Send>),
+        }
+
+        pub const ALGORITHMS: &[&str] = &[$($name),+];
+
+        impl CcConfig {
+            pub fn build(&self) -> Controller {
+                match self {
+                    $(CcConfig::$variant(c) => Controller::$variant(Algorithm::build(c)),)+
+                }
+            }
+
+            /// The algorithm's name in scenarios.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(CcConfig::$variant(_) => $name,)+
+                }
+            }
+
+            fn from_parts(algorithm: &str, params: serde_json::Value) -> Result<CcConfig, String> {
+                match algorithm {
+                    $($name => validated::<$config>(params).map(CcConfig::$variant),)+
+                    other => Err(unknown_variant("algorithm", other, ALGORITHMS)),
+                }
+            }
+        }
+
+        impl Serialize for CcConfig {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self {
+                    $(CcConfig::$variant(config) => Tagged { algorithm: $name, config }.serialize(s),)+
+                }
+            }
+        }
+
+        impl CongestionControl for Controller {
+            fn label(&self) -> String {
+                match self { $(Controller::$variant(c) => c.label(),)+ Controller::Custom(c) => c.label() }
+            }
+            #[inline]
+            fn on_ack_event(&mut self, window: &Window, ack: &AckSample) {
+                match self { $(Controller::$variant(c) => c.on_ack_event(window, ack),)+ Controller::Custom(c) => c.on_ack_event(window, ack) }
+            }
+            #[inline]
+            fn on_ack(&mut self, window: &mut Window, ack: &AckSample) {
+                match self { $(Controller::$variant(c) => c.on_ack(window, ack),)+ Controller::Custom(c) => c.on_ack(window, ack) }
+            }
+            fn on_congestion(&mut self, window: &Window, event: &CongestionEvent) -> Reduction {
+                match self { $(Controller::$variant(c) => c.on_congestion(window, event),)+ Controller::Custom(c) => c.on_congestion(window, event) }
+            }
+            fn on_recovery_end(&mut self, window: &mut Window, now: Time) {
+                match self { $(Controller::$variant(c) => c.on_recovery_end(window, now),)+ Controller::Custom(c) => c.on_recovery_end(window, now) }
+            }
+            fn on_round(&mut self, window: &mut Window, now: Time) {
+                match self { $(Controller::$variant(c) => c.on_round(window, now),)+ Controller::Custom(c) => c.on_round(window, now) }
+            }
+            fn state(&self, out: &mut Vec<(&'static str, f64)>) {
+                match self { $(Controller::$variant(c) => c.state(out),)+ Controller::Custom(c) => c.state(out) }
+            }
         }
     };
 }
 
-impl CongestionControl for Controller {
-    fn label(&self) -> String {
-        dispatch!(self, c => c.label())
-    }
-    #[inline]
-    fn on_ack_event(&mut self, window: &Window, ack: &AckSample) {
-        dispatch!(self, c => c.on_ack_event(window, ack))
-    }
-    #[inline]
-    fn on_ack(&mut self, window: &mut Window, ack: &AckSample) {
-        dispatch!(self, c => c.on_ack(window, ack))
-    }
-    fn on_congestion(&mut self, window: &Window, event: &CongestionEvent) -> Reduction {
-        dispatch!(self, c => c.on_congestion(window, event))
-    }
-    fn on_recovery_end(&mut self, window: &mut Window, now: Time) {
-        dispatch!(self, c => c.on_recovery_end(window, now))
-    }
-    fn on_round(&mut self, window: &mut Window, now: Time) {
-        dispatch!(self, c => c.on_round(window, now))
-    }
-    fn state(&self, out: &mut Vec<(&'static str, f64)>) {
-        dispatch!(self, c => c.state(out))
-    }
-}
-
-/// Scenario form of an algorithm: `cc = "reno"` or `cc = { algorithm = "aimd", ... }`.
-/// The config is the factory: [`CcConfig::build`].
-#[derive(Clone, Debug, Serialize, PartialEq)]
-#[serde(tag = "algorithm", rename_all = "lowercase")]
-pub enum CcConfig {
+algorithms! {
     /// Standard TCP = TCP(1, 0.5).
-    Reno(reno::RenoConfig),
+    "reno" => Reno(reno::RenoConfig),
     /// TCP(α, β) / GAIMD.
-    Aimd(AimdConfig),
+    "aimd" => Aimd(AimdConfig),
     /// Multi-rate AIMD (Psaras et al.).
-    Mraimd(MrAimdConfig),
+    "mraimd" => Mraimd(MrAimdConfig),
     /// TCP Westwood family (Wang et al., ICNP 2002) and Linux's Westwood+.
-    #[serde(rename = "westwood-be")]
-    WestwoodBe(WestwoodBeConfig),
-    #[serde(rename = "westwood-re")]
-    WestwoodRe(WestwoodReConfig),
-    #[serde(rename = "westwood-crb")]
-    WestwoodCrb(WestwoodCrbConfig),
-    #[serde(rename = "westwood-abse")]
-    WestwoodAbse(WestwoodAbseConfig),
-    #[serde(rename = "westwood-plus")]
-    WestwoodPlus(WestwoodPlusConfig),
+    "westwood-be" => WestwoodBe(WestwoodBeConfig),
+    "westwood-re" => WestwoodRe(WestwoodReConfig),
+    "westwood-crb" => WestwoodCrb(WestwoodCrbConfig),
+    "westwood-abse" => WestwoodAbse(WestwoodAbseConfig),
+    "westwood-plus" => WestwoodPlus(WestwoodPlusConfig),
     /// Binomial controls (Bansal & Balakrishnan 2001): a/w^k up, b·w^l down.
-    Binomial(BinomialConfig),
+    "binomial" => Binomial(BinomialConfig),
     /// Binomial k = l = ½.
-    Sqrt(binomial::PresetParams),
+    "sqrt" => Sqrt(binomial::SqrtConfig),
     /// Binomial k = 1, l = 0.
-    Iiad(binomial::PresetParams),
+    "iiad" => Iiad(binomial::IiadConfig),
     /// TCP(1/b) of the SlowCC study: TCP(4(2/b − 1/b²)/3, 1 − 1/b).
-    #[serde(rename = "tcp(1/b)")]
-    TcpInverse(InverseB),
+    "tcp(1/b)" => TcpInverse(TcpInverseConfig),
     /// SQRT(1/b): binomial k = l = ½ with decrease 1/b and the TCP-compatible increase.
-    #[serde(rename = "sqrt(1/b)")]
-    SqrtInverse(InverseB),
+    "sqrt(1/b)" => SqrtInverse(SqrtInverseConfig),
 }
 
 /// The slowness parameter b of TCP(1/b) and SQRT(1/b): the decrease is 1/b.
@@ -233,12 +266,39 @@ impl InverseB {
         }
         Ok(())
     }
-    fn tcp(&self) -> Aimd {
+}
+
+/// `{ algorithm = "tcp(1/b)", b }`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(transparent)]
+pub struct TcpInverseConfig(pub InverseB);
+
+impl Algorithm for TcpInverseConfig {
+    type Controller = Aimd;
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        self.0.validate()
+    }
+    fn build(&self) -> Aimd {
         // Yang & Lam's TCP-friendly α = 4(1 − β²)/3 with β = 1 − 1/b, i.e. 4(2/b − 1/b²)/3.
-        let beta = 1.0 - 1.0 / self.b;
-        let mut aimd = Aimd::with_label(aimd::friendly_alpha(beta), beta, format!("tcp(1/{})", crate::schema::Num(self.b)));
-        aimd.decrease = self.decrease;
+        let beta = 1.0 - 1.0 / self.0.b;
+        let mut aimd = Aimd::with_label(aimd::friendly_alpha(beta), beta, format!("tcp(1/{})", crate::schema::Num(self.0.b)));
+        aimd.decrease = self.0.decrease;
         aimd
+    }
+}
+
+/// `{ algorithm = "sqrt(1/b)", b }`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(transparent)]
+pub struct SqrtInverseConfig(pub InverseB);
+
+impl Algorithm for SqrtInverseConfig {
+    type Controller = Binomial;
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        self.0.validate()
+    }
+    fn build(&self) -> Binomial {
+        BinomialConfig::sqrt_inverse(self.0.b, self.0.decrease).build(format!("sqrt(1/{})", crate::schema::Num(self.0.b)))
     }
 }
 
@@ -248,44 +308,7 @@ impl Default for CcConfig {
     }
 }
 
-pub const ALGORITHMS: &[&str] =
-    &[
-    "reno",
-    "aimd",
-    "mraimd",
-    "westwood-be",
-    "westwood-re",
-    "westwood-crb",
-    "westwood-abse",
-    "westwood-plus",
-    "binomial",
-    "sqrt",
-    "iiad",
-    "tcp(1/b)",
-    "sqrt(1/b)",
-];
-
 impl CcConfig {
-    pub fn build(&self) -> Controller {
-        match self {
-            CcConfig::Reno(c) => Controller::Aimd(c.build()),
-            CcConfig::Aimd(c) => Controller::Aimd(c.build()),
-            CcConfig::Mraimd(c) => Controller::MrAimd(c.build()),
-            CcConfig::WestwoodBe(c) => Controller::WestwoodBe(c.build()),
-            CcConfig::WestwoodRe(c) => Controller::WestwoodInterval(c.build()),
-            CcConfig::WestwoodCrb(c) => Controller::WestwoodCrb(c.build()),
-            CcConfig::WestwoodAbse(c) => Controller::WestwoodInterval(c.build()),
-            CcConfig::WestwoodPlus(c) => Controller::WestwoodPlus(c.build()),
-            CcConfig::Binomial(c) => Controller::Binomial(c.build(c.default_label())),
-            CcConfig::Sqrt(p) => Controller::Binomial(BinomialConfig::sqrt(p).build("sqrt".into())),
-            CcConfig::Iiad(p) => Controller::Binomial(BinomialConfig::iiad(p).build("iiad".into())),
-            CcConfig::TcpInverse(c) => Controller::Aimd(c.tcp()),
-            CcConfig::SqrtInverse(c) => Controller::Binomial(
-                BinomialConfig::sqrt_inverse(c.b, c.decrease).build(format!("sqrt(1/{})", crate::schema::Num(c.b))),
-            ),
-        }
-    }
-
     pub fn label(&self) -> String {
         self.build().label()
     }
@@ -297,34 +320,12 @@ impl CcConfig {
             _ => crate::transport::NewrenoAgent::Newreno,
         }
     }
-
-    fn from_parts(algorithm: &str, params: serde_json::Value) -> Result<CcConfig, String> {
-        match algorithm {
-            "reno" => parse_params(params).map(CcConfig::Reno),
-            "aimd" => parse_params(params).map(CcConfig::Aimd),
-            "mraimd" => validated(params, MrAimdConfig::validate).map(CcConfig::Mraimd),
-            "westwood-be" => validated(params, WestwoodBeConfig::validate).map(CcConfig::WestwoodBe),
-            "westwood-re" => validated(params, WestwoodReConfig::validate).map(CcConfig::WestwoodRe),
-            "westwood-crb" => validated(params, WestwoodCrbConfig::validate).map(CcConfig::WestwoodCrb),
-            "westwood-abse" => validated(params, WestwoodAbseConfig::validate).map(CcConfig::WestwoodAbse),
-            "westwood-plus" => validated(params, WestwoodPlusConfig::validate).map(CcConfig::WestwoodPlus),
-            "binomial" => validated(params, BinomialConfig::validate).map(CcConfig::Binomial),
-            "sqrt" => validated(params, |p| BinomialConfig::sqrt(p).validate()).map(CcConfig::Sqrt),
-            "iiad" => validated(params, |p| BinomialConfig::iiad(p).validate()).map(CcConfig::Iiad),
-            "tcp(1/b)" => validated(params, InverseB::validate).map(CcConfig::TcpInverse),
-            "sqrt(1/b)" => validated(params, InverseB::validate).map(CcConfig::SqrtInverse),
-            other => Err(unknown_variant("algorithm", other, ALGORITHMS)),
-        }
-    }
 }
 
 /// Parse an algorithm's parameters and check their ranges; errors name the field.
-fn validated<T: serde::de::DeserializeOwned>(
-    params: serde_json::Value,
-    validate: fn(&T) -> Result<(), (&'static str, String)>,
-) -> Result<T, String> {
+fn validated<T: Algorithm>(params: serde_json::Value) -> Result<T, String> {
     let config: T = parse_params(params)?;
-    validate(&config).map_err(|(field, msg)| crate::schema::nested_error(field, &msg))?;
+    config.validate().map_err(|(field, msg)| crate::schema::nested_error(field, &msg))?;
     Ok(config)
 }
 

@@ -141,6 +141,16 @@ impl CongestionControl for MrAimd {
     }
 }
 
+impl super::Algorithm for MrAimdConfig {
+    type Controller = MrAimd;
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        MrAimdConfig::validate(self)
+    }
+    fn build(&self) -> MrAimd {
+        MrAimdConfig::build(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

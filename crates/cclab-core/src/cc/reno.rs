@@ -15,6 +15,13 @@ impl RenoConfig {
     }
 }
 
+impl super::Algorithm for RenoConfig {
+    type Controller = Aimd;
+    fn build(&self) -> Aimd {
+        RenoConfig::build(self)
+    }
+}
+
 /// Slow start, as ns-2's `opencwnd`: one segment per new ACK.
 #[inline]
 pub fn slow_start(window: &mut Window) {

@@ -95,6 +95,16 @@ impl WestwoodAbseConfig {
     }
 }
 
+impl super::Algorithm for WestwoodAbseConfig {
+    type Controller = Westwood<IntervalEstimator>;
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        WestwoodAbseConfig::validate(self)
+    }
+    fn build(&self) -> Westwood<IntervalEstimator> {
+        WestwoodAbseConfig::build(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -106,6 +106,16 @@ impl EligibleRate for BandwidthEstimator {
     }
 }
 
+impl super::Algorithm for WestwoodBeConfig {
+    type Controller = Westwood<super::estimators::BandwidthEstimator>;
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        WestwoodBeConfig::validate(self)
+    }
+    fn build(&self) -> Westwood<super::estimators::BandwidthEstimator> {
+        WestwoodBeConfig::build(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -128,6 +128,16 @@ impl EligibleRate for CombinedRate {
     }
 }
 
+impl super::Algorithm for WestwoodCrbConfig {
+    type Controller = Westwood<CombinedRate>;
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        WestwoodCrbConfig::validate(self)
+    }
+    fn build(&self) -> Westwood<CombinedRate> {
+        WestwoodCrbConfig::build(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -195,6 +195,16 @@ impl CongestionControl for WestwoodPlus {
     }
 }
 
+impl super::Algorithm for WestwoodPlusConfig {
+    type Controller = WestwoodPlus;
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        WestwoodPlusConfig::validate(self)
+    }
+    fn build(&self) -> WestwoodPlus {
+        WestwoodPlusConfig::build(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

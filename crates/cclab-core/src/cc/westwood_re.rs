@@ -77,6 +77,16 @@ impl EligibleRate for IntervalEstimator {
     }
 }
 
+impl super::Algorithm for WestwoodReConfig {
+    type Controller = Westwood<IntervalEstimator>;
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        WestwoodReConfig::validate(self)
+    }
+    fn build(&self) -> Westwood<IntervalEstimator> {
+        WestwoodReConfig::build(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
