@@ -265,8 +265,10 @@ impl FlowGroup {
                 })?;
             }
             Transport::Tcp => {
-                self.cc.get_or_insert_with(CcConfig::default);
-                self.tcp.get_or_insert_with(TcpConfig::default).normalize(profile).map_err(|(field, message)| {
+                let dctcp = self.cc.get_or_insert_with(CcConfig::default).dctcp_ecn();
+                let tcp = self.tcp.get_or_insert_with(TcpConfig::default);
+                tcp.ecn |= dctcp; // DCTCP is ECN-capable by definition (RFC 8257 §3.1)
+                tcp.normalize(profile).map_err(|(field, message)| {
                     let field = match field {
                         "ns2.sack1_recovery" => "tcp.ns2.sack1_recovery",
                         "ns2.newreno_recovery" => "tcp.ns2.newreno_recovery",

@@ -10,7 +10,7 @@ use crate::net::network::{build_links, pass_through_links, Stream};
 use crate::net::topology::Graph;
 use crate::net::{LinkId, RouteId};
 use crate::scenario::{AppSpec, Scenario, ScenarioError, Transport};
-use crate::sim::rng::{stream, APP_STREAMS, TCP_CLOCK_STREAMS};
+use crate::sim::rng::{stream, APP_STREAMS, CC_STREAMS, TCP_CLOCK_STREAMS};
 use crate::sim::{Event, EventQueue, Time, NS_PER_SEC};
 use crate::transport::tfrc::{TfrcReceiver, TfrcSender};
 use crate::transport::{Endpoint, Header, Outbox, Outgoing, PacketClass, TcpReceiver, TcpSender, UdpSink, UdpSource};
@@ -317,7 +317,12 @@ impl Simulation {
                         receiver = receiver.with_ns2_ecn();
                     }
                     let cc = group.cc();
-                    let mut sender = TcpSender::new(tcp, cc.build(), start, data_bytes, ack_bytes);
+                    if cc.dctcp_ecn() {
+                        receiver = receiver.with_dctcp_echo();
+                    }
+                    let mut controller = cc.build();
+                    crate::cc::CongestionControl::set_seed(&mut controller, rand::Rng::gen(&mut stream(scenario.seed, CC_STREAMS + id as u64)));
+                    let mut sender = TcpSender::new(tcp, controller, start, data_bytes, ack_bytes);
                     sender.set_newreno_agent(cc.ns2_agent());
                     if rules.tick_clock {
                         sender.set_ns2_clock(stream(scenario.seed, TCP_CLOCK_STREAMS + id as u64));

@@ -7,10 +7,15 @@
 //! *returning* the new ssthresh/cwnd, and time always passed in. Algorithms never touch
 //! the engine (no timers of their own); `on_round` is an optional once-per-RTT hook.
 pub mod aimd;
+pub mod bbr;
 pub mod binomial;
+pub mod cubic;
+pub mod dctcp;
 pub mod estimators;
+pub mod minmax;
 pub mod mraimd;
 pub mod reno;
+pub mod vegas;
 pub mod westwood;
 pub mod westwood_abse;
 pub mod westwood_be;
@@ -66,6 +71,39 @@ pub struct AckSample {
     pub in_recovery: bool,
     /// The sender's smoothed RTT (RFC 6298 SRTT, ns), once it has a sample.
     pub srtt: Option<f64>,
+}
+
+/// A delivery-rate sample (Linux `struct rate_sample`, from
+/// [`crate::transport::rate::RateSampler`]): what this ACK says the path delivered.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RateSample {
+    /// When the ACK arrived.
+    pub now: Time,
+    /// Segments delivered over `interval`: since the most recently sent segment this ACK
+    /// delivers was sent.
+    pub delivered: u64,
+    /// ns; 0 when the ACK gives no valid sample (it delivered nothing, or over less than
+    /// the minimum RTT: ACK compression).
+    pub interval: Time,
+    /// The delivered count when that segment was sent (BBR counts round trips by it).
+    pub prior_delivered: u64,
+    /// That segment went out while the application, not the network, held the sender back.
+    pub app_limited: bool,
+    /// Segments this ACK newly delivered (cumulatively or by SACK).
+    pub acked_sacked: u32,
+    /// The sender's delivered count after this ACK.
+    pub delivered_total: u64,
+    /// Segments in flight after this ACK.
+    pub in_flight: u32,
+    /// The ACK's RTT sample (Karn's rule applied), ns.
+    pub rtt: Option<Time>,
+}
+
+impl RateSample {
+    /// Segments per second, when the sample is valid.
+    pub fn rate(&self) -> Option<f64> {
+        (self.interval > 0).then(|| self.delivered as f64 * 1e9 / self.interval as f64)
+    }
 }
 
 /// Why the sender is reducing its window.
@@ -124,6 +162,30 @@ pub trait CongestionControl {
     fn on_round(&mut self, _window: &mut Window, _now: Time) {}
     /// Internal state for tracing, as (name, value) pairs.
     fn state(&self, _out: &mut Vec<(&'static str, f64)>) {}
+    /// The algorithm wants a delivery-rate sample at every ACK ([`Self::on_rate_sample`]);
+    /// asked once, when the sender is made (only those senders keep per-segment records).
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
+    /// Every ACK's delivery-rate sample, after [`Self::on_ack_event`] (Linux
+    /// `cong_control`): a model-based algorithm sets its window and pacing rate here.
+    fn on_rate_sample(&mut self, _window: &mut Window, _sample: &RateSample) {}
+    /// The algorithm sets the window itself from its model (Linux `cong_control`): the
+    /// sender then leaves cwnd alone when recovery ends (asked once).
+    fn controls_window(&self) -> bool {
+        false
+    }
+    /// The algorithm paces its transmissions (asked once, when the sender is made).
+    fn paces(&self) -> bool {
+        false
+    }
+    /// Segments per second the sender spaces transmissions at (None: as the window allows).
+    fn pacing_rate(&self) -> Option<f64> {
+        None
+    }
+    /// A draw of the flow's own random stream, given once before the flow starts, for an
+    /// algorithm that randomises (BBR's first gain phase).
+    fn set_seed(&mut self, _seed: u64) {}
 }
 
 /// What the registry needs of an algorithm: its scenario form (the config, serde), the
@@ -221,6 +283,24 @@ macro_rules! algorithms {
             fn state(&self, out: &mut Vec<(&'static str, f64)>) {
                 match self { $(Controller::$variant(c) => c.state(out),)+ Controller::Custom(c) => c.state(out) }
             }
+            fn wants_rate_samples(&self) -> bool {
+                match self { $(Controller::$variant(c) => c.wants_rate_samples(),)+ Controller::Custom(c) => c.wants_rate_samples() }
+            }
+            fn on_rate_sample(&mut self, window: &mut Window, sample: &RateSample) {
+                match self { $(Controller::$variant(c) => c.on_rate_sample(window, sample),)+ Controller::Custom(c) => c.on_rate_sample(window, sample) }
+            }
+            fn controls_window(&self) -> bool {
+                match self { $(Controller::$variant(c) => c.controls_window(),)+ Controller::Custom(c) => c.controls_window() }
+            }
+            fn paces(&self) -> bool {
+                match self { $(Controller::$variant(c) => c.paces(),)+ Controller::Custom(c) => c.paces() }
+            }
+            fn pacing_rate(&self) -> Option<f64> {
+                match self { $(Controller::$variant(c) => c.pacing_rate(),)+ Controller::Custom(c) => c.pacing_rate() }
+            }
+            fn set_seed(&mut self, seed: u64) {
+                match self { $(Controller::$variant(c) => c.set_seed(seed),)+ Controller::Custom(c) => c.set_seed(seed) }
+            }
         }
     };
 }
@@ -248,6 +328,14 @@ algorithms! {
     "tcp(1/b)" => TcpInverse(TcpInverseConfig),
     /// SQRT(1/b): binomial k = l = ½ with decrease 1/b and the TCP-compatible increase.
     "sqrt(1/b)" => SqrtInverse(SqrtInverseConfig),
+    /// CUBIC (RFC 9438) with HyStart and fast convergence.
+    "cubic" => Cubic(cubic::CubicConfig),
+    /// TCP Vegas (Brakmo & Peterson 1995): α = 2, β = 4 segments queued.
+    "vegas" => Vegas(vegas::VegasConfig),
+    /// DCTCP (RFC 8257): ECN-capable, a cut by the smoothed marked fraction.
+    "dctcp" => Dctcp(dctcp::DctcpConfig),
+    /// BBR v1 (Cardwell et al. 2016, Linux tcp_bbr.c): a paced model of the path.
+    "bbr" => Bbr(bbr::BbrConfig),
 }
 
 /// The slowness parameter b of TCP(1/b) and SQRT(1/b): the decrease is 1/b.
@@ -311,6 +399,12 @@ impl Default for CcConfig {
 impl CcConfig {
     pub fn label(&self) -> String {
         self.build().label()
+    }
+
+    /// DCTCP: its flows are ECN-capable whatever `tcp.ecn` says, and their receivers echo
+    /// each segment's CE mark exactly (RFC 8257 §3.2).
+    pub fn dctcp_ecn(&self) -> bool {
+        matches!(self, CcConfig::Dctcp(_))
     }
 
     /// Whose ns-2 agent this algorithm was (its Tcl defaults shape `tcp.ns2.newreno_recovery`).

@@ -13,6 +13,8 @@ pub const RED_STREAMS: u64 = 3 << 32;
 pub const APP_STREAMS: u64 = 4 << 32;
 /// ns-2's per-agent clock offsets (`boot_time_`), with `tcp.ns2.tick_clock`.
 pub const TCP_CLOCK_STREAMS: u64 = 5 << 32;
+/// A congestion control's own draws (BBR's first gain phase), one stream per flow.
+pub const CC_STREAMS: u64 = 6 << 32;
 
 pub fn stream(seed: u64, stream_id: u64) -> RngStream {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);

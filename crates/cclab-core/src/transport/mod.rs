@@ -12,6 +12,8 @@
 pub mod config;
 pub mod endpoint;
 pub mod ns2;
+pub mod pacing;
+pub mod rate;
 pub mod receiver;
 pub mod rto;
 pub mod sender;

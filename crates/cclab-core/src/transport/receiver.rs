@@ -25,6 +25,9 @@ pub struct TcpReceiver {
     ece_only_on_ect: bool,
     /// An ECN-capable segment arrived since the last ACK.
     ect_since_ack: bool,
+    /// DCTCP's echo (RFC 8257 §3.2): ECE is the CE state of the segments acknowledged,
+    /// and a change of state is ACKed at once (`echo_ce` holds the state).
+    dctcp: bool,
     first_data: Seq,
 }
 
@@ -49,8 +52,15 @@ impl TcpReceiver {
             echo_ce: false,
             ece_only_on_ect: false,
             ect_since_ack: false,
+            dctcp: false,
             first_data,
         }
+    }
+
+    /// Echo CE marks as DCTCP needs them (RFC 8257 §3.2).
+    pub fn with_dctcp_echo(mut self) -> TcpReceiver {
+        self.dctcp = true;
+        self
     }
 
     /// Echo congestion as ns-2's `TcpSink` does: only on ACKs of ECN-capable segments.
@@ -81,15 +91,27 @@ impl TcpReceiver {
     /// built straight into the packet that carries it.
     #[inline]
     pub fn receive(&mut self, now: Time, seq: Seq, ecn_bits: u8, cwr: bool, ack_bytes: u32, out: &mut impl Outbox) -> u32 {
-        if cwr {
-            self.echo_ce = false;
-        }
-        if ecn_bits & ecn::CE != 0 {
-            self.echo_ce = true;
+        let mut immediate = seq != self.rcv_nxt || !self.held.is_empty() || seq < self.first_data;
+        if self.dctcp {
+            let ce = ecn_bits & ecn::CE != 0;
+            if ce != self.echo_ce {
+                // The delayed ACK, if any, goes now with the state of what it covers.
+                if self.unacked_segments > 0 {
+                    self.send_ack(None, ack_bytes, out);
+                }
+                self.echo_ce = ce;
+                immediate = true;
+            }
+        } else {
+            if cwr {
+                self.echo_ce = false;
+            }
+            if ecn_bits & ecn::CE != 0 {
+                self.echo_ce = true;
+            }
         }
         self.ect_since_ack |= ecn_bits & ecn::ECT != 0;
         let before = self.rcv_nxt;
-        let mut immediate = seq != self.rcv_nxt || !self.held.is_empty() || seq < self.first_data;
         if seq == self.rcv_nxt {
             self.rcv_nxt += 1;
             if let Some(&(start, end)) = self.held.first() {

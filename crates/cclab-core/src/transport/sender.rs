@@ -9,6 +9,8 @@
 use super::rto::RtoEstimator;
 use sack1::Sack1State;
 use super::ns2::NewrenoAgent;
+use super::pacing::Pacer;
+use super::rate::RateSampler;
 use super::{AckInfo, Header, Ns2Rules, Outbox, Outgoing, Recovery, Seq, TcpConfig};
 use crate::app::TcpApplication;
 use crate::cc::{AckSample, CongestionControl, CongestionEvent, CongestionSignal, Controller, Window};
@@ -35,6 +37,9 @@ const LOST: u8 = 2;
 const RETRANSMITTED: u8 = 4;
 /// Retransmitted during this recovery and neither ACKed nor SACKed since: counts in pipe.
 const RETX_IN_FLIGHT: u8 = 8;
+/// Counted in `delivered` (when first SACKed); kept when a timeout forgets SACK
+/// information, so a segment SACKed again, or ACKed, is not delivered twice.
+const DELIVERED: u8 = 16;
 
 #[derive(Clone, Copy, Debug, Default)]
 struct SegmentState {
@@ -82,6 +87,8 @@ pub struct TcpSender {
     /// `bug_fix_`): set at a timeout, and with `newreno_recovery` at a fast retransmit.
     recover: Option<Seq>,
     dupacks: u32,
+    /// Segments the last SACK marks made SACKed again after a timeout (delivered before).
+    resacked: u32,
     /// With `newreno_recovery`: the inflation by duplicate ACKs, apart from cwnd (ns-2
     /// `dupwnd_`), and whether this recovery has had a partial ACK (`firstpartial_`).
     dupwnd: u32,
@@ -102,6 +109,8 @@ pub struct TcpSender {
     rules: Ns2Rules,
     /// Whose parameters `newreno_recovery` takes.
     newreno_agent: NewrenoAgent,
+    /// The algorithm sets the window from its own model (BBR): recovery's end leaves it.
+    model_window: bool,
     pub stats: SenderStats,
     rto: RtoEstimator,
     app: TcpApplication,
@@ -119,6 +128,9 @@ pub struct TcpSender {
     /// another event in exact arithmetic fires just before or just after it as rounding
     /// falls. This stream moves each timer expiry by ±1 ns, a coin flip per arming.
     timer_rounding: Option<Box<crate::sim::rng::RngStream>>,
+    /// Delivery-rate sampling and pacing, for the algorithms that use them.
+    rate: Option<Box<RateSampler>>,
+    pacer: Option<Box<Pacer>>,
 }
 
 /// Sums for mean RTT and RTO, sampled at each RTO-estimator update.
@@ -134,11 +146,14 @@ impl TcpSender {
     /// the wire, the SYN-like first packet `syn_bytes`.
     pub fn new(cfg: TcpConfig, cc: Controller, start_at: Time, data_bytes: u32, syn_bytes: u32) -> TcpSender {
         let first_data = if cfg.syn { 1 } else { 0 };
+        let rate = cc.wants_rate_samples().then(Box::default);
+        let pacer = cc.paces().then(Box::default);
         TcpSender {
             window: Window { cwnd: cfg.initial_window, ssthresh: cfg.initial_ssthresh },
             rto: RtoEstimator::new(&cfg, 0),
             rules: cfg.ns2_rules(),
             newreno_agent: NewrenoAgent::Newreno,
+            model_window: cc.controls_window(),
             cfg,
             cc,
             first_data,
@@ -156,6 +171,7 @@ impl TcpSender {
             recovery_point: 0,
             recover: None,
             dupacks: 0,
+            resacked: 0,
             dupwnd: 0,
             had_partial_ack: false,
             rto_deadline: None,
@@ -179,6 +195,8 @@ impl TcpSender {
             seen_ece: false,
             ecn_backoff: false,
             timer_rounding: None,
+            rate,
+            pacer,
             stats: SenderStats::default(),
         }
     }
@@ -232,9 +250,13 @@ impl TcpSender {
         if !self.started {
             return Some(self.start_at);
         }
-        match (self.rto_deadline, self.app_wakeup) {
+        let deadline = match (self.rto_deadline, self.app_wakeup) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
+        };
+        match self.pacer.as_ref().and_then(|pacer| pacer.wakeup) {
+            Some(pace) => Some(deadline.map_or(pace, |d| d.min(pace))),
+            None => deadline,
         }
     }
 
@@ -324,8 +346,12 @@ impl TcpSender {
         self.arm_timer_if_idle(now);
     }
 
+    #[inline]
     fn send_new(&mut self, now: Time, out: &mut impl Outbox) {
         let seq = self.snd_max;
+        if self.rate.is_some() {
+            self.rate_on_send(now, None);
+        }
         self.board.push_back(SegmentState { sent_at: now, flags: 0 });
         self.snd_max += 1;
         self.snd_nxt = self.snd_max;
@@ -336,6 +362,9 @@ impl TcpSender {
     }
 
     fn retransmit(&mut self, now: Time, seq: Seq, count_in_pipe: bool, out: &mut impl Outbox) {
+        if self.rate.is_some() {
+            self.rate_on_send(now, Some(seq));
+        }
         let seg = self.seg_mut(seq);
         seg.sent_at = now;
         let newly_in_flight = count_in_pipe && seg.flags & RETX_IN_FLIGHT == 0;
@@ -376,10 +405,17 @@ impl TcpSender {
             // RFC 6675 §5 step (C): while cwnd − pipe ≥ 1 segment, send NextSeg().
             while self.pipe() as f64 + 1.0 <= self.window.cwnd {
                 if let Some(seq) = self.next_lost() {
+                    if !self.pace_gate(now) {
+                        break;
+                    }
                     self.retransmit(now, seq, true, out);
                 } else if self.may_send_new(now) {
+                    if !self.pace_gate(now) {
+                        break;
+                    }
                     self.send_new(now, out);
                 } else {
+                    self.note_app_limited(now);
                     break;
                 }
             }
@@ -403,14 +439,95 @@ impl TcpSender {
                 // Go-back-N after a timeout; skip what the receiver reports holding
                 // (ns-2 resends it too: `ns2.go_back_n`).
                 let seq = self.snd_nxt;
+                let resend = self.rules.go_back_n || self.seg(seq).flags & SACKED == 0;
+                if resend && !self.pace_gate(now) {
+                    break;
+                }
                 self.snd_nxt += 1;
-                if self.rules.go_back_n || self.seg(seq).flags & SACKED == 0 {
+                if resend {
                     self.retransmit(now, seq, false, out);
                 }
             } else if self.may_send_new(now) {
+                if !self.pace_gate(now) {
+                    break;
+                }
                 self.send_new(now, out);
             } else {
+                self.note_app_limited(now);
                 break;
+            }
+        }
+    }
+
+    /// With pacing: may a segment leave now? If so the pacer counts it as sent (the
+    /// caller sends one); if not it sets the timer for when one may.
+    #[inline]
+    fn pace_gate(&mut self, now: Time) -> bool {
+        self.pacer.is_none() || self.pace(now)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn pace(&mut self, now: Time) -> bool {
+        let rate = self.cc.pacing_rate();
+        let Some(pacer) = self.pacer.as_mut() else { return true };
+        if !pacer.ready(now) {
+            return false;
+        }
+        pacer.sent(now, rate);
+        true
+    }
+
+    /// The rate sampler's record of a transmission: a new segment (`resent` None) or a
+    /// resent one.
+    #[cold]
+    #[inline(never)]
+    fn rate_on_send(&mut self, now: Time, resent: Option<Seq>) {
+        let (delivered, idle, una) = (self.delivered, self.snd_max == self.snd_una, self.snd_una);
+        if let Some(rate) = self.rate.as_mut() {
+            match resent {
+                None => rate.on_send_new(now, delivered, idle),
+                Some(seq) => rate.on_resend((seq - una) as usize, now, delivered, false),
+            }
+        }
+    }
+
+    /// This ACK's rate sample, to the algorithm.
+    #[cold]
+    #[inline(never)]
+    fn rate_sample(&mut self, sample: &AckSample) {
+        if let Some(rate) = self.rate.as_mut() {
+            let rate_sample = rate.sample(sample.now, sample.delivered, sample.in_flight, sample.rtt);
+            self.cc.on_rate_sample(&mut self.window, &rate_sample);
+        }
+    }
+
+    /// The cumulative ACK passed `count` segments: those not SACKed before are delivered.
+    #[cold]
+    #[inline(never)]
+    fn rate_on_cumulative(&mut self, count: u32) {
+        if let Some(rate) = self.rate.as_mut() {
+            for (index, seg) in self.board.iter().take(count as usize).enumerate() {
+                if seg.flags & SACKED == 0 {
+                    rate.on_delivered(index);
+                }
+            }
+            rate.forget_front(count as usize);
+        }
+    }
+
+    /// The application, not the window, stopped the sender: rate samples taken until
+    /// what is out now is delivered are app-limited (Linux `tcp_rate_check_app_limited`).
+    fn note_app_limited(&mut self, now: Time) {
+        if self.rate.is_none() {
+            return;
+        }
+        let out_of_data = self.stop_at.is_some_and(|stop| now >= stop)
+            || (self.snd_max >= self.first_data && self.written_at(self.snd_max) > now);
+        if out_of_data {
+            let (delivered, in_flight) = (self.delivered, self.pipe());
+            if let Some(rate) = self.rate.as_mut() {
+                rate.mark_app_limited(delivered, in_flight);
             }
         }
     }
@@ -451,6 +568,7 @@ impl TcpSender {
 
     fn mark_sacked(&mut self, blocks: &[(Seq, Seq)]) -> u32 {
         let mut newly = 0;
+        self.resacked = 0;
         for &(start, end) in blocks {
             let from = start.max(self.snd_una);
             let to = end.min(self.snd_max);
@@ -461,8 +579,12 @@ impl TcpSender {
                     continue;
                 }
                 let flags = seg.flags;
-                seg.flags = (flags | SACKED) & !(LOST | RETX_IN_FLIGHT);
+                seg.flags = (flags | SACKED | DELIVERED) & !(LOST | RETX_IN_FLIGHT);
                 newly += 1;
+                self.resacked += (flags & DELIVERED != 0) as u32;
+                if let Some(rate) = self.rate.as_mut() {
+                    rate.on_delivered((seq - self.snd_una) as usize);
+                }
                 self.sacked += 1;
                 if flags & LOST != 0 {
                     self.lost -= 1;
@@ -478,16 +600,20 @@ impl TcpSender {
         newly
     }
 
-    /// Drop state for segments below `cumulative`; returns (segments, previously SACKed).
+    /// Drop state for segments below `cumulative`; returns (segments, those delivered
+    /// before: SACKed, now or before a timeout).
     fn advance_una(&mut self, cumulative: Seq) -> (u32, u32) {
         let mut previously_sacked = 0;
         let count = cumulative - self.snd_una;
+        if self.rate.is_some() {
+            self.rate_on_cumulative(count);
+        }
         for _ in 0..count {
             let seq = self.snd_una;
             let seg = self.board.pop_front().expect("acked segment is on the board");
+            previously_sacked += (seg.flags & DELIVERED != 0) as u32;
             if seg.flags & SACKED != 0 {
                 self.sacked -= 1;
-                previously_sacked += 1;
                 if seq < self.lost_scan {
                     self.sacked_below_lost_scan -= 1;
                 }
@@ -572,7 +698,7 @@ impl TcpSender {
         }
         let (acked, board_sacked) = self.advance_una(ack.cumulative);
         // Delivered: each segment once, when first SACKed or cumulatively ACKed.
-        self.delivered += (acked - board_sacked - previously_sacked + newly_sacked) as u64;
+        self.delivered += (acked - board_sacked - previously_sacked + newly_sacked - self.resacked) as u64;
         sample.segments_acked = acked;
         self.report_ack(sample);
         syn_acked
@@ -602,7 +728,7 @@ impl TcpSender {
 
     /// A duplicate ACK for the every-ACK hook, with the segments it newly SACKed.
     pub(super) fn report_duplicate(&mut self, now: Time, ack: &AckInfo, newly_sacked: u32) {
-        self.delivered += newly_sacked as u64;
+        self.delivered += (newly_sacked - self.resacked) as u64;
         let mut sample = self.sample(now, ack, newly_sacked);
         self.report_ack(&mut sample);
     }
@@ -630,7 +756,7 @@ impl TcpSender {
     /// Recovery ended with a full ACK: RFC 6582 §3.2 step 3 sets cwnd = ssthresh (ns-2
     /// keeps the cut window: `ns2.integer_ssthresh`); Westwood+ sets its window here.
     pub(super) fn end_recovery(&mut self, now: Time) {
-        if !self.rules.integer_ssthresh {
+        if !self.rules.integer_ssthresh && !self.model_window {
             self.window.cwnd = self.window.ssthresh;
         }
         self.dupwnd = 0;
@@ -780,6 +906,9 @@ impl TcpSender {
         sample.in_flight = self.pipe();
         sample.srtt = self.rto.srtt();
         self.cc.on_ack_event(&self.window, sample);
+        if self.rate.is_some() {
+            self.rate_sample(sample);
+        }
     }
 
     fn enter_recovery(&mut self, now: Time, out: &mut impl Outbox) {
@@ -828,9 +957,15 @@ impl TcpSender {
             self.start(now, out);
             return true;
         }
-        let app_due = self.app_wakeup.is_some_and(|t| t <= now);
+        let mut app_due = self.app_wakeup.is_some_and(|t| t <= now);
         if app_due {
             self.app_wakeup = None;
+        }
+        if let Some(pacer) = self.pacer.as_mut() {
+            if pacer.wakeup.is_some_and(|t| t <= now) {
+                pacer.wakeup = None;
+                app_due = true;
+            }
         }
         if !self.rto_deadline.is_some_and(|t| t <= now) {
             if app_due {
@@ -848,7 +983,7 @@ impl TcpSender {
         self.rto.back_off();
         // RFC 6675 §5.1: forget SACK information; resend from the first unacknowledged.
         for seg in self.board.iter_mut() {
-            seg.flags &= RETRANSMITTED;
+            seg.flags &= RETRANSMITTED | DELIVERED;
         }
         self.sacked = 0;
         self.lost = 0;
@@ -859,6 +994,9 @@ impl TcpSender {
         self.dupacks = 0;
         self.dupwnd = 0;
         self.recover = Some(self.snd_max);
+        if let Some(rate) = self.rate.as_mut() {
+            rate.restart();
+        }
         // Sack1 ignores duplicates until a new ACK; ns-2's Newreno counts them.
         self.ignoring_dupacks = self.rules.go_back_n && !self.rules.newreno_recovery;
         self.snd_nxt = self.snd_una;
