@@ -4,6 +4,7 @@ pub mod link;
 pub mod loss;
 pub mod network;
 pub mod packet;
+pub mod qdisc;
 pub mod rate_schedule;
 pub mod red;
 pub mod topology;
