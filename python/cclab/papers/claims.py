@@ -189,19 +189,18 @@ def markdown_table(claims: Sequence[Claim], ns2: Any = None, whys: Optional[Sequ
     return "\n".join(lines)
 
 
-RANK = {SUPPORTED: 2, PARTLY: 1, NOT_SUPPORTED: 0}
-
-
 def explain(claim: Claim, theirs: Optional[Claim] = None, recorded: Optional[Mapping[str, str]] = None,
             partial: str = "") -> Optional[Why]:
     """Why ``claim`` is not supported (None when it is), from the best evidence at hand:
     ns-2.35's verdict on the same points (``theirs``, with ``--ns2``); else ns-2's verdict
     recorded at full sizes (``recorded``: its ``verdict``, ``evidence``, ``command`` and
-    ``partial``); else the reason the claim carries (:attr:`Claim.why`). ns-2 doing
-    better than cclab is a cclab defect; ns-2 doing no better is the paper's setup or
-    reading — unless ns-2 could run only some of the points (``partial``: the rest are
-    cclab's numbers), when the claim's own reason must say what decides it (an open
-    parameter, or kind SETUP for a claim on ns-2's points alone)."""
+    ``partial``); else the reason the claim carries (:attr:`Claim.why`). ns-2 supporting
+    what cclab does not is a cclab defect; ns-2 not fully supporting it either is the
+    paper's setup or reading (ns-2 "partly" against cclab "not" is a margin both miss,
+    not evidence against cclab: seed noise moves claims across that line) — unless
+    ns-2 could run only some of the points (``partial``: the rest are cclab's numbers),
+    when the claim's own reason must say what decides it (an open parameter, or kind
+    SETUP for a claim on ns-2's points alone)."""
     if claim.verdict == SUPPORTED:
         return None
     if theirs is not None:
@@ -214,7 +213,7 @@ def explain(claim: Claim, theirs: Optional[Claim] = None, recorded: Optional[Map
     if partial:
         where += f", with cclab's numbers where ns-2 cannot run ({partial})"
     detail = f"{where}: {verdict} ({evidence})"
-    if RANK[verdict] > RANK[claim.verdict]:
+    if verdict == SUPPORTED:
         return Why(DEFECT, detail)
     if claim.why is not None:
         return Why(claim.why.kind, f"{claim.why.detail}; {detail}")
