@@ -10,6 +10,7 @@ the bottleneck's RED in the same mode.
 
     .venv/bin/python bench/ns2/slowcc_ns2.py    # 6 controls x 2 RED modes x seeds 1..5
                                                 # -> slowcc_reference.json + a Markdown table
+                                                # (and Figs. 14-15's claim points, byte mode)
     .venv/bin/python bench/ns2/slowcc_ns2.py --table   # the table again, from the JSON
     .venv/bin/python bench/ns2/slowcc_ns2.py --seeds 20 --out /tmp/slowcc20.json   # more seeds
 
@@ -55,6 +56,7 @@ CONFIGS = [
     ("TFRC(256)", {"cc": "tfrc", "intervals": 256, "discount": 0}),
 ]
 MODES = {"bytes": 1, "packets": 0}  # RED mode -> slowcc.tcl red_bytes
+FIG14_PERIODS = (0.05, 0.2)  # Figs. 14–15's claims: 50-ms and 200-ms on/off periods
 
 
 def ns2_seed(seed: int) -> int:
@@ -134,6 +136,40 @@ def run_cclab(cc: str, seed: int, **keys) -> dict:
             "wall_s": round(time.perf_counter() - t0, 3)}
 
 
+def fig14_point(label: str, kind: str, b: float, period_s: float, seed: int) -> dict:
+    """One Figs. 14–15 point (the reproduction's scenario: ten flows against 10 Mb/s on/off
+    CBR on 15 Mb/s byte-mode RED) in cclab and in ns-2.35 through the generic translator
+    (cclab.ns2.run: the same flows, started when cclab starts them), measured as the
+    reproduction measures it."""
+    import cclab
+    from cclab.ns2 import run as ns2
+    from cclab.papers.slowcc import scenarios
+    from cclab.papers.slowcc.figures import Point, measure_wave
+    from cclab.scenario import validate
+
+    scenario = validate(scenarios.square_wave(kind, b, period_s, 10, seed))
+    point = Point("14", {"control": label, "period_s": period_s, "seed": seed}, scenario)
+    row = {"figure": "14", "control": label, "period_s": period_s, "seed": seed}
+    for simulator, run in (("cclab", cclab.run), ("ns2", ns2.run)):
+        measured = measure_wave(run(scenario), point)["runs"].iloc[0]
+        row[simulator] = {"utilization": float(measured["utilization"]), "drop_rate": float(measured["drop_rate"])}
+    return row
+
+
+def fig14_table(rows: list[dict]) -> str:
+    lines = ["| on/off period | control | throughput ÷ available ns-2 / cclab | drop rate ns-2 / cclab |",
+             "| --- | --- | --- | --- |"]
+    for period in sorted({r["period_s"] for r in rows}):
+        for label in dict.fromkeys(r["control"] for r in rows):
+            rs = [r for r in rows if r["period_s"] == period and r["control"] == label]
+            mean = {sim: {m: statistics.fmean(r[sim][m] for r in rs) for m in ("utilization", "drop_rate")}
+                    for sim in ("ns2", "cclab")}
+            lines.append(f"| {period * 1000:g} ms | {label} | {mean['ns2']['utilization']:.3f} / "
+                         f"{mean['cclab']['utilization']:.3f} | {mean['ns2']['drop_rate']:.4f} / "
+                         f"{mean['cclab']['drop_rate']:.4f} |")
+    return "\n".join(lines)
+
+
 def mean_sd(xs):
     xs = list(xs)
     return statistics.fmean(xs), (statistics.stdev(xs) if len(xs) > 1 else 0.0)
@@ -187,7 +223,11 @@ def main(argv):
     out = option(argv, "--out", OUT)
     if "--table" in argv:
         with open(out) as f:
-            print(markdown_table(json.load(f)["summary"]))
+            reference = json.load(f)
+        print(markdown_table(reference["summary"]))
+        if "fig14_rows" in reference:
+            print()
+            print(fig14_table(reference["fig14_rows"]))
         return 0
     seeds = tuple(range(1, int(option(argv, "--seeds", len(SEEDS))) + 1))
     jobs = [(mode, label, keys, seed) for mode in MODES for label, keys in CONFIGS for seed in seeds]
@@ -206,6 +246,14 @@ def main(argv):
                      "cclab": run_cclab(keys["cc"], seed, red_bytes=MODES[mode], **cclab_keys)})
     summary = summarise(rows)
     table = markdown_table(summary)
+    # Figs. 14–15 at the periods of their claims 1–2, byte-mode RED as the reproduction.
+    from cclab.papers.slowcc.figures import WAVE_CONTROLS
+
+    wave_jobs = [(label, kind, b, period, seed) for period in FIG14_PERIODS for label, kind, b in WAVE_CONTROLS
+                 for seed in seeds]
+    with ThreadPoolExecutor(max_workers=WORKERS) as ex:
+        wave_rows = list(ex.map(lambda job: fig14_point(*job), wave_jobs))
+    wave_table = fig14_table(wave_rows)
     from cclab.core import version
 
     ref = {
@@ -228,15 +276,21 @@ def main(argv):
             "f(k) = bottleneck departed bytes in [500, 500 + 0.05 k] s * 8 / (10 Mb/s * 0.05 k s). Drops and marks: "
             "the bottleneck's over the whole run (no ECN: both simulators mark nothing).",
             f"f20_within_tolerance: |cclab - ns-2| <= {TOLERANCE_F20} on the mean f(20) over seeds.",
+            "fig14_rows: Figs. 14-15's points at 50-ms and 200-ms on/off periods (the reproduction's scenarios, "
+            "byte-mode RED), ns-2 through cclab.ns2.run (the generic translator), measured as the reproduction does.",
         ],
         "summary": summary,
         "table": table,
         "rows": rows,
+        "fig14_table": wave_table,
+        "fig14_rows": wave_rows,
     }
     with open(out, "w") as f:
         json.dump(ref, f, indent=1)
         f.write("\n")
     print(table)
+    print()
+    print(wave_table)
     print(f"wrote {out}")
     return 0
 
