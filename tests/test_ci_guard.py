@@ -82,7 +82,7 @@ def test_bench_ns2_module_loads_each_driver_once():
     assert callable(slowcc.run_fig13) and callable(slowcc.run_cclab)
     # The driver's cclab side builds the Fig. 13 scenario it documents.
     scenario = slowcc.cclab_scenario("tfrc", 3, intervals=6, discount=0)
-    assert scenario["seed"] == 3 and scenario["flows"][1]["stop"] == "500.0s"
+    assert scenario["seed"] == 3 and scenario["flows"][1]["stop"] == "500s"
     assert scenario["flows"][0]["tfrc"] == {"profile": "ns2", "intervals": 6, "discounting": False}
     with pytest.raises(FileNotFoundError):
         bench_ns2_module("no_such_driver")

@@ -41,13 +41,17 @@ def test_quick_numbers_are_where_the_metrics_put_them(quick):
     # Standard TCP refills a doubled link within a few RTTs; f(200) ≥ f(20) > 1/2.
     assert (tcp["f20"] > 0.8).all() and (tcp["f200"] >= tcp["f20"]).all()
     slow = f_k[f_k["b"] == 256]
-    assert (slow["f20"] < 0.75).all() and (slow["f20"] > 0.5).all()
+    # The survivors had about half the link; on ns-2.35's byte-mode RED (a queue of about
+    # one pipe) a TCP(1/256) run can start below that: ns-2 has runs at 0.41–0.45 too.
+    assert (slow["f20"] < 0.75).all() and (slow["f20"] > 0.4).all() and slow["f20"].mean() > 0.5
     wave = pd.read_csv(quick / "14_square_wave_15_5.csv")
     assert wave["utilization"].between(0.3, 1.1).all() and wave["drop_rate"].between(0, 0.2).all()
-    # 50-ms periods: RED absorbs the bursts, every control gets nearly the 10 Mb/s average
-    # (÷ 15 Mb/s, the link, would put it near 0.65; ÷ 5, the low phase, near 2).
+    # 50-ms periods: RED absorbs most of the bursts, every control gets most of the 10 Mb/s
+    # average (÷ 15 Mb/s, the link, would put it near 0.65; ÷ 5, the low phase, near 2).
+    # Byte-mode RED holds 95 000 B, half the packet-mode queue: 0.81–0.86 here, and
+    # ns-2.35 gets 0.81 / 0.84 / 0.86 on these scenarios (seeds 1–5).
     fast = wave[np.isclose(wave["period_s"], 0.05)]
-    assert fast["utilization"].between(0.85, 1.05).all()
+    assert fast["utilization"].between(0.75, 1.05).all()
     drops = wave.groupby(["control", "period_s"])["drop_rate"].mean().unstack()
     assert (drops[0.2] > drops[0.05]).all()
     assert (wave["min_flow_share"] <= wave["utilization"] + 1e-9).all()
@@ -69,6 +73,19 @@ def test_scenario_files_are_the_generated_ones_and_run(tmp_path):
     for path in written:
         assert path.read_text() == (REPO / "experiments" / "slowcc" / path.name).read_text()
         assert cclab.run(path, duration="3s").system["goodput_mbps"] > 0
+
+
+def test_every_figure_runs_red_as_ns2_did():
+    """ns-2.35's default Queue/RED is byte mode with mean_pktsize_ 500: Fig. 13's claims
+    (and every other figure's) are judged on it."""
+    from cclab.papers.slowcc.figures import FULL
+
+    for figure in FIGURES.values():
+        for point in figure.points(FULL):
+            queue = point.scenario["topology"]["bottleneck"]["queue"]
+            assert queue == {"kind": "red", "mode": "bytes", "mean_packet_size": 500}, (figure.key, queue)
+    resolved = cclab.run(scenarios.time_of_plenty("tcp", 2, 2, seed=1)).raw["scenario"]["topology"]["bottleneck"]["queue"]
+    assert resolved["mode"] == "bytes" and resolved["mean_packet_size"] == 500
 
 
 def test_unknown_figure_is_one_line(tmp_path):

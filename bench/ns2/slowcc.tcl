@@ -14,7 +14,7 @@
 # Base RTT = 2 * (2 * access_delay + bottleneck_delay) = 50 ms with the defaults.
 #
 # All N flows use the same congestion control (key cc) and start at times drawn
-# uniformly from [0, start_window) with an RNG seeded from `seed`.  At stop_at the
+# uniformly from [0, start_window) with an RNG seeded from `seed` (its next substream).  At stop_at the
 # second half of the flows (indices N/2 .. N-1) stop: TCP flows by `$ftp stop` (FTP
 # stop = `advance 0` + `close`: no new data; what is outstanding is still delivered),
 # TFRC flows by `$agent stop` (sending timer cancelled, active_ 0).
@@ -42,7 +42,8 @@
 #   red_bytes     1: RED byte mode (ns-2.35 default: bytes_/queue_in_bytes_
 #                 true, so limit_ is limit_*mean_pktsize_ = 62500 B);
 #                 0: packet mode (limit_ and thresholds in packets)          [1]
-#   seed, duration, stop_at, flows, buffer, access_buffer, bottleneck_rate,
+#   seed          the default RNG's seed (mix small seeds first: see below)   [1]
+#   duration, stop_at, flows, buffer, access_buffer, bottleneck_rate,
 #   bottleneck_delay, access_rate, access_delay, packet_size, window,
 #   start_window, rtt (the base RTT used for k; default 0.05)
 #
@@ -98,12 +99,17 @@ if {[lsearch -exact {tcp tcp_b tfrc sqrt} $cc] < 0} {
 
 # ---------------------------------------------------------------- simulator
 set ns [new Simulator]
-# The default RNG drives RED's drop decisions (and TCP boot_time_).
+# The default RNG drives RED's drop decisions (and TCP boot_time_).  `seed` should be a
+# large, well-mixed number (slowcc_ns2.py passes cclab.ns2.translate.ns2_seed(k)): ns-2's
+# `seed N` sets all six MRG32k3a components to N, and small N give nearly the same
+# early draws.
 ns-random $P(seed)
 $defaultRNG seed $P(seed)
-# A separate RNG stream for the flow start times.
+# A separate RNG for the flow start times: the same seed, then the next substream
+# (2^76 draws on), so it is independent of the default RNG's stream.
 set startRng [new RNG]
 $startRng seed $P(seed)
+$startRng next-substream
 
 # ---------------------------------------------------------------- agents' defaults
 set alpha 1.0
@@ -240,6 +246,7 @@ proc finish {} {
     append out ",\"bottleneck_departures\":[$qm set pdepartures_]"
     append out ",\"bottleneck_departed_bytes\":[$qm set bdepartures_]"
     append out ",\"bottleneck_drops\":[$qm set pdrops_]"
+    append out ",\"bottleneck_marks\":[$qm set pmarks_]"
     append out ",\"bottleneck_arrivals\":[$qm set parrivals_]"
     set bd {}
     foreach tag {m100 t0 t20 t200} {

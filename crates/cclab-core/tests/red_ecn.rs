@@ -86,6 +86,9 @@ fn red_and_mraimd_reject_bad_input() {
         ("weight = 0.002", "weight = 2.0", "topology.bottleneck.queue.weight: 2 is outside (0, 1]"),
         ("kind = \"red\"", "kind = \"blue\"", "topology.bottleneck.queue.kind: unknown kind \"blue\""),
         ("min_th = 20", "min_th = 20, maxp = 0.1", "queue.maxp: unknown field"),
+        ("min_th = 20", "min_th = 20, mode = \"byte\"", "queue.mode: unknown mode \"byte\", expected one of: packets, bytes"),
+        ("min_th = 20", "min_th = 20, mean_packet_size = 0", "queue.mean_packet_size: 0 is not a whole number from 1 to 4294967295"),
+        ("min_th = 20", "min_th = 20, mean_packet_size = 1.5", "queue.mean_packet_size: 1.5 is not a whole number from 1 to 4294967295"),
     ];
     let _ = text;
     for (from, to, expected) in cases {

@@ -35,7 +35,7 @@ the same counters sampled at every bin boundary (:mod:`cclab.ns2.run` reads it).
 
 What has no ns-2 equivalent (an algorithm, a loss model, a parameter value) raises
 :class:`Unsupported`, one line naming the field. Where ns-2 can run the scenario but not
-exactly as cclab does (a SYN size, a RED byte limit), the script runs and
+exactly as cclab does (a SYN size, a byte-limited DropTail), the script runs and
 :attr:`Script.notes` says what differs.
 """
 from __future__ import annotations
@@ -224,10 +224,9 @@ class _Translator:
             "targetdelay_": _tcl_number(red["target_delay_s"]),
             "setbit_": "true" if red["ecn"] else "false",
         }
+        # Byte mode needs no note: cclab's byte mode is ns-2.35's (the queue limited to
+        # limit × mean_pktsize bytes, drops spread by bytes arrived, scaled by size).
         self.lines += [f"$q({k}) set {name} {value}" for name, value in params.items()]
-        if byte_mode:
-            self.note(f"{where}: RED in byte mode: ns-2 limits the queue to limit × mean_pktsize bytes, cclab to "
-                      "its packet limit")
 
     def loss(self, k: int, a: int, b: int, loss: Optional[dict], where: str, on: str) -> None:
         if not loss:

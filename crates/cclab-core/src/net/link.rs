@@ -53,7 +53,8 @@ pub struct LinkExtras {
     /// Optional limit on the bytes waiting (ns-2 DropTail with `queue-in-bytes`).
     pub limit_bytes: Option<u64>,
     pub loss: Option<LossModel>,
-    /// RED instead of plain DropTail (the limit still applies).
+    /// RED instead of plain DropTail (the packet limit still applies; in byte mode RED
+    /// limits the bytes waiting to limit × mean_packet_size instead, as ns-2.35).
     pub red: Option<Red>,
     pub queue_trace: Option<Vec<(Time, u32)>>,
     /// Samples the queue trace may hold (its share of the run's memory limit); past it
@@ -114,7 +115,8 @@ pub struct Link<P> {
     /// pass-through link, which hands its packets on at once).
     packets: Box<[P]>,
     last_bytes: u32,
-    /// Queue limit in packets, counting the packet being transmitted (as ns-2 DropTail).
+    /// Queue limit in packets, counting the packet being transmitted (as ns-2 DropTail);
+    /// under byte-mode RED, RED's byte limit (limit × mean_packet_size) applies instead.
     pub limit: u32,
     /// Hands packets on at admission (see the module docs); never has events.
     pub pass_through: bool,
@@ -346,6 +348,8 @@ impl<P: Copy + Default> Link<P> {
         let waiting = self.waiting_at(now);
         let busy = self.busy_until > now;
         let mut mark_ce = false;
+        // RED in byte mode limits the bytes waiting itself (ns-2: limit × mean_pktsize).
+        let mut packet_limit = true;
         if self.extras.is_some() {
             let x = self.extras.as_mut().expect("checked");
             if let Some(trace) = x.queue_trace.as_mut() {
@@ -358,15 +362,18 @@ impl<P: Copy + Default> Link<P> {
             // RED first: its average counts every arrival, as in ns-2's REDQueue::enque.
             if x.red.is_some() {
                 match self.red_verdict(now, waiting, busy, bytes, ect) {
-                    RedVerdict::Enqueue => {}
-                    RedVerdict::Mark => mark_ce = true,
-                    RedVerdict::Drop | RedVerdict::ForcedDrop => return self.drop_arrival(now),
+                    (RedVerdict::Enqueue, in_bytes) => packet_limit = !in_bytes,
+                    (RedVerdict::Mark, in_bytes) => {
+                        mark_ce = true;
+                        packet_limit = !in_bytes;
+                    }
+                    (RedVerdict::Drop | RedVerdict::ForcedDrop | RedVerdict::Overflow, _) => return self.drop_arrival(now),
                 }
             }
         }
         // ns-2 DropTail: drop if (queue length + 1) >= limit, the queue excluding the
         // packet in transmission.
-        if busy && waiting + 1 >= self.limit {
+        if busy && waiting + 1 >= self.limit && packet_limit {
             return self.drop_arrival(now);
         }
         let tx_start = self.busy_until.max(now);
@@ -452,14 +459,15 @@ impl<P: Copy + Default> Link<P> {
         }
     }
 
-    /// RED's decision for an arrival that finds `waiting` packets queued.
-    fn red_verdict(&mut self, now: Time, waiting: u32, busy: bool, bytes: u32, ect: bool) -> RedVerdict {
+    /// RED's decision for an arrival that finds `waiting` packets queued, and whether RED
+    /// counts bytes (then it applies the queue limit itself, in bytes).
+    fn red_verdict(&mut self, now: Time, waiting: u32, busy: bool, bytes: u32, ect: bool) -> (RedVerdict, bool) {
         let idle_ns = if !busy && waiting == 0 { now - self.busy_until.min(now) } else { 0 };
         let in_bytes = self.red().expect("checked by the caller").parameters_in_bytes();
         let queue = if in_bytes { self.waiting_bytes(waiting) as f64 } else { waiting as f64 };
         let red = self.extras.as_mut().and_then(|x| x.red.as_mut()).expect("checked by the caller");
         red.update_average(queue, idle_ns);
-        red.decide(bytes, ect, queue)
+        (red.decide(bytes, ect, queue), in_bytes)
     }
 
     fn remove_head(&mut self) -> Held {
@@ -554,6 +562,32 @@ mod tests {
         // at t = 1 ms the first has left the transmitter: one more fits
         assert!(matches!(offer(&mut link, 1_000_000, 10, 1000), Admission::Admitted { schedule: None, .. }));
         assert_eq!(offer(&mut link, 1_000_000, 11, 1000), Admission::Dropped);
+    }
+
+    /// RED in byte mode limits the bytes waiting to limit × mean_packet_size (ns-2.35's
+    /// `qlim_ · mean_pktsize_`, compared with the bytes waiting before the arrival), not
+    /// the packets; packet mode keeps the DropTail packet limit. (ns-2.35, a burst of 200
+    /// into Queue/RED with limit_ 10 and thresholds out of reach: byte mode admits 6 of
+    /// 1000 B and 126 of 40 B, as here; packet mode 11, one more than cclab's 10.)
+    #[test]
+    fn byte_mode_red_limits_bytes_not_packets() {
+        use crate::net::red::{RedMode, RedSpec};
+        use crate::sim::rng::stream;
+        // thresholds far above the limit: no early drops, only the limit acts
+        let spec = |mode| RedSpec { min_th: Some(1e6), max_th: Some(2e6), mode, ..RedSpec::default() };
+        let burst = |mode, bytes: u32| {
+            let mut link: Link<u32> = Link::new(Rate(8_000_000), 0, 10, None);
+            link.extras_mut().red = Some(Red::new(&spec(mode), link.rate, 0, 10, stream(1, 1)));
+            (0..200).filter(|&id| matches!(offer(&mut link, 0, id, bytes), Admission::Admitted { .. })).count()
+        };
+        // 10 × 500 = 5000 B: one in transmission, then 0, 1000, …, 4000 B found waiting
+        // are admitted (5 packets), 5000 is not
+        assert_eq!(burst(RedMode::Bytes, 1000), 6);
+        // 40-byte packets: 125 wait (4960 B found by the last), 5000 B refuses the next
+        assert_eq!(burst(RedMode::Bytes, 40), 126);
+        // packet mode: the DropTail limit, 10 with the one in transmission
+        assert_eq!(burst(RedMode::Packets, 1000), 10);
+        assert_eq!(burst(RedMode::Packets, 40), 10);
     }
 
     #[test]

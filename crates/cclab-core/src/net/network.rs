@@ -30,7 +30,7 @@ pub fn build_links<P: Copy + Default>(graph: &Graph, seed: u64) -> Vec<Link<P>> 
             }
             if let QueueSpec::Red(red) = &params.queue {
                 let rng = stream(seed, RED_STREAMS + id as u64);
-                link.extras_mut().red = Some(Red::new(red, params.rate, delay, rng));
+                link.extras_mut().red = Some(Red::new(red, params.rate, delay, direction.buffer, rng));
             }
             link
         })

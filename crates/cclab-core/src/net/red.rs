@@ -6,11 +6,28 @@
 //! only below max_th (`use_mark_p_`), packet-mode thresholds. One difference: ns-2 marks
 //! only with `setbit_ true` (default false); here `ecn = true` (the default) marks
 //! ECN-capable packets, `ecn = false` drops them like the rest.
+//!
+//! `mode = "bytes"` is ns-2.35's default byte mode (`bytes_ true`, `queue_in_bytes_ true`,
+//! read off `queue/red.cc`): the average is of the bytes waiting (the packet in
+//! transmission excluded), the thresholds are the packet thresholds × `mean_pktsize_`;
+//! the count that spreads drops is the bytes arrived since the last drop or mark,
+//! divided by `mean_pktsize_` in whole packets (`count_bytes / mean_pktsize`, integer
+//! division), and the spread probability, when below 1, is scaled by the packet's size ÷
+//! `mean_pktsize_`; the idle decay counts whole mean-size packets (`int(ptc · idle)`);
+//! there is no forced drop on the average (ns-2's `use_mark_p_ true` skips it: past
+//! 2·max_th, or max_th without `gentle`, the probability is 1 and goes through the count);
+//! and the queue limit is in bytes, limit × `mean_pktsize_` (`qlim_ · mean_pktsize_`): an
+//! arrival that finds that many bytes waiting is dropped and restarts the count. Packet
+//! mode is cclab's earlier RED, unchanged: forced drops past the last threshold, the
+//! fractional idle decay, and the link's DropTail packet limit (where ns-2's RED in packet
+//! mode admits while fewer than limit_ wait, one more than its DropTail, and its limit
+//! drops restart the count).
 use crate::schema::{deserialize_tagged, parse_params, unknown_variant};
 use crate::sim::rng::RngStream;
 use crate::sim::{Rate, Time};
 use rand::Rng;
 use serde::{Deserialize, Deserializer, Serialize};
+use std::num::NonZeroU32;
 
 /// `queue = "droptail"` (default), `"red"`, or `{ kind = "red", min_th = 5, ... }`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
@@ -27,8 +44,8 @@ pub enum RedMode {
     /// Queue measured in packets.
     #[default]
     Packets,
-    /// Queue measured in bytes (thresholds × mean_packet_size), drop probability scaled
-    /// by packet size.
+    /// ns-2.35's byte mode: queue, thresholds and limit in bytes (× mean_packet_size),
+    /// drops spread by bytes arrived, probability scaled by packet size (module docs).
     Bytes,
 }
 
@@ -51,8 +68,9 @@ pub struct RedSpec {
     /// ns-2 `wait_`: spread drops as p / (2 − count·p) instead of p / (1 − count·p).
     pub wait: bool,
     pub mode: RedMode,
-    /// Packet size the thresholds and idle decay assume (ns-2 `mean_pktsize_`).
-    pub mean_packet_size: u32,
+    /// Packet size the thresholds and idle decay assume (ns-2 `mean_pktsize_`); in byte
+    /// mode also the bytes per packet of the queue limit and of the drop count.
+    pub mean_packet_size: NonZeroU32,
     /// Target queueing delay for the automatic min_th (ns-2 `targetdelay_`).
     pub target_delay_s: f64,
     /// Mark ECN-capable packets instead of dropping them (below max_th).
@@ -69,7 +87,7 @@ impl Default for RedSpec {
             gentle: true,
             wait: true,
             mode: RedMode::Packets,
-            mean_packet_size: 500,
+            mean_packet_size: NonZeroU32::new(500).expect("not 0"),
             target_delay_s: 0.005,
             ecn: true,
         }
@@ -114,9 +132,6 @@ impl RedSpec {
                 return Err(("weight", format!("{} is outside (0, 1]", crate::schema::Num(w))));
             }
         }
-        if self.mean_packet_size == 0 {
-            return Err(("mean_packet_size", "0 is not > 0".into()));
-        }
         if !(self.target_delay_s > 0.0 && self.target_delay_s <= 1e7) {
             return Err(("target_delay_s", format!("{} is not a number of seconds in (0, 10000000]", crate::schema::Num(self.target_delay_s))));
         }
@@ -134,6 +149,9 @@ pub enum RedVerdict {
     Drop,
     /// The average is beyond the last threshold: every packet is dropped.
     ForcedDrop,
+    /// Byte mode: the bytes waiting reach the byte limit (limit × mean_packet_size), and
+    /// the arrival is dropped (counted by the link as a queue drop, not by RED).
+    Overflow,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -152,6 +170,8 @@ pub struct Red {
     wait: bool,
     bytes: bool,
     mean_packet_size: f64,
+    /// Byte mode: the queue limit in bytes, the link's packet limit × mean_packet_size.
+    limit_bytes: f64,
     ecn: bool,
     /// Link rate in mean-size packets per ns, for the idle-time decay.
     packets_per_ns: f64,
@@ -159,6 +179,8 @@ pub struct Red {
     pub average: f64,
     /// Arrivals since the last early drop or mark (ns-2 `count`).
     count: u64,
+    /// Bytes of those arrivals (ns-2 `count_bytes`; byte mode spreads drops by it).
+    count_bytes: u64,
     /// The previous arrival was in the early-drop region (ns-2 `old`).
     in_region: bool,
     rng: RngStream,
@@ -166,15 +188,18 @@ pub struct Red {
 }
 
 impl Red {
-    pub fn new(spec: &RedSpec, rate: Rate, delay: Time, rng: RngStream) -> Red {
-        let packets_per_s = rate.bps() as f64 / (8.0 * spec.mean_packet_size as f64);
+    /// RED for a link of `rate` and `delay` whose queue limit is `limit` packets (in
+    /// byte mode, limit × mean_packet_size bytes).
+    pub fn new(spec: &RedSpec, rate: Rate, delay: Time, limit: u32, rng: RngStream) -> Red {
+        let mean_packet_size = spec.mean_packet_size.get() as f64;
+        let packets_per_s = rate.bps() as f64 / (8.0 * mean_packet_size);
         let min_th = spec.min_th.unwrap_or_else(|| (spec.target_delay_s * packets_per_s / 2.0).max(5.0));
         let max_th = spec.max_th.unwrap_or(3.0 * min_th);
         let weight = spec.weight.unwrap_or_else(|| {
             let rtt = (3.0 * (delay as f64 / 1e9 + 1.0 / packets_per_s)).max(0.1);
             1.0 - (-1.0 / (10.0 * rtt * packets_per_s)).exp()
         });
-        let scale = if spec.mode == RedMode::Bytes { spec.mean_packet_size as f64 } else { 1.0 };
+        let scale = if spec.mode == RedMode::Bytes { mean_packet_size } else { 1.0 };
         Red {
             min_th: min_th * scale,
             max_th: max_th * scale,
@@ -183,11 +208,13 @@ impl Red {
             gentle: spec.gentle,
             wait: spec.wait,
             bytes: spec.mode == RedMode::Bytes,
-            mean_packet_size: spec.mean_packet_size as f64,
+            mean_packet_size,
+            limit_bytes: limit as f64 * mean_packet_size,
             ecn: spec.ecn,
             packets_per_ns: packets_per_s / 1e9,
             average: 0.0,
             count: 0,
+            count_bytes: 0,
             in_region: false,
             rng,
             stats: RedStats::default(),
@@ -208,8 +235,12 @@ impl Red {
     /// `idle_ns` is how long the link has been idle with an empty queue (0 if busy).
     pub fn update_average(&mut self, queue: f64, idle_ns: u64) {
         if idle_ns > 0 {
-            // As if m mean-size packets had arrived to an empty queue (Floyd & Jacobson §11).
-            let m = idle_ns as f64 * self.packets_per_ns;
+            // As if m mean-size packets had arrived to an empty queue (Floyd & Jacobson §11);
+            // byte mode as ns-2, whole packets: m = int(ptc · idle).
+            let mut m = idle_ns as f64 * self.packets_per_ns;
+            if self.bytes {
+                m = m.floor();
+            }
             self.average *= (1.0 - self.weight).powf(m);
         }
         self.average = (1.0 - self.weight) * self.average + self.weight * queue;
@@ -234,13 +265,16 @@ impl Red {
     /// `drop_early`: no early action while at most one packet waits; entering the region
     /// restarts the count; the count spreads drops (Floyd & Jacobson §7, `wait_` variant).
     pub fn decide(&mut self, bytes: u32, ect: bool, queue: f64) -> RedVerdict {
+        if self.bytes {
+            return self.decide_bytes(bytes, ect, queue);
+        }
         self.count += 1;
-        // ns-2 compares the queue with 1 in its own unit (packets, or bytes in byte mode).
+        // ns-2: no early action while at most one packet waits.
         if self.average < self.min_th || queue <= 1.0 {
             self.in_region = false;
             return RedVerdict::Enqueue;
         }
-        let Some(mut p) = self.base_probability() else {
+        let Some(p) = self.base_probability() else {
             self.count = 0;
             self.stats.forced_drops += 1;
             return RedVerdict::ForcedDrop;
@@ -250,9 +284,20 @@ impl Red {
             self.count = 1;
             return RedVerdict::Enqueue;
         }
-        let count = self.count as f64;
-        // Spread drops evenly (Floyd & Jacobson §7); ns-2's wait_ variant waits longer.
-        let mut p_a = if self.wait {
+        let p = self.spread(p, self.count as f64);
+        if self.rng.gen::<f64>() > p {
+            return RedVerdict::Enqueue;
+        }
+        self.count = 0;
+        let verdict = self.mark_or_drop(ect);
+        self.count_verdict(verdict);
+        verdict
+    }
+
+    /// Spread drops evenly (Floyd & Jacobson §7) for `count` arrivals since the last;
+    /// ns-2's wait_ variant waits longer.
+    fn spread(&self, p: f64, count: f64) -> f64 {
+        if self.wait {
             if count * p < 1.0 {
                 0.0
             } else if count * p < 2.0 {
@@ -264,23 +309,87 @@ impl Red {
             p / (1.0 - count * p)
         } else {
             1.0
-        };
-        if self.bytes && p_a < 1.0 {
-            p_a = (p_a * bytes as f64 / self.mean_packet_size).min(1.0);
         }
-        p = p_a;
-        if self.rng.gen::<f64>() > p {
-            return RedVerdict::Enqueue;
-        }
-        self.count = 0;
-        // RFC 3168 §7: mark instead of dropping, but only below max_th (ns-2 use_mark_p_).
+    }
+
+    /// RFC 3168 §7: mark instead of dropping, but only below max_th (ns-2 use_mark_p_).
+    fn mark_or_drop(&self, ect: bool) -> RedVerdict {
         if self.ecn && ect && self.average < self.max_th {
-            self.stats.marks += 1;
             RedVerdict::Mark
         } else {
-            self.stats.early_drops += 1;
             RedVerdict::Drop
         }
+    }
+
+    fn count_verdict(&mut self, verdict: RedVerdict) {
+        match verdict {
+            RedVerdict::Mark => self.stats.marks += 1,
+            RedVerdict::Drop => self.stats.early_drops += 1,
+            RedVerdict::ForcedDrop => self.stats.forced_drops += 1,
+            RedVerdict::Enqueue | RedVerdict::Overflow => {}
+        }
+    }
+
+    /// The probability before count spreading as ns-2.35 computes it with `use_mark_p_`
+    /// (byte mode): linear to max_p at max_th, gentle on to 1 at 2·max_th, and 1 beyond
+    /// (without `gentle`, 1 from max_th).
+    pub fn byte_mode_probability(&self) -> f64 {
+        let avg = self.average;
+        let p = if avg < self.max_th {
+            self.max_p * (avg - self.min_th) / (self.max_th - self.min_th)
+        } else if self.gentle {
+            self.max_p + (1.0 - self.max_p) * (avg - self.max_th) / self.max_th
+        } else {
+            1.0
+        };
+        p.min(1.0)
+    }
+
+    /// Byte mode: the probability of dropping (or marking) an arrival of `bytes` in the
+    /// region, its bytes already counted — ns-2's `modify_p`: the count is the bytes
+    /// arrived since the last drop in whole mean-size packets (integer division), and a
+    /// spread probability below 1 is scaled by bytes ÷ mean_packet_size (at most 1).
+    pub fn byte_mode_drop_probability(&self, bytes: u32) -> f64 {
+        let count = (self.count_bytes / self.mean_packet_size as u64) as f64;
+        let p = self.spread(self.byte_mode_probability(), count);
+        if p < 1.0 {
+            (p * bytes as f64 / self.mean_packet_size).min(1.0)
+        } else {
+            p
+        }
+    }
+
+    /// Byte mode, ns-2.35's `REDQueue::enque` with `bytes_` and `queue_in_bytes_` (see
+    /// the module docs): `queue` is the bytes waiting.
+    fn decide_bytes(&mut self, bytes: u32, ect: bool, queue: f64) -> RedVerdict {
+        self.count += 1;
+        self.count_bytes += bytes as u64;
+        let mut verdict = RedVerdict::Enqueue;
+        if self.average >= self.min_th && queue > 1.0 {
+            if !self.in_region {
+                // Entering the region restarts the count with this packet.
+                self.in_region = true;
+                self.count = 1;
+                self.count_bytes = bytes as u64;
+            } else {
+                let p = self.byte_mode_drop_probability(bytes);
+                if self.rng.gen::<f64>() <= p {
+                    self.count = 0;
+                    self.count_bytes = 0;
+                    verdict = self.mark_or_drop(ect);
+                }
+            }
+        } else {
+            self.in_region = false;
+        }
+        if queue >= self.limit_bytes {
+            // The byte limit: a forced drop, whatever RED decided; the count restarts.
+            self.count = 0;
+            self.count_bytes = 0;
+            return RedVerdict::Overflow;
+        }
+        self.count_verdict(verdict);
+        verdict
     }
 }
 
@@ -290,7 +399,7 @@ mod tests {
     use crate::sim::rng::stream;
 
     fn red(spec: RedSpec) -> Red {
-        Red::new(&spec, Rate(10_000_000), 20_000_000, stream(1, 1))
+        Red::new(&spec, Rate(10_000_000), 20_000_000, 100, stream(1, 1))
     }
 
     /// Each field at the bounds its message states: closed ends accepted, open ends and
@@ -310,9 +419,6 @@ mod tests {
         let thresholds = |min: f64, max: f64| RedSpec { min_th: Some(min), max_th: Some(max), ..RedSpec::default() };
         assert_eq!(thresholds(5.0, 5.000_001).validate(), Ok(()));
         assert_eq!(thresholds(5.0, 5.0).validate().map_err(|(name, _)| name), Err("max_th"));
-        let no_size = RedSpec { mean_packet_size: 0, ..RedSpec::default() };
-        assert_eq!(no_size.validate().map_err(|(name, _)| name), Err("mean_packet_size"));
-        assert_eq!(RedSpec { mean_packet_size: 1, ..RedSpec::default() }.validate(), Ok(()));
     }
 
     #[test]
@@ -391,6 +497,133 @@ mod tests {
         assert!(verdicts.contains(&RedVerdict::Drop) && !verdicts.contains(&RedVerdict::Mark));
         r.average = 31.0;
         assert_eq!(r.decide(1000, true, 10.0), RedVerdict::ForcedDrop);
+    }
+
+    fn bytes_red(spec: RedSpec) -> Red {
+        red(RedSpec { mode: RedMode::Bytes, ..spec })
+    }
+
+    #[test]
+    fn byte_mode_automatic_parameters_are_the_packet_ones_times_mean_size() {
+        // ns-2 reset(): th_min = th_min_pkts · mean_pktsize; the weight is the packet
+        // mode's (ptc in mean-size packets either way). 10 Mb/s, 500 B: 6.25 → 3125 B.
+        let r = bytes_red(RedSpec::default());
+        let (min, max, w) = r.parameters();
+        assert!((min - 3125.0).abs() < 1e-9 && (max - 9375.0).abs() < 1e-9, "{min} {max}");
+        assert!((w - (1.0 - (-1.0f64 / 2500.0).exp())).abs() < 1e-12);
+        // given thresholds: 5 and 15 packets of 1000 B
+        let r = bytes_red(RedSpec { min_th: Some(5.0), max_th: Some(15.0), mean_packet_size: NonZeroU32::new(1000).unwrap(), ..Default::default() });
+        assert_eq!((r.parameters().0, r.parameters().1), (5000.0, 15000.0));
+        assert_eq!(r.limit_bytes, 100_000.0); // the link's 100 packets × 1000 B
+    }
+
+    /// ns-2's modify_p in byte mode, by hand: min_th 5, max_th 15 packets of 500 B (2500,
+    /// 7500 B), max_p 0.1, wait_; the average 5000 B gives p_b = 0.1 · 2500/5000 = 0.05.
+    #[test]
+    fn byte_mode_spreads_by_bytes_arrived_and_scales_by_size() {
+        let mut r = bytes_red(RedSpec { min_th: Some(5.0), max_th: Some(15.0), ..Default::default() });
+        r.average = 5000.0;
+        assert!((r.byte_mode_probability() - 0.05).abs() < 1e-12);
+        // (count_bytes, packet bytes, p): count = ⌊count_bytes / 500⌋; 0 while count·p < 1,
+        // p/(2 − count·p) up to 2, then 1; below 1 scaled by bytes/500.
+        for (count_bytes, bytes, expected) in [
+            (9_999, 1000, 0.0),             // count 19: 0.95 < 1
+            (10_000, 1000, 0.1),            // count 20: 0.05/(2 − 1) = 0.05, × 2
+            (10_499, 1000, 0.1),            // still count 20 (integer division)
+            (10_000, 40, 0.004),            // 0.05 × 40/500
+            (10_000, 500, 0.05),            // a mean-size packet: unscaled
+            (15_000, 1000, 0.2),            // count 30: 0.05/0.5 = 0.1, × 2
+            (17_500, 1000, 0.4),            // count 35: 0.05/0.25 = 0.2, × 2
+            (19_000, 1000, 1.0),            // count 38: 0.05/0.1 = 0.5, × 2 = 1
+            (20_000, 40, 1.0),              // count 40: count·p = 2 → 1, not scaled
+        ] {
+            r.count_bytes = count_bytes;
+            let p = r.byte_mode_drop_probability(bytes);
+            assert!((p - expected).abs() < 1e-12, "count_bytes {count_bytes}, {bytes} B: {p} vs {expected}");
+        }
+        // Packets of 1000 B after entering the region (count_bytes 1000 at entry): no drop
+        // before the 10th arrival (count 20), a certain one by the 19th (count 38).
+        let mut firsts = Vec::new();
+        for _ in 0..2000 {
+            r.in_region = false;
+            let mut first = None;
+            for n in 1..=40 {
+                r.average = 5000.0;
+                if r.decide(1000, false, 5000.0) == RedVerdict::Drop {
+                    first = Some(n);
+                    break;
+                }
+            }
+            firsts.push(first.expect("a drop by the 19th arrival"));
+        }
+        assert!(firsts.iter().all(|&n| (10..=19).contains(&n)), "{firsts:?}");
+        // the mean against the hand-computed renewal: P(drop at n) from p(n) above
+        let mut survive = 1.0;
+        let mut mean = 0.0;
+        for n in 10..=19 {
+            let count = 2.0 * n as f64;
+            let p = (0.05 / (2.0 - count * 0.05) * 2.0f64).min(1.0);
+            mean += n as f64 * survive * p;
+            survive *= 1.0 - p;
+        }
+        let measured = firsts.iter().sum::<usize>() as f64 / firsts.len() as f64;
+        assert!((measured - mean).abs() < 0.15, "{measured} vs {mean}");
+        assert_eq!(r.stats.early_drops, 2000);
+    }
+
+    /// Past 2·max_th ns-2 (use_mark_p_) has no forced drop: p is 1 and goes through the
+    /// count — an arrival entering the region is let in, the next dropped as an early drop.
+    #[test]
+    fn byte_mode_has_no_forced_drop_on_the_average() {
+        let spec = RedSpec { min_th: Some(5.0), max_th: Some(15.0), ..Default::default() };
+        let mut r = bytes_red(spec);
+        for (avg, expected) in [(10_000.0, 0.4), (15_000.0, 1.0), (20_000.0, 1.0)] {
+            r.average = avg; // 0.1 + 0.9 · (avg − 7500)/7500, at most 1
+            assert!((r.byte_mode_probability() - expected).abs() < 1e-12, "{avg}");
+        }
+        r.average = 20_000.0;
+        assert_eq!(r.decide(1000, true, 5000.0), RedVerdict::Enqueue, "entering the region");
+        assert_eq!(r.decide(1000, true, 5000.0), RedVerdict::Drop, "p = 1, above max_th: no mark");
+        assert_eq!((r.stats.early_drops, r.stats.forced_drops, r.stats.marks), (1, 0, 0));
+        // without gentle, p = 1 from max_th
+        let mut r = bytes_red(RedSpec { gentle: false, ..spec });
+        r.average = 7500.0;
+        assert_eq!(r.byte_mode_probability(), 1.0);
+        // below max_th an ECN-capable packet is marked
+        let mut r = bytes_red(spec);
+        r.average = 7000.0;
+        r.decide(1000, true, 5000.0);
+        r.count_bytes = 100_000;
+        assert_eq!(r.decide(1000, true, 5000.0), RedVerdict::Mark);
+        assert_eq!(r.count_bytes, 0);
+    }
+
+    /// The byte limit: 100 packets × 500 B = 50000 B waiting drops the arrival, whatever
+    /// the average, and restarts the count.
+    #[test]
+    fn byte_mode_limits_the_bytes_waiting() {
+        let mut r = bytes_red(RedSpec::default());
+        assert_eq!(r.decide(1000, false, 49_999.0), RedVerdict::Enqueue);
+        r.count_bytes = 7000;
+        r.count = 7;
+        assert_eq!(r.decide(1000, false, 50_000.0), RedVerdict::Overflow);
+        assert_eq!((r.count, r.count_bytes), (0, 0));
+        assert_eq!(r.stats, RedStats::default(), "a queue drop, not RED's");
+    }
+
+    #[test]
+    fn byte_mode_idle_decay_counts_whole_packets() {
+        // 10 Mb/s, 500 B: 2500 packets/s. 0.6 ms idle is 1.5 packet times: ns-2's
+        // m = int(1.5) = 1, then the arrival's own step: 10000 · 0.99 · 0.99 = 9801.
+        let mut r = bytes_red(RedSpec { weight: Some(0.01), ..Default::default() });
+        r.average = 10_000.0;
+        r.update_average(0.0, 600_000);
+        assert!((r.average - 9801.0).abs() < 1e-9, "{}", r.average);
+        // packet mode keeps the fractional m: 10 · 0.99^1.5 · 0.99
+        let mut r = red(RedSpec { weight: Some(0.01), ..Default::default() });
+        r.average = 10.0;
+        r.update_average(0.0, 600_000);
+        assert!((r.average - 10.0 * 0.99f64.powf(1.5) * 0.99).abs() < 1e-12);
     }
 
     #[test]

@@ -399,11 +399,11 @@ def claims_12(tables, sizes: Sizes) -> list[Claim]:
 FIGURES = {
     "13": Figure("13", "Figure 13", "f_k", "f(20) and f(200) after the bandwidth doubles", "§4.2.3",
                  points_13, measure_13, plot_13, claims_13,
-                 notes="Ten flows, 10 Mb/s, RTT 50 ms, RED; five stop (full: at 500 s, quick: 100 s). TFRC with ns-2's "
+                 notes="Ten flows, 10 Mb/s, RTT 50 ms, RED in ns-2.35's byte mode (mean packet size 500); five stop (full: at 500 s, quick: 100 s). TFRC with ns-2's "
                        "defaults, discounting off (the paper) and on (ns-2's default); dotted: the f(k) model for TCP(1/b)."),
     "14": Figure("14", "Figures 14–15", "square_wave_15_5", "utilisation and drop rate, 15 ↔ 5 Mb/s available", "§4.2.4",
                  points_wave(10, "14"), measure_wave, lambda t, p: plot_wave(t, p, "5"), claims_14,
-                 notes="Ten flows of each control against 10 Mb/s on/off CBR on 15 Mb/s RED; bars: the lowest and "
+                 notes="Ten flows of each control against 10 Mb/s on/off CBR on 15 Mb/s RED (byte mode); bars: the lowest and "
                        "highest flow's share of a tenth of the available bandwidth. Above 1: RED drops CBR packets too, "
                        "so the controlled flows get more than the nominal 5 Mb/s while it is on."),
     "16": Figure("16", "Figure 16", "square_wave_15_1_5", "utilisation, 15 ↔ 1.5 Mb/s available", "§4.2.4",

@@ -12,8 +12,11 @@ What it leaves open, and our choice (the summary repeats these):
 * 1000-byte packets with no header on the wire (ns-2's TFRC and TCP with `useHeaders_`
   off), 40-byte ACKs and reports;
 * a dumbbell: bottleneck 15 ms one way, access links 100 Mb/s and 5 ms each side
-  (RTT 50 ms); the bottleneck queue is RED with ns-2.35's automatic parameters and a
-  125-packet limit (Figs. 14–17: 15 Mb/s, limit 190, the same 1.5 pipe);
+  (RTT 50 ms); the bottleneck queue is RED as ns-2.35 runs it by default: byte mode
+  (`bytes_`, `queue_in_bytes_`), mean packet size 500 B, automatic thresholds and weight,
+  so with 1000-byte packets the thresholds are 3125 / 9375 B (10 Mb/s) and the limit of
+  125 (Figs. 14–16: 15 Mb/s, 190) is 125 × 500 B = 62 500 B, about one pipe of 1000-byte
+  packets (Figs. 14–16: 95 000 B); every figure's bottleneck (12, 13, 14–16, 17) uses it;
 * TFRC uses cclab's `ns2` profile (ns-2.35's `Agent/TFRC` defaults), as the paper ran ns-2;
   Fig. 13 runs it with history discounting off (the paper) and on (ns-2's default);
 * SQRT(1/b): binomial k = l = ½ with decrease 1/b and the TCP-compatible increase 3/(2b)
@@ -60,9 +63,13 @@ def control(kind: str, b: float) -> dict:
     raise ValueError(f"control {kind!r}")
 
 
+# ns-2.35's default Queue/RED: byte mode, mean_pktsize_ 500, automatic parameters.
+RED = {"kind": "red", "mode": "bytes", "mean_packet_size": 500}
+
+
 def dumbbell(rate: str, buffer: int, groups: list[dict], duration_s: float, seed: int, bin_width: str = "50ms",
              loss: dict | None = None, name: str = "slowcc") -> dict:
-    bottleneck = {"rate": rate, "delay": "15ms", "queue": "red", "buffer": buffer}
+    bottleneck = {"rate": rate, "delay": "15ms", "queue": dict(RED), "buffer": buffer}
     if loss:
         bottleneck["loss"] = loss
     return {"name": name, "duration": f"{duration_s:g}s", "seed": seed, "packet_size": PACKET_SIZE, "header_size": 0,
