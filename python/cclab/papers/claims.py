@@ -14,7 +14,7 @@ more than noise, and two protocols within the tolerance are "about equal".
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 SUPPORTED = "supported"
@@ -187,6 +187,19 @@ def markdown_table(claims: Sequence[Claim], ns2: Any = None, whys: Optional[Sequ
     if ns2 is not None and ns2.missing:
         lines += ["", f"ns-2.35: not judged — {ns2.missing}"]
     return "\n".join(lines)
+
+
+def reasoned(claims, whys: Sequence[Optional[Why]]):
+    """A figure's claims function whose claims carry ``whys`` (one per claim, in order;
+    None for a claim with no stated reason: if it fails, ns-2's verdict must explain it,
+    or it stays unexplained)."""
+    def judged(tables, sizes):
+        made = claims(tables, sizes)
+        if len(made) != len(whys):
+            raise AssertionError(f"{claims.__name__} made {len(made)} claims for {len(whys)} reasons")
+        return [replace(claim, why=why) if why is not None else claim for claim, why in zip(made, whys)]
+    judged.__name__ = claims.__name__
+    return judged
 
 
 def explain(claim: Claim, theirs: Optional[Claim] = None, recorded: Optional[Mapping[str, str]] = None,

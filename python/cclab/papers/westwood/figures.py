@@ -25,7 +25,7 @@ import pandas as pd  # noqa: E402
 
 from cclab.papers import framework, plotting  # noqa: E402
 from cclab.papers.claims import (  # noqa: E402
-    DEFAULT, FROM_ABOUT, OPEN, SETUP, Claim, Rule, Why, about, compare, held_count, verdict_of)
+    DEFAULT, FROM_ABOUT, OPEN, SETUP, Claim, Rule, Why, about, compare, held_count, reasoned, verdict_of)
 from cclab.papers.westwood import scenarios  # noqa: E402
 from cclab.papers.westwood.scenarios import ABSE, BE, BE_EQ1, CRB, NEWRENO, RE, WIRE_BYTES  # noqa: E402
 
@@ -868,25 +868,15 @@ CRB_OPEN = Why(OPEN, "CRB's threshold θ (not given; 1.4 here) and RE's sampling
                      "flow count and buffers")
 
 
-def _reasoned(claims, whys):
-    """A figure's claims function whose claims carry ``whys`` (one per claim, in order)."""
-    def judged(tables, sizes):
-        made = claims(tables, sizes)
-        assert len(made) == len(whys), (claims.__name__, len(made), len(whys))
-        return [replace(claim, why=why) for claim, why in zip(made, whys)]
-    judged.__name__ = claims.__name__
-    return judged
-
-
 # ---------------------------------------------------------------- the registry
 FIGURES: dict[str, Figure] = {
     "fig2": Figure("fig2", "Figures 2, 3, 5", "estimates", "BE, RE and ABSE estimates", "§3.1",
                    _estimate_points, measure_estimates, _estimate_plot,
-                   _reasoned(_estimate_claims, (NS2_RUNS_IT, RE_OPEN, RE_FIG3, RE_OPEN, ABSE_OPEN)),
+                   reasoned(_estimate_claims, (NS2_RUNS_IT, RE_OPEN, RE_FIG3, RE_OPEN, ABSE_OPEN)),
                    notes="5 Mb/s, 70 ms, buffer = pipe (42 packets); 2 flows of one protocol (congestion) or 1 flow "
                          "with 1 % random errors. RE samples over one smoothed RTT, BE and RE filter with τ = 1 s."),
     "fig7": Figure("fig7", "Figure 7", "adaptive_tau", "ABSE's adaptive τ_k under on/off UDP", "§3.2",
-                   _tau_points, measure_adaptive_tau, _tau_plot, _reasoned(_tau_claims, (TAU_OPEN,)),
+                   _tau_points, measure_adaptive_tau, _tau_plot, reasoned(_tau_claims, (TAU_OPEN,)),
                    notes="One TCPW flow on 5 Mb/s, 70 ms, buffer = pipe (42); UDP CBR 2 Mb/s from 20 to 40 s and "
                          "3.5 Mb/s from 60 to 80 s (our pattern: the paper says only \"on-off non-adaptive UDP traffic "
                          "with time varying intensity\"); the estimator of Fig. 7 (`westwood-abse`, `sampling = "
@@ -894,38 +884,38 @@ FIGURES: dict[str, Figure] = {
                          "modes."),
     "fig9": Figure("fig9", "Figures 9, 10", "ack_compression", "Estimates under ACK compression (two-way traffic)",
                    "§4.1", _two_way_points, measure_two_way, _two_way_plot,
-                   _reasoned(_two_way_claims, (NS2_RUNS_IT, ABSE_OPEN)),
+                   reasoned(_two_way_claims, (NS2_RUNS_IT, ABSE_OPEN)),
                    notes="10 Mb/s, 70 ms, buffer = pipe (84); one forward flow, one reverse flow of the same protocol "
                          "from 20 to 40 s; error-free and 0.5 % random errors on the forward data. 60-s runs in "
                          "both modes (the paper's traces span 0–60 s)."),
     "fig11": Figure("fig11", "Figure 11", "cross_traffic", "Estimates under data packet compression (cross traffic)",
-                    "§4.2", _cross_points, measure_cross, _cross_plot, _reasoned(_cross_claims, (CROSS_OPEN,)),
+                    "§4.2", _cross_points, measure_cross, _cross_plot, reasoned(_cross_claims, (CROSS_OPEN,)),
                     notes="4 hops of 20, 10, 20, 30 Mb/s, 8.75 ms each (our choice: a 70-ms RTT), one-BDP buffers; "
                           "5 Mb/s UDP CBR on hop 3 from 20 s and on hop 4 from 40 s, each leaving after its hop "
                           "(our choice); 60-s runs in both modes."),
     "fig12": Figure("fig12", "Figures 12–15", "buffer_single", "One connection, buffer varied", "§4.3.1",
                     _single_points, measure_system, _single_plot,
-                    _reasoned(_single_claims, (ABSE_OPEN, ABSE_OPEN, ABSE_OPEN)),
+                    reasoned(_single_claims, (ABSE_OPEN, ABSE_OPEN, ABSE_OPEN)),
                     notes="One flow on 5 Mb/s, 70 ms (pipe 42 packets of 1040 bytes); cwnd traces at buffers 4 and "
                           "160 (seed 1)."),
     "fig16": Figure("fig16", "Figure 16", "buffer_many", "Ten connections, buffer varied", "§4.3.2",
-                    _many_points, measure_system, _many_plot, _reasoned(_many_claims, (ABSE_OPEN,) * 3),
+                    _many_points, measure_system, _many_plot, reasoned(_many_claims, (ABSE_OPEN,) * 3),
                     notes="10 flows of one protocol on 45 Mb/s, 70 ms (pipe ≈ 400 packets)."),
     "fig18": Figure("fig18", "Figure 18", "wired_wireless", "Throughput vs link error rate", "§4.4",
                     _wireless_points, measure_system, _wireless_plot,
-                    _reasoned(_wireless_claims, (PATH_OPEN, PATH_OPEN, CRB_OPEN)),
+                    reasoned(_wireless_claims, (PATH_OPEN, PATH_OPEN, CRB_OPEN)),
                     notes="One flow over Fig. 17's path (`kind = \"wired-wireless\"`), Bernoulli errors on the "
                           "wireless hop's data direction; the paper gives neither the flow count nor the buffers: "
                           "one flow, one-BDP buffers."),
     "fig19": Figure("fig19", "Figure 19", "fairness", "Fairness of 10 connections", "§5.1",
-                    _fairness_points, measure_system, _fairness_plot, _reasoned(_fairness_claims, (ABSE_OPEN,)),
+                    _fairness_points, measure_system, _fairness_plot, reasoned(_fairness_claims, (ABSE_OPEN,)),
                     notes="10 flows of one protocol, 10 Mb/s, 70 ms, buffer = pipe (84)."),
     "fig20": Figure("fig20", "Figure 20", "friendliness", "Friendliness towards NewReno", "§5.2",
                     _friendly_points, measure_system, _friendly_plot,
-                    _reasoned(_friendly_claims, (NS2_RUNS_IT, ABSE_OPEN)),
+                    reasoned(_friendly_claims, (NS2_RUNS_IT, ABSE_OPEN)),
                     notes="k NewReno and 10 − k BE (a) or ABSE (b) flows, 10 Mb/s, 70 ms, buffer = pipe."),
     "fig21": Figure("fig21", "Figure 21", "joining", "Transient dynamics: 5 flows join 5", "§5.3",
-                    _joining_points, measure_joining, _joining_plot, _reasoned(_joining_claims, (ABSE_OPEN,)),
+                    _joining_points, measure_joining, _joining_plot, reasoned(_joining_claims, (ABSE_OPEN,)),
                     notes="5 ABSE flows from the start; 5 new ABSE (a) or NewReno (b) flows start within a second "
                           "of half the run."),
 }
