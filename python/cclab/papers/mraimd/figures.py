@@ -11,6 +11,7 @@ import functools
 import math
 import random
 from collections.abc import Callable, Sequence
+from typing import Optional
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -23,7 +24,7 @@ import pandas as pd  # noqa: E402
 
 from cclab.papers import framework, plotting  # noqa: E402
 from cclab.papers.claims import (  # noqa: E402
-    DEFAULT, FROM_ABOUT, OPEN, Claim, Rule, Why, about, compare, held_count, ordered_checks, reasoned, verdict_of)
+    DEFAULT, FROM_ABOUT, OPEN, Claim, Rule, Why, about, compare, held_count, ordered_checks, verdict_of)
 from cclab.papers.mraimd import scenarios  # noqa: E402
 from cclab.papers.mraimd.scenarios import AIMD, MRAIMD, PAPER_PER, SECTION4_PROTOCOLS, TABLE1_AS  # noqa: E402
 
@@ -249,6 +250,36 @@ def _table1_claims(tables, sizes) -> list[Claim]:
     return claims
 
 
+# ---------------------------------------------------------------- why claims may fail
+# MR-AIMD has no ns-2 agent, so these claims cannot be judged in ns-2.35; each names the
+# parameter the paper leaves open that decides it, with the measurement showing so.
+RED_OPEN = Why(OPEN, "RED's parameters (the paper names RED with ECN, no thresholds, max_p or gentle mode; ns-2.35's "
+                     "automatic ones here). MR-AIMD does not cut its window on a mark (§3.1), so where RED starts "
+                     "dropping decides its goodput: with gentle off, 10 flows give MR-AIMD 44.05, AIMD 42.40, "
+                     "AIMD+ECN 42.54 Mb/s and the claim holds (`python bench/mraimd/red_sensitivity.py`, 5 seeds)")
+BASELINE_OPEN = Why(OPEN, "whether the paper's “regular AIMD” marks or drops (not said; cclab runs both) and RED's "
+                          "parameters: AIMD+ECN halves at each mark and retransmits ten times less than either at 100 "
+                          "flows under every RED setting tried; against AIMD without ECN the claim holds with min_th 50 "
+                          "/ max_th 150 packets (25 142 vs 30 319 retransmissions; "
+                          "`python bench/mraimd/red_sensitivity.py`, 5 seeds)")
+PER_OPEN = Why(OPEN, "the packet error model (the paper gives a PER of 0.3, not what it strikes or how): read as "
+                     "Bernoulli loss of 30 % of data packets it starves every protocol alike (under 0.2 Mb/s per "
+                     "10 flows here; ns-2.35 starves TCP the same way, Table 1's notes), so loss, not the increase "
+                     "rule, sets every rate")
+PER_CONTENTION_OPEN = Why(OPEN, "the packet error model (the PER 0.1 is ours, calibrated to Table 1): a Bernoulli loss "
+                                "of one data packet in ten cuts a as often at 5 flows as at 100 and keeps the 24 Mb/s "
+                                "link from filling (77 % used by AIMD at 100 flows), so 80–100 flows bring almost no "
+                                "contention for a to respond to (no RED mark below 90 flows, 42 in 200 s at 100)")
+
+
+def _per_why(per: float, contention: bool = False) -> Optional[Why]:
+    """The open parameter behind a claim at ``per``: the error model at the paper's PER;
+    at ours, for the claims about high contention, the contention it leaves."""
+    if per == PAPER_PER:
+        return PER_OPEN
+    return PER_CONTENTION_OPEN if contention else None
+
+
 # ---------------------------------------------------------------- Figures 4–6 (§4)
 def _section4_points(key: str, rate: str, flow_counts: Callable[[Sizes], Sequence[int]],
                      pers: Callable[[Sizes], Sequence[float]]) -> Callable[[Sizes], list[Point]]:
@@ -335,7 +366,7 @@ def _fig4_claims(tables, sizes) -> list[Claim]:
                         "Goodput performance as regular AIMD (§4.1, Fig. 4(a))", verdict_of(checks), text,
                         Rule(f"system goodput at {low} flows (mean over seeds)",
                              "MR-AIMD and each baseline apart by at most 5 % of the highest of the three (2 comparisons)",
-                             f"{DEFAULT}: “the same” read as within 5 %")))
+                             f"{DEFAULT}: “the same” read as within 5 %"), why=RED_OPEN))
     checks, text = _vs_baselines("retransmissions", 1, rtx, low, 0.1 * rtx.loc[low].max(), ".0f")
     claims.append(Claim("Figure 4", f"At {low} flows MR-AIMD retransmits more than AIMD (it is aggressive).",
                         "the retransmission effort graph (Figure 4(b)) reveals that for low contention environments, "
@@ -349,7 +380,7 @@ def _fig4_claims(tables, sizes) -> list[Claim]:
                         verdict_of(checks), text + f"; MR-AIMD timeouts {_at(runs, 'timeouts', 0.0).loc[high].to_dict()}",
                         Rule(f"retransmitted packets at {high} flows (mean over seeds)",
                              "MR-AIMD below each baseline by more than 10 % of the largest of the three "
-                             "(2 comparisons)", f"{DEFAULT}: 10 % of the largest")))
+                             "(2 comparisons)", f"{DEFAULT}: 10 % of the largest"), why=BASELINE_OPEN))
     mr_a = a_mean["MR-AIMD"]
     claims.append(Claim("Figure 4", f"At {low} flows MR-AIMD's average a is above 1 (aggressive).",
                         "we graph the average Additive Increase factor for a random flow, when 10 flows compete. This "
@@ -377,14 +408,15 @@ def _a_rule(flows, threshold: str) -> Rule:
                 f"{threshold} (one comparison)", f"{DEFAULT}: 5 % beyond 1")
 
 
-def _falls_claim(figure: str, a: pd.Series, statement: str, quote: str, calibrated: bool = False) -> Claim:
+def _falls_claim(figure: str, a: pd.Series, statement: str, quote: str, calibrated: bool = False,
+                 why: Optional[Why] = None) -> Claim:
     low, high = a.index.min(), a.index.max()
     margin = 0.1
     return Claim(figure, statement, quote, verdict_of([compare(a[low], a[high], margin) > 0]),
                  "average a by flows: " + ", ".join(f"{n}: {v:.2f}" for n, v in a.items()),
                  Rule(f"MR-AIMD's average a at {low} and at {high} flows (mean over flows and seeds)",
                       f"lower at {high} by more than {margin:g} (one comparison)",
-                      f"{DEFAULT}: {margin:g}, a tenth of TCP's a = 1"), calibrated=calibrated)
+                      f"{DEFAULT}: {margin:g}, a tenth of TCP's a = 1"), calibrated=calibrated, why=why)
 
 
 def _fig5_claims(tables, sizes) -> list[Claim]:
@@ -406,7 +438,7 @@ def _fig5_claims(tables, sizes) -> list[Claim]:
             Rule(f"MR-AIMD's goodput gain over AIMD and over AIMD+ECN at each N, PER {per:g} (mean over seeds)",
                  "above 2 % at every N (one comparison per baseline) and the largest gain over each baseline within "
                  "22.5–37.5 % (one comparison per baseline)", f"{FROM_ABOUT}; 2 %: {DEFAULT}" + _calibrated_note(per)),
-            calibrated=per != PAPER_PER))
+            calibrated=per != PAPER_PER, why=_per_why(per)))
         mr_a = a_mean["MR-AIMD"]
         claims.append(Claim(
             "Figure 5", f"PER {per:g}: MR-AIMD's average a is far above 1 (> 1.5) at every N.",
@@ -416,7 +448,7 @@ def _fig5_claims(tables, sizes) -> list[Claim]:
             Rule(f"MR-AIMD's time-average a at each N, PER {per:g} (mean over flows and seeds)",
                  "above 1.5 (one comparison per N)", f"{DEFAULT}: “far above 1” read as 50 % above"
                  + _calibrated_note(per)),
-            calibrated=per != PAPER_PER))
+            calibrated=per != PAPER_PER, why=_per_why(per)))
     return claims
 
 
@@ -442,7 +474,7 @@ def _fig6_claims(tables, sizes) -> list[Claim]:
             Rule(f"system goodput at each N < 80, PER {per:g} (mean over seeds)",
                  "MR-AIMD above each baseline by more than 2 % of the baseline's (one comparison per N and baseline)",
                  f"{DEFAULT}: 2 %" + _calibrated_note(per)),
-            calibrated=per != PAPER_PER))
+            calibrated=per != PAPER_PER, why=_per_why(per)))
         if high:
             checks, parts = [], []
             for n in high:
@@ -461,19 +493,19 @@ def _fig6_claims(tables, sizes) -> list[Claim]:
                      "MR-AIMD's goodput within 5 % of each baseline's and its retransmissions below each baseline's "
                      "by more than 10 % of the baseline's (2 comparisons per N and baseline)",
                      f"{DEFAULT}: “the same” read as within 5 %, “reduces” as by 10 %" + _calibrated_note(per)),
-                calibrated=per != PAPER_PER))
+                calibrated=per != PAPER_PER, why=_per_why(per, contention=True)))
         mr_a = a_mean["MR-AIMD"]
         claims.append(Claim(
             "Figure 6", f"PER {per:g}: MR-AIMD's a is above 1 at low contention ({mr_a.index.min()} flows).",
             "when contention is low MR-AIMD … accelerates transmission (see Figure 6(c)) (§4.3)",
             verdict_of([mr_a[mr_a.index.min()] > 1.05]), f"average a at {mr_a.index.min()} flows: "
                                                            f"{mr_a[mr_a.index.min()]:.2f}",
-            _a_rule(mr_a.index.min(), "above 1.05"), calibrated=per != PAPER_PER))
+            _a_rule(mr_a.index.min(), "above 1.05"), calibrated=per != PAPER_PER, why=_per_why(per)))
         claims.append(_falls_claim("Figure 6", mr_a, f"PER {per:g}: MR-AIMD's average a is lower at "
                                    f"{mr_a.index.max()} flows than at {mr_a.index.min()}.",
                                    "when contention increases (i.e., 80 and 100 participating flows), MR-AIMD reduces "
                                    "its transmission rate, through lower Additive Increase factors (Figure 6(d)) (§4.3)",
-                                   calibrated=per != PAPER_PER))
+                                   calibrated=per != PAPER_PER, why=_per_why(per, contention=True)))
     return claims
 
 
@@ -615,24 +647,6 @@ def _fig7_claims(tables, sizes) -> list[Claim]:
     return claims
 
 
-# ---------------------------------------------------------------- why claims may fail
-# MR-AIMD has no ns-2 agent, so these claims cannot be judged in ns-2.35; each names the
-# parameter the paper leaves open that decides it, with the measurement showing so.
-RED_OPEN = Why(OPEN, "RED's parameters (the paper names RED with ECN, no thresholds, max_p or gentle mode; ns-2.35's "
-                     "automatic ones here). MR-AIMD does not cut its window on a mark (§3.1), so where RED starts "
-                     "dropping decides: `python bench/mraimd/red_sensitivity.py` (5 seeds) — gentle off, 10 flows: "
-                     "MR-AIMD 44.05 vs AIMD 42.40 Mb/s (claim 1 holds); min_th 50 / max_th 150 packets, 100 flows: "
-                     "25 142 vs 30 319 retransmissions (claim 3 holds); no setting tried holds both")
-PER_OPEN = Why(OPEN, "the packet error model (the paper gives a PER of 0.3, not what it strikes or how): read as "
-                     "Bernoulli loss of 30 % of data packets it starves every protocol alike (under 0.2 Mb/s per "
-                     "10 flows here; ns-2.35 starves TCP the same way, Table 1's notes), so loss, not the increase "
-                     "rule, sets every rate")
-PER_CONTENTION_OPEN = Why(OPEN, "the packet error model (the PER 0.1 is ours, calibrated to Table 1): a Bernoulli loss "
-                                "of one data packet in ten cuts a as often at 5 flows as at 100 and keeps the 24 Mb/s "
-                                "link from filling (77 % used by AIMD at 100 flows), so 80–100 flows bring almost no "
-                                "contention for a to respond to (no RED mark below 90 flows, 42 in 200 s at 100)")
-
-
 # ---------------------------------------------------------------- the registry
 FIGURES: dict[str, Figure] = {
     "table1": Figure("table1", "Table 1", "increase_factors", "TCP Performance — Different Increase Factors",
@@ -646,21 +660,18 @@ FIGURES: dict[str, Figure] = {
                            "sink_loss=0.1 it gives 58.7 / 71.8 / 141.4 KB/s for A = 0.5 / 1 / 5."),
     "fig4": Figure("fig4", "Figure 4", "congested_wired", "Performance over Congested Wired Networks", "§4.1",
                    _section4_points("fig4", "48Mbps", lambda s: s.fig4_flows, lambda s: (0.0,)), measure_run,
-                   _section4_plot("Figure 4: 48 Mb/s, 40 ms, RED/ECN, one-BDP buffer"),
-                   reasoned(_fig4_claims, (RED_OPEN, None, RED_OPEN, None, None, None)),
+                   _section4_plot("Figure 4: 48 Mb/s, 40 ms, RED/ECN, one-BDP buffer"), _fig4_claims,
                    notes="MR-AIMD (ECN-capable) vs AIMD = TCP(1, 0.5) without ECN (ns-2's default TCP-SACK) and "
                          "with ECN (AIMD+ECN). Average a: per flow the per-RTT time average, then the mean over "
                          "flows; (c)/(d) trace one random flow (seed 1)."),
     "fig5": Figure("fig5", "Figure 5", "wireless", "Performance over Wireless Networks", "§4.2",
                    _section4_points("fig5", "48Mbps", lambda s: s.fig4_flows, lambda s: s.pers), measure_run,
-                   _section4_plot("Figure 5: 48 Mb/s, 40 ms, RED/ECN, PER on the bottleneck"),
-                   reasoned(_fig5_claims, (PER_OPEN, PER_OPEN, None, None)),
+                   _section4_plot("Figure 5: 48 Mb/s, 40 ms, RED/ECN, PER on the bottleneck"), _fig5_claims,
                    notes="The paper does not say how many flows Figure 5 has; we sweep Figure 4's flow counts. "
                          "Rows: the paper's PER 0.3 and the calibrated PER."),
     "fig6": Figure("fig6", "Figure 6", "mixed", "Performance over Mixed Wired-Wireless Networks", "§4.3",
                    _section4_points("fig6", "24Mbps", lambda s: s.fig6_flows, lambda s: s.pers), measure_run,
-                   _section4_plot("Figure 6: 24 Mb/s, 40 ms, RED/ECN, PER on the bottleneck"),
-                   reasoned(_fig6_claims, (PER_OPEN,) * 4 + (None, PER_CONTENTION_OPEN, None, PER_CONTENTION_OPEN)),
+                   _section4_plot("Figure 6: 24 Mb/s, 40 ms, RED/ECN, PER on the bottleneck"), _fig6_claims,
                    notes="As Figure 5 on a 24 Mb/s bottleneck, 5–100 flows."),
     "fig7": Figure("fig7", "Figure 7", "growth", "Window growth after a contention decrease (Eqs. 3–5)", "§4.4",
                    _fig7_points, measure_growth, _fig7_plot, _fig7_claims,
