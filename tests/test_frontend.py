@@ -88,7 +88,7 @@ def test_json_output_is_one_document_for_a_pipe(cli):
     (["run", "/nonexistent/file.toml"], 2),
     (["run", str(TINY), "--no-such-option"], 2),
     (["no-such-command"], 2),
-    (["run", str(TINY), "--set", "flows.0.cc=\"cubic\""], 2),
+    (["run", str(TINY), "--set", "flows.0.cc=\"no-such-cc\""], 2),
 ])
 def test_documented_exit_codes(cli, arguments, code):
     completed = cli(*arguments)
