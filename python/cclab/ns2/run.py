@@ -184,25 +184,26 @@ def _traces(script: Script, files: dict[str, str]) -> Optional[dict[str, Any]]:
     """Flow traces from ns-2's variable traces: a row at every change of cwnd_ or
     ssthresh_, with both values in force then (cclab's rows come at every ACK; ns-2
     records no SRTT here), and for UCLA's agent every sample of its estimate (``cc_ere``,
-    segments/s)."""
+    segments/s) and of its smallest RTT (``cc_rtt_min``, s; the ssthresh rule's RTTmin)."""
     if not script.trace_files:
         return None
     flows = []
     for flow_id, name in script.trace_files.items():
-        rows: dict[str, list] = {"t_s": [], "event": [], "cwnd": [], "ssthresh": [], "cc_ere": []}
-        current = {"cwnd_": float("nan"), "ssthresh_": float("nan"), "ere_": float("nan")}
+        rows: dict[str, list] = {"t_s": [], "event": [], "cwnd": [], "ssthresh": [], "cc_ere": [], "cc_rtt_min": []}
+        current = {"cwnd_": float("nan"), "ssthresh_": float("nan"), "ere_": float("nan"), "rtt_min_": float("nan")}
         for line in files.get(name, "").splitlines():
             fields = line.split()
             if len(fields) < 7 or fields[5] not in current:
                 continue
             current[fields[5]] = float(fields[6])
             rows["t_s"].append(float(fields[0]))
-            rows["event"].append("change" if fields[5] != "ere_" else "sample")
+            rows["event"].append("sample" if fields[5] in ("ere_", "rtt_min_") else "change")
             rows["cwnd"].append(current["cwnd_"])
             rows["ssthresh"].append(current["ssthresh_"])
             rows["cc_ere"].append(current["ere_"])
+            rows["cc_rtt_min"].append(current["rtt_min_"])
         if all(math.isnan(value) for value in rows["cc_ere"]):
-            del rows["cc_ere"]  # no estimate sampled: not a UCLA agent
+            del rows["cc_ere"], rows["cc_rtt_min"]  # no estimate sampled: not a UCLA agent
         flows.append({"id": flow_id, **rows})
     return {"flows": flows, "bottleneck_queue": None}
 

@@ -163,6 +163,7 @@ class _Translator:
                 "proc sample_bwe {i period} {",
                 "    global ns src tf",
                 f"    puts $tf($i) \"[$ns now] 0 0 0 0 ere_ [expr {{[$src($i) set current_bwe_] / {8 * self.payload}.0}}]\"",
+                "    puts $tf($i) \"[$ns now] 0 0 0 0 rtt_min_ [$src($i) set min_rtt_estimate]\"",
                 "    $ns at [expr {[$ns now] + $period}] \"sample_bwe $i $period\"",
                 "}",
             ]
