@@ -7,7 +7,9 @@ written and with the ns2 profile, each with flow and queue traces on; durations 
 to at most 30 s to keep the whole set to a minute or two. The hash covers the result's
 every field (flows, links, bins, traces, conservation, warnings) except the wall time and
 the normalised scenario it echoes. ``--root DIR`` reads another checkout's experiments/
-(to compare two builds on the same files).
+(to compare two builds on the same files). ``--new-field NAME`` (repeatable) leaves out a
+result field the change adds, wherever it appears, so the rest can be compared with a
+build that lacks it.
 """
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ def variants(path: Path):
 
 def main() -> int:
     root = Path(sys.argv[sys.argv.index("--root") + 1]) if "--root" in sys.argv else ROOT
+    new_fields = {sys.argv[i + 1] for i, arg in enumerate(sys.argv[:-1]) if arg == "--new-field"}
     files = sorted(p for p in (root / "experiments").rglob("*.toml") if "sweeps" not in p.parts)
     for path in files:
         for label, overrides in variants(path):
@@ -50,9 +53,21 @@ def main() -> int:
             # defaults of every new field), not a result.
             for key in ("wall_time_s", "scenario"):
                 result.pop(key, None)
+            result = _without(result, new_fields)
             digest = hashlib.sha256(json.dumps(result, sort_keys=True).encode()).hexdigest()[:16]
             print(f"{name}: {digest} events={result['events']}", flush=True)
     return 0
+
+
+def _without(value, fields: set[str]):
+    """``value`` with every mapping's keys in ``fields`` left out, at any depth."""
+    if not fields:
+        return value
+    if isinstance(value, dict):
+        return {k: _without(v, fields) for k, v in value.items() if k not in fields}
+    if isinstance(value, list):
+        return [_without(v, fields) for v in value]
+    return value
 
 
 if __name__ == "__main__":

@@ -81,7 +81,8 @@ fn one() -> NonZeroU32 {
 }
 
 pub use crate::net::topology::{BufferSpec, Dumbbell, GraphLink, LinkOverrides, LinkSpec, Topology};
-pub use crate::net::red::{QueueSpec, RedMode, RedSpec};
+pub use crate::net::qdisc::{CodelSpec, FqCodelSpec, PieSpec, QueueSpec, StepMarkSpec};
+pub use crate::net::red::{RedMode, RedSpec};
 
 pub use crate::net::loss::LossSpec;
 

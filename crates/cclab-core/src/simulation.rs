@@ -140,6 +140,50 @@ impl Outbox for EngineOutbox<'_> {
                 };
             }
             Admission::Dropped | Admission::Lost => self.counts.dropped[class as usize] += 1,
+            Admission::Deferred => {
+                let packet = Packet {
+                    destination: self.destination,
+                    size: out.size,
+                    route: self.route,
+                    hop: 0,
+                    ecn: ect,
+                    class,
+                    header: out.header,
+                };
+                enqueue_deferred(self.link, self.link_id, self.events, self.counts, self.now, packet);
+            }
+        }
+    }
+}
+
+/// Hand a packet to a link whose discipline decides at dequeue (`offer` deferred it):
+/// queue it, start the transmitter if it is idle, count what the discipline dropped.
+#[cold]
+#[inline(never)]
+fn enqueue_deferred(link: &mut Link, id: LinkId, events: &mut EventQueue, counts: &mut Counts, now: Time, packet: Packet) {
+    if link.enqueue(now, packet) {
+        transmit_next(link, id, events, now);
+    }
+    count_dropped(link, counts);
+}
+
+/// A dequeue-time link's transmitter is free at `now`: send the next packet, scheduling
+/// when the transmitter is free again and, if the link had nothing in flight, the arrival.
+fn transmit_next(link: &mut Link, id: LinkId, events: &mut EventQueue, now: Time) {
+    let sent = link.transmit_next(now);
+    if let Some(at) = sent.free_at {
+        events.schedule(at, Event::LinkDequeue(id));
+    }
+    if let Some(at) = sent.schedule_arrival {
+        events.schedule(at, Event::LinkArrival(id));
+    }
+}
+
+/// Count, by class, the packets a dequeue-time discipline dropped.
+fn count_dropped(link: &mut Link, counts: &mut Counts) {
+    if let Some(dropped) = link.dropped() {
+        for packet in dropped.drain(..) {
+            counts.dropped[packet.class as usize] += 1;
         }
     }
 }
@@ -383,7 +427,8 @@ impl Simulation {
         }
         let routes = std::mem::take(&mut graph.routes);
         let mut links = build_links(&graph, scenario.seed);
-        let pass_through = pass_through_links(&routes, links.len(), hosts.len(), &streams);
+        let scheduled: Vec<bool> = graph.links.iter().map(|d| graph.params[d.params as usize].queue.dequeues()).collect();
+        let pass_through = pass_through_links(&routes, links.len(), hosts.len(), &streams, &scheduled);
         for (link, pass) in links.iter_mut().zip(pass_through) {
             link.pass_through = pass;
             link.horizon = horizon;
@@ -436,6 +481,11 @@ impl Simulation {
             match event {
                 Event::LinkArrival(link) => self.on_link_arrival(now, link),
                 Event::Timer(endpoint) => self.on_timer(now, endpoint),
+                Event::LinkDequeue(link) => {
+                    let target = &mut self.links[link as usize];
+                    transmit_next(target, link, &mut self.events, now);
+                    count_dropped(target, &mut self.counts);
+                }
             }
         }
         self.summarise()
@@ -487,6 +537,10 @@ impl Simulation {
                 Admission::Dropped | Admission::Lost => {
                     self.counts.dropped[packet.class as usize] += 1;
                     return;
+                }
+                Admission::Deferred => {
+                    let queued = Packet { hop, ecn: ecn_bits, ..*packet };
+                    return enqueue_deferred(target, link, &mut self.events, &mut self.counts, now, queued);
                 }
             }
         }
@@ -735,8 +789,9 @@ impl Simulation {
             bottleneck_utilization: bottleneck.utilization(),
             bottleneck_drops: bottleneck.stats.queue_drops,
             loss_model_drops: self.links.iter().map(|l| l.stats.loss_drops).sum(),
-            bottleneck_ecn_marks: bottleneck.red().map_or(0, |r| r.stats.marks),
+            bottleneck_ecn_marks: bottleneck.ecn_marks(),
             bottleneck_red_drops: bottleneck.red().map_or(0, |r| r.stats.early_drops + r.stats.forced_drops),
+            bottleneck_aqm_drops: bottleneck.aqm_drops(),
             mean_queue_delay_ms: bottleneck.mean_queue_delay_ns() / 1e6,
             bottleneck_link: self.graph.link_name(self.graph.bottleneck),
         };
@@ -757,7 +812,8 @@ impl Simulation {
                     departures: link.transmitted().0,
                     queue_drops: link.stats.queue_drops,
                     loss_drops: link.stats.loss_drops,
-                    ecn_marks: link.red().map_or(0, |r| r.stats.marks),
+                    ecn_marks: link.ecn_marks(),
+                    aqm_drops: link.aqm_drops(),
                     utilization: link.utilization(),
                     mean_queue_delay_ms: link.mean_queue_delay_ns() / 1e6,
                 }
@@ -765,7 +821,7 @@ impl Simulation {
             .collect();
         let mut in_flight = self.counts.late;
         for link in &self.links {
-            for packet in link.in_flight() {
+            for packet in link.in_flight().chain(link.queued()) {
                 in_flight[packet.class as usize] += 1;
             }
         }

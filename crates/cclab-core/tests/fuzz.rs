@@ -55,6 +55,24 @@ fn bases() -> Vec<Value> {
                 {"transport": "tfrc", "tfrc": {"ecn": true}}
             ]
         }),
+        // Queue disciplines deciding at dequeue and at admission, the modern algorithms.
+        json!({
+            "duration": "0.5s", "seed": 9,
+            "topology": {"kind": "graph", "links": [
+                {"from": "a", "to": "r", "rate": "50Mbps", "delay": "1ms", "buffer": 40, "queue": {"kind": "codel", "ecn": true}},
+                {"from": "b", "to": "r", "rate": "50Mbps", "delay": "3ms", "buffer": 40, "queue": {"kind": "pie", "target": "5ms"}},
+                {"from": "r", "to": "s", "rate": "8Mbps", "delay": "5ms", "buffer": 30,
+                 "queue": {"kind": "fq_codel", "quantum": 300, "flows": 8},
+                 "reverse": {"queue": {"kind": "step_mark", "threshold": 3}}}]},
+            "flows": [
+                {"from": "a", "to": "s", "count": 2, "cc": "dctcp"},
+                {"from": "b", "to": "s", "cc": {"algorithm": "cubic", "hystart": false}},
+                {"from": "a", "to": "s", "cc": "bbr", "start": "0.1s"},
+                {"from": "s", "to": "b", "cc": "vegas", "tcp": {"ecn": true}},
+                {"transport": "udp", "from": "b", "to": "s", "app": {"kind": "cbr", "rate": "4Mbps"}}
+            ],
+            "trace": {"flows": true, "queue": true}
+        }),
     ]
 }
 
@@ -65,7 +83,7 @@ fn plausible() -> impl Strategy<Value = Value> {
         (1u64..20).prop_map(Value::from),
         (1u32..2000).prop_map(|ms| Value::from(format!("{ms}ms"))),
         (1u32..100).prop_map(|mb| Value::from(format!("{mb}Mbps"))),
-        prop::sample::select(vec!["1bdp", "0.5bdp", "droptail", "red", "sack", "newreno", "bulk", "forward", "ns2", "rfc"]).prop_map(Value::from),
+        prop::sample::select(vec!["1bdp", "0.5bdp", "droptail", "red", "sack", "newreno", "bulk", "forward", "ns2", "rfc", "codel", "fq_codel", "pie", "cubic", "bbr", "vegas", "dctcp"]).prop_map(Value::from),
         any::<bool>().prop_map(Value::from),
     ]
 }
@@ -89,6 +107,8 @@ fn hostile() -> impl Strategy<Value = Value> {
         1 => Just(json!([])),
         1 => Just(json!({})),
         1 => Just(json!({"kind": "red", "min_th": -1})),
+        1 => Just(json!({"kind": "fq_codel", "flows": 1, "quantum": 1})),
+        1 => Just(json!({"kind": "step_mark", "threshold": 0})),
         1 => Just(json!(["0s", 1])),
     ]
 }

@@ -16,11 +16,15 @@ pub struct SystemMetrics {
     pub bottleneck_drops: u64,
     /// Packets eaten by loss models, all links.
     pub loss_model_drops: u64,
-    /// Packets the bottleneck's RED marked CE instead of dropping (0 for DropTail).
+    /// Packets the bottleneck's queue discipline (RED, PIE, CoDel, FQ-CoDel, step
+    /// marking) marked CE instead of dropping (0 for DropTail).
     pub bottleneck_ecn_marks: u64,
     /// Of the bottleneck drops, those RED made early (probabilistic or forced by the
     /// average), as opposed to a full buffer.
     pub bottleneck_red_drops: u64,
+    /// Of the bottleneck drops, those any active discipline made (RED's as above, PIE's
+    /// at admission, CoDel's and FQ-CoDel's at dequeue), as opposed to a full buffer.
+    pub bottleneck_aqm_drops: u64,
     /// Mean time packets waited in the bottleneck queue before transmission.
     pub mean_queue_delay_ms: f64,
     /// The link direction the bottleneck metrics describe: the dumbbell's r1-r2; on a
@@ -42,12 +46,14 @@ pub struct LinkMetrics {
     pub arrivals: u64,
     /// Packets whose transmission had ended by the end of the run.
     pub departures: u64,
-    /// Dropped by the queue: a full buffer, or RED.
+    /// Dropped by the queue: a full buffer, or its discipline.
     pub queue_drops: u64,
     /// Eaten by the loss model.
     pub loss_drops: u64,
-    /// Marked CE by RED instead of dropped.
+    /// Marked CE by the queue discipline instead of dropped.
     pub ecn_marks: u64,
+    /// Dropped early by an active discipline (RED, PIE, CoDel, FQ-CoDel), of `queue_drops`.
+    pub aqm_drops: u64,
     /// Bytes transmitted ÷ (rate × duration).
     pub utilization: f64,
     /// Mean time admitted packets waited before their transmission started.

@@ -18,7 +18,16 @@
 //! arrival times are final at admission, so the engine hands each packet on at once,
 //! stamped with its future arrival time, and the link keeps only the timing it needs
 //! for its own queue (no events), not the packets.
+//!
+//! A link whose queue discipline decides at dequeue (CoDel, FQ-CoDel: `net::qdisc`) has
+//! no fixed schedule: its waiting packets are held by the discipline ([`Scheduler`]),
+//! `offer` answers [`Admission::Deferred`] and the engine hands the packet to
+//! [`Link::enqueue`]; the transmitter takes the next packet when it is free
+//! ([`Link::transmit_next`], at the engine's transmit-complete event), and from there the
+//! packet travels the ring like any other. Such a link is never pass-through, and
+//! neither is a link feeding it (its arrivals must come in time order, at their time).
 use super::loss::LossModel;
+use super::qdisc::{AdmissionAqm, AdmissionDiscipline, DequeueAqm, DequeueDiscipline, Fifo, QueueItem, Verdict};
 use super::red::{Red, RedVerdict};
 use crate::sim::{Rate, Time};
 
@@ -69,6 +78,13 @@ pub struct LinkExtras {
     /// For the byte length of the waiting queue (a byte limit, RED in byte mode): the
     /// bytes admitted before each held packet, a ring beside the timing ring.
     bytes_before: Vec<u64>,
+    /// An admission-time discipline other than RED (PIE, step marking).
+    pub aqm: Option<AdmissionAqm>,
+    /// Packets the admission-time discipline dropped or marked.
+    pub aqm_drops: u64,
+    pub aqm_marks: u64,
+    /// The link's discipline decides at dequeue: `offer` defers every packet to it.
+    pub deferred: bool,
 }
 
 impl LinkExtras {
@@ -125,6 +141,28 @@ pub struct Link<P> {
     // What follows is cold.
     pub stats: LinkStats,
     pub rate: Rate,
+    /// The dequeue-time discipline, if the link has one (see the module docs).
+    scheduler: Option<Box<Scheduler<P>>>,
+}
+
+/// A dequeue-time discipline with the transmitter it feeds.
+struct Scheduler<P> {
+    discipline: DequeueAqm<P>,
+    /// Packets dropped by the discipline since the engine last took them (to count them
+    /// by class): refused for room, or dropped by the control law at dequeue.
+    dropped: Vec<P>,
+    /// Sending: the engine holds a transmit-complete event for the link.
+    sending: bool,
+}
+
+/// What the transmitter of a dequeue-time link did when it fell free.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transmit {
+    /// It started a packet and falls free again then (the engine's next
+    /// transmit-complete event); None: nothing was waiting, it is idle.
+    pub free_at: Option<Time>,
+    /// The link had nothing in flight: schedule its arrival event then.
+    pub schedule_arrival: Option<Time>,
 }
 
 /// What a link did in each time bin: packets offered, packets dropped (queue, RED or
@@ -177,9 +215,11 @@ pub enum Admission {
     Dropped,
     /// The loss model ate it.
     Lost,
+    /// The link's discipline decides at dequeue: hand the packet to [`Link::enqueue`].
+    Deferred,
 }
 
-impl<P: Copy + Default> Link<P> {
+impl<P: QueueItem + Default> Link<P> {
     pub fn new(rate: Rate, delay: Time, limit: u32, loss: Option<LossModel>) -> Link<P> {
         let mut link = Link {
             busy_until: 0,
@@ -201,6 +241,7 @@ impl<P: Copy + Default> Link<P> {
             lap_peak: 0,
             stats: LinkStats::default(),
             rate,
+            scheduler: None,
         };
         if loss.is_some() {
             link.extras_mut().loss = loss;
@@ -344,6 +385,9 @@ impl<P: Copy + Default> Link<P> {
                     return Admission::Lost;
                 }
             }
+            if x.deferred {
+                return Admission::Deferred;
+            }
         }
         let waiting = self.waiting_at(now);
         let busy = self.busy_until > now;
@@ -368,6 +412,20 @@ impl<P: Copy + Default> Link<P> {
                         packet_limit = !in_bytes;
                     }
                     (RedVerdict::Drop | RedVerdict::ForcedDrop | RedVerdict::Overflow, _) => return self.drop_arrival(now),
+                }
+            }
+            let x = self.extras.as_mut().expect("checked");
+            if let Some(aqm) = x.aqm.as_mut() {
+                match aqm.judge(now, Fifo { busy_until: self.busy_until, waiting, busy }, ect) {
+                    Verdict::Admit => {}
+                    Verdict::Mark => {
+                        x.aqm_marks += 1;
+                        mark_ce = true;
+                    }
+                    Verdict::Drop => {
+                        x.aqm_drops += 1;
+                        return self.drop_arrival(now);
+                    }
                 }
             }
         }
@@ -411,16 +469,19 @@ impl<P: Copy + Default> Link<P> {
     /// `Err`) or the transmission time.
     #[inline(never)]
     fn admission_extras(&mut self, now: Time, busy: bool, waiting: u32, bytes: u32, tx_start: Time) -> Result<Time, Admission> {
-        let (limit_bytes, schedule) = match self.extras.as_ref() {
-            Some(x) => (x.limit_bytes, x.rate_schedule.as_ref()),
-            None => (None, None),
-        };
-        if let Some(limit) = limit_bytes {
+        if let Some(limit) = self.extras.as_ref().and_then(|x| x.limit_bytes) {
             if busy && self.waiting_bytes(waiting) + bytes as u64 >= limit {
                 return Err(self.drop_arrival(now));
             }
         }
-        let transmission = match schedule {
+        Ok(self.transmission_time(bytes, tx_start))
+    }
+
+    /// How long sending `bytes` takes from `tx_start` (at the rate in force then, if the
+    /// link's rate is scheduled), counted in the per-bin transmitted bytes.
+    #[inline]
+    fn transmission_time(&mut self, bytes: u32, tx_start: Time) -> Time {
+        let transmission = match self.extras.as_ref().and_then(|x| x.rate_schedule.as_ref()) {
             None => {
                 if self.last_bytes != bytes {
                     self.last_bytes = bytes;
@@ -433,7 +494,7 @@ impl<P: Copy + Default> Link<P> {
         if let Some(bins) = self.extras.as_mut().and_then(|x| x.bins.as_mut()) {
             bins.transmitted(tx_start.saturating_add(transmission), bytes);
         }
-        Ok(transmission)
+        transmission
     }
 
     /// The queue (or RED) refuses the arriving packet.
@@ -495,6 +556,108 @@ impl<P: Copy + Default> Link<P> {
         (packet, self.front().map(|h| h.arrives))
     }
 
+    /// Give the link a dequeue-time discipline (before its first packet): `offer` then
+    /// defers every packet that passes the loss model to [`Link::enqueue`].
+    pub fn set_scheduler(&mut self, discipline: DequeueAqm<P>) {
+        self.extras_mut().deferred = true;
+        self.scheduler = Some(Box::new(Scheduler { discipline, dropped: Vec::new(), sending: false }));
+    }
+
+    /// Queue a packet `offer` deferred, at `now` (the engine's clock: nothing upstream
+    /// hands packets on ahead of it). Drops, of it or of others for room, are left in
+    /// [`Link::dropped`]. True when the transmitter is idle: the caller then calls
+    /// [`Link::transmit_next`] at once.
+    pub fn enqueue(&mut self, now: Time, packet: P) -> bool {
+        let bytes = packet.bytes() as u64;
+        let scheduler = self.scheduler.as_mut().expect("only a link with a scheduler defers");
+        let (waiting, sending) = (scheduler.discipline.len() as u32, scheduler.sending);
+        let before = scheduler.dropped.len();
+        let x = self.extras.as_mut().expect("a deferring link has extras");
+        if let Some(trace) = x.queue_trace.as_mut() {
+            if trace.len() < x.queue_trace_limit {
+                trace.push((now, waiting + sending as u32));
+            } else {
+                x.queue_trace_full = true;
+            }
+        }
+        if sending && x.limit_bytes.is_some_and(|limit| scheduler.discipline.bytes() + bytes >= limit) {
+            scheduler.dropped.push(packet);
+        } else {
+            scheduler.discipline.enqueue(now, packet, &mut scheduler.dropped);
+        }
+        let dropped = scheduler.dropped.len() - before;
+        for _ in 0..dropped {
+            self.drop_arrival(now);
+        }
+        !sending
+    }
+
+    /// The transmitter falls free at `now`: the discipline picks the next packet (its
+    /// drops on the way left in [`Link::dropped`]), which is sent and then travels the
+    /// ring like any other.
+    pub fn transmit_next(&mut self, now: Time) -> Transmit {
+        let scheduler = self.scheduler.as_mut().expect("only a link with a scheduler transmits on events");
+        let before = scheduler.dropped.len();
+        let next = scheduler.discipline.dequeue(now, &mut scheduler.dropped);
+        scheduler.sending = next.is_some();
+        let dropped = scheduler.dropped.len() - before;
+        for _ in 0..dropped {
+            self.drop_arrival(now);
+        }
+        let Some(next) = next else {
+            return Transmit { free_at: None, schedule_arrival: None };
+        };
+        let mut packet = next.packet;
+        if next.mark_ce {
+            packet.mark_ce();
+        }
+        let bytes = packet.bytes();
+        let tx_end = now.saturating_add(self.transmission_time(bytes, now));
+        self.busy_until = tx_end;
+        self.admitted += 1;
+        self.admitted_bytes += bytes as u64;
+        if tx_end > self.horizon {
+            self.stats.late_departures += 1;
+            self.stats.late_bytes += bytes as u64;
+        }
+        self.stats.queueing_delay_sum += (now - next.enqueued) as u128;
+        let arrives = tx_end.saturating_add(self.delay);
+        self.push(Held { tx_start: now, arrives });
+        *self.kept_slot() = packet;
+        Transmit { free_at: Some(tx_end), schedule_arrival: (self.held_count() == 1).then_some(arrives) }
+    }
+
+    /// Packets the dequeue-time discipline dropped since the engine last emptied this
+    /// (None for other links).
+    pub fn dropped(&mut self) -> Option<&mut Vec<P>> {
+        self.scheduler.as_mut().map(|s| &mut s.dropped)
+    }
+
+    /// Packets waiting in a dequeue-time discipline.
+    pub fn queued(&self) -> Box<dyn Iterator<Item = &P> + '_> {
+        match self.scheduler.as_ref() {
+            Some(s) => s.discipline.packets(),
+            None => Box::new(std::iter::empty()),
+        }
+    }
+
+    /// Packets marked CE, by RED or another discipline.
+    pub fn ecn_marks(&self) -> u64 {
+        let x = self.extras.as_ref();
+        self.red().map_or(0, |r| r.stats.marks)
+            + x.map_or(0, |x| x.aqm_marks)
+            + self.scheduler.as_ref().map_or(0, |s| s.discipline.marks())
+    }
+
+    /// Packets an active queue discipline dropped early (RED's early and forced drops,
+    /// PIE's, CoDel's at dequeue), as opposed to a full buffer.
+    pub fn aqm_drops(&self) -> u64 {
+        let x = self.extras.as_ref();
+        self.red().map_or(0, |r| r.stats.early_drops + r.stats.forced_drops)
+            + x.map_or(0, |x| x.aqm_drops)
+            + self.scheduler.as_ref().map_or(0, |s| s.discipline.law_drops())
+    }
+
     /// Packets this link holds (queued, in transmission or propagating); none for a
     /// pass-through link, whose packets are already held downstream.
     pub fn in_flight(&self) -> impl Iterator<Item = &P> + '_ {
@@ -502,9 +665,11 @@ impl<P: Copy + Default> Link<P> {
         held.map(|n| &self.packets[(n & self.ring_mask()) as usize])
     }
 
-    /// Packets offered: admitted, dropped by the queue (or RED) or lost.
+    /// Packets offered: admitted, dropped by the queue (or its discipline), lost, or
+    /// still waiting in a dequeue-time discipline (admitted when their transmission starts).
     pub fn arrivals(&self) -> u64 {
-        self.admitted + self.stats.queue_drops + self.stats.loss_drops
+        let waiting = self.scheduler.as_ref().map_or(0, |s| s.discipline.len() as u64);
+        self.admitted + self.stats.queue_drops + self.stats.loss_drops + waiting
     }
 
     /// Packets and bytes whose transmission ends by the horizon (counted at admission,
@@ -536,6 +701,22 @@ impl<P: Copy + Default> Link<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Test packets are numbers: 1000 bytes each, their own flow, ECN-capable when odd.
+    impl QueueItem for u32 {
+        fn bytes(&self) -> u32 {
+            1000
+        }
+        fn flow_key(&self) -> u32 {
+            *self
+        }
+        fn ect(&self) -> bool {
+            self % 2 == 1
+        }
+        fn mark_ce(&mut self) {
+            *self |= 1 << 31;
+        }
+    }
 
     /// Offer packet `id` and keep it if admitted.
     fn offer(link: &mut Link<u32>, now: Time, id: u32, bytes: u32) -> Admission {

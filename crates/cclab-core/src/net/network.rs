@@ -2,10 +2,11 @@
 //! analysis of which links may hand packets on at admission (pass-through).
 use super::link::Link;
 use super::loss::LossModel;
-use super::red::{QueueSpec, Red};
+use super::qdisc::{AdmissionAqm, DequeueAqm, QueueItem, QueueSpec};
+use super::red::Red;
 use super::topology::Graph;
 use super::{LinkId, RouteId};
-use crate::sim::rng::{stream, LINK_LOSS_STREAMS, RED_STREAMS};
+use crate::sim::rng::{stream, AQM_STREAMS, LINK_LOSS_STREAMS, RED_STREAMS};
 
 /// The loss model of link direction `id`, with its own stream (by direction id).
 pub fn link_loss_model(graph: &Graph, seed: u64, id: LinkId) -> Option<LossModel> {
@@ -14,7 +15,7 @@ pub fn link_loss_model(graph: &Graph, seed: u64, id: LinkId) -> Option<LossModel
 }
 
 /// Every direction of `graph` as a link, with its own random streams (by direction id).
-pub fn build_links<P: Copy + Default>(graph: &Graph, seed: u64) -> Vec<Link<P>> {
+pub fn build_links<P: QueueItem + Default>(graph: &Graph, seed: u64) -> Vec<Link<P>> {
     (0..graph.links.len())
         .map(|id| {
             let direction = &graph.links[id];
@@ -31,6 +32,13 @@ pub fn build_links<P: Copy + Default>(graph: &Graph, seed: u64) -> Vec<Link<P>> 
             if let QueueSpec::Red(red) = &params.queue {
                 let rng = stream(seed, RED_STREAMS + id as u64);
                 link.extras_mut().red = Some(Red::new(red, params.rate, delay, direction.buffer, rng));
+            }
+            if let Some(aqm) = AdmissionAqm::of(&params.queue, || stream(seed, AQM_STREAMS + id as u64)) {
+                link.extras_mut().aqm = Some(aqm);
+            }
+            // The buffer counts the packet being sent: the discipline holds the rest.
+            if let Some(discipline) = DequeueAqm::of(&params.queue, direction.buffer.saturating_sub(1).max(1)) {
+                link.set_scheduler(discipline);
             }
             link
         })
@@ -79,11 +87,20 @@ impl Feeders {
 ///   by this link alone (a link fed by several would see their packets in the order
 ///   they were handled, not the order they arrive);
 /// * where a route ends at an endpoint (which then takes packets early), whatever that
-///   endpoint sends must go to a link it alone feeds, for the same reason.
+///   endpoint sends must go to a link it alone feeds, for the same reason;
+/// * a link whose discipline decides at dequeue (`scheduled`) never is, and nothing may
+///   hand it packets early: not the link before it on a route, nor an endpoint that takes
+///   packets early (its dequeue events must see every arrival due by their time).
 ///
 /// `streams` lists every (route, sending endpoint, receiving endpoint); an endpoint
 /// sends on one route at most.
-pub fn pass_through_links(routes: &[Vec<LinkId>], link_count: usize, endpoints: usize, streams: &[Stream]) -> Vec<bool> {
+pub fn pass_through_links(
+    routes: &[Vec<LinkId>],
+    link_count: usize,
+    endpoints: usize,
+    streams: &[Stream],
+    scheduled: &[bool],
+) -> Vec<bool> {
     let mut feeders = vec![Feeders::None; link_count];
     let mut used = vec![false; routes.len()];
     let mut first_link_of: Vec<Option<LinkId>> = vec![None; endpoints];
@@ -101,7 +118,9 @@ pub fn pass_through_links(routes: &[Vec<LinkId>], link_count: usize, endpoints: 
     // An endpoint that takes packets early must be the only feeder of where it sends.
     let sole_feeder = |endpoint: u32| match first_link_of[endpoint as usize] {
         None => true,
-        Some(link) => feeders[link as usize] == Feeders::One(Upstream::Endpoint(endpoint)),
+        Some(link) => {
+            feeders[link as usize] == Feeders::One(Upstream::Endpoint(endpoint)) && !scheduled[link as usize]
+        }
     };
     let mut ends_ok = vec![true; routes.len()];
     for stream in streams {
@@ -111,8 +130,9 @@ pub fn pass_through_links(routes: &[Vec<LinkId>], link_count: usize, endpoints: 
     for (r, route) in routes.iter().enumerate().filter(|&(r, _)| used[r]) {
         for (hop, &link) in route.iter().enumerate() {
             let ok = hop > 0
+                && !scheduled[link as usize]
                 && match route.get(hop + 1) {
-                    Some(&next) => feeders[next as usize] == Feeders::One(Upstream::Link(link)),
+                    Some(&next) => feeders[next as usize] == Feeders::One(Upstream::Link(link)) && !scheduled[next as usize],
                     None => ends_ok[r],
                 };
             pass_through[link as usize] &= ok;
@@ -140,7 +160,7 @@ mod tests {
         // links: 0 bottleneck, 1 its reverse; flow 0: 2 s→r1, 3 r1→s, 4 r2→d, 5 d→r2; flow 1: 6..9
         let routes = vec![vec![2, 0, 4], vec![5, 1, 3], vec![6, 0, 8], vec![9, 1, 7]];
         let streams = [stream(0, 0, 1), stream(1, 1, 0), stream(2, 2, 3), stream(3, 3, 2)];
-        let pt = pass_through_links(&routes, 10, 4, &streams);
+        let pt = pass_through_links(&routes, 10, 4, &streams, &[false; 10]);
         let on: Vec<usize> = (0..10).filter(|&l| pt[l]).collect();
         assert_eq!(on, [0, 1, 3, 4, 7, 8], "bottleneck both ways and each flow's last hops");
     }
@@ -151,7 +171,7 @@ mod tests {
         // so link 0 may not hand packets to it early.
         let routes = vec![vec![0, 1], vec![3, 2], vec![1], vec![3]];
         let streams = [stream(0, 0, 1), stream(1, 1, 0), stream(2, 2, 3), stream(3, 3, 2)];
-        let pt = pass_through_links(&routes, 4, 4, &streams);
+        let pt = pass_through_links(&routes, 4, 4, &streams, &[false; 4]);
         assert!(!pt[0] && !pt[1], "{pt:?}");
         // the ACK path c→b→a: link 2 (b→a) is fed by link 3 alone and ends at sender 0,
         // the only feeder of link 0, so it may pass through
@@ -165,11 +185,29 @@ mod tests {
         // pass-through, or the two receivers' replies could reach link 3 out of order.
         let routes = vec![vec![0, 1], vec![3, 2]];
         let streams = [stream(0, 0, 1), stream(1, 1, 0), stream(0, 2, 3), stream(1, 3, 2)];
-        let pt = pass_through_links(&routes, 4, 4, &streams);
+        let pt = pass_through_links(&routes, 4, 4, &streams, &[false; 4]);
         assert!(!pt[1], "{pt:?}");
         assert!(!pt[2], "the senders share link 0 in the same way");
         // with one flow only, both last hops pass through
-        let pt = pass_through_links(&routes, 4, 2, &streams[..2]);
+        let pt = pass_through_links(&routes, 4, 2, &streams[..2], &[false; 4]);
         assert!(pt[1] && pt[2], "{pt:?}");
+    }
+
+    #[test]
+    fn a_dequeue_time_link_and_what_feeds_it_are_not_passed_through() {
+        let routes = vec![vec![2, 0, 4], vec![5, 1, 3], vec![6, 0, 8], vec![9, 1, 7]];
+        let streams = [stream(0, 0, 1), stream(1, 1, 0), stream(2, 2, 3), stream(3, 3, 2)];
+        let mut scheduled = [false; 10];
+        scheduled[0] = true; // CoDel at the bottleneck
+        let pt = pass_through_links(&routes, 10, 4, &streams, &scheduled);
+        let on: Vec<usize> = (0..10).filter(|&l| pt[l]).collect();
+        assert_eq!(on, [1, 3, 4, 7, 8], "the bottleneck itself no longer; what follows it still");
+        // CoDel on sender 0's own access link: the ACKs' last hop to sender 0 (link 3)
+        // may not hand them over early, or the sender would queue onto it ahead of time
+        let mut scheduled = [false; 10];
+        scheduled[2] = true;
+        let pt = pass_through_links(&routes, 10, 4, &streams, &scheduled);
+        let on: Vec<usize> = (0..10).filter(|&l| pt[l]).collect();
+        assert_eq!(on, [0, 1, 4, 7, 8], "{pt:?}");
     }
 }

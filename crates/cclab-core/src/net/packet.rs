@@ -25,3 +25,24 @@ pub struct Packet<H, C> {
     pub class: C,
     pub header: H,
 }
+
+/// The network's packet as a queue discipline sees it: FQ-CoDel's flow is the packet's
+/// destination endpoint (one per flow and direction).
+impl<H: Copy, C: Copy> super::qdisc::QueueItem for Packet<H, C> {
+    #[inline]
+    fn bytes(&self) -> u32 {
+        self.size
+    }
+    #[inline]
+    fn flow_key(&self) -> u32 {
+        self.destination
+    }
+    #[inline]
+    fn ect(&self) -> bool {
+        self.ecn & ecn::ECT != 0
+    }
+    #[inline]
+    fn mark_ce(&mut self) {
+        self.ecn |= ecn::CE;
+    }
+}

@@ -22,21 +22,11 @@
 //! fractional idle decay, and the link's DropTail packet limit (where ns-2's RED in packet
 //! mode admits while fewer than limit_ wait, one more than its DropTail, and its limit
 //! drops restart the count).
-use crate::schema::{deserialize_tagged, parse_params, unknown_variant};
 use crate::sim::rng::RngStream;
 use crate::sim::{Rate, Time};
 use rand::Rng;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use std::num::NonZeroU32;
-
-/// `queue = "droptail"` (default), `"red"`, or `{ kind = "red", min_th = 5, ... }`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum QueueSpec {
-    #[default]
-    Droptail,
-    Red(RedSpec),
-}
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -94,24 +84,8 @@ impl Default for RedSpec {
     }
 }
 
-impl<'de> Deserialize<'de> for QueueSpec {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_tagged(d, "kind", "\"droptail\", \"red\" or { kind = \"red\", min_th = 5, ... }", |kind, params| {
-            match kind {
-                "droptail" => crate::schema::no_params(params, "droptail").map(|()| QueueSpec::Droptail),
-                "red" => {
-                    let spec: RedSpec = parse_params(params)?;
-                    spec.validate().map_err(|(field, msg)| crate::schema::nested_error(field, &msg))?;
-                    Ok(QueueSpec::Red(spec))
-                }
-                other => Err(unknown_variant("kind", other, &["droptail", "red"])),
-            }
-        })
-    }
-}
-
 impl RedSpec {
-    fn validate(&self) -> Result<(), (&'static str, String)> {
+    pub(crate) fn validate(&self) -> Result<(), (&'static str, String)> {
         let positive = |v: Option<f64>| v.map_or(true, |x| x > 0.0 && x.is_finite());
         if !positive(self.min_th) {
             return Err(("min_th", format!("{} is not > 0", crate::schema::Num(self.min_th.unwrap_or_default()))));

@@ -21,7 +21,7 @@
 //! random streams, so it never depends on the flows.
 use super::rate_schedule::RateSchedule;
 use super::loss::LossSpec;
-use super::red::QueueSpec;
+use super::qdisc::QueueSpec;
 use super::{LinkId, RouteId};
 use crate::schema::{deserialize_tagged, parse_params, unknown_variant};
 use crate::sim::{Duration, Rate, Time};

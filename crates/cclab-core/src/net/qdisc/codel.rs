@@ -66,7 +66,7 @@ impl CodelState {
         queued_bytes: &mut u64,
         dropped: &mut Vec<P>,
     ) -> Option<Dequeued<P>> {
-        let mut pop = |queue: &mut VecDeque<(Time, P)>, queued_bytes: &mut u64| {
+        let pop = |queue: &mut VecDeque<(Time, P)>, queued_bytes: &mut u64| {
             let (at, packet) = queue.pop_front()?;
             *queued_bytes -= packet.bytes() as u64;
             Some((at, packet))
@@ -82,7 +82,7 @@ impl CodelState {
                     self.count += 1;
                     self.marks += 1;
                     self.drop_next = control_law(self.drop_next, p.interval, self.count);
-                    return Some(Dequeued { packet, mark_ce: true });
+                    return Some(Dequeued { packet, mark_ce: true, enqueued: at });
                 }
                 self.drops += 1;
                 dropped.push(packet);
@@ -110,11 +110,11 @@ impl CodelState {
             self.last_count = self.count;
             if mark {
                 self.marks += 1;
-                return Some(Dequeued { packet, mark_ce: true });
+                return Some(Dequeued { packet, mark_ce: true, enqueued: at });
             }
-            (_, packet) = pop(queue, queued_bytes)?;
+            (at, packet) = pop(queue, queued_bytes)?;
         }
-        Some(Dequeued { packet, mark_ce: false })
+        Some(Dequeued { packet, mark_ce: false, enqueued: at })
     }
 }
 
@@ -161,6 +161,15 @@ impl<P: QueueItem> Codel<P> {
 
     pub fn marks(&self) -> u64 {
         self.state.marks
+    }
+
+    /// Packets CoDel's control law dropped (not those refused for room).
+    pub fn law_drops(&self) -> u64 {
+        self.state.drops
+    }
+
+    pub fn packets(&self) -> impl Iterator<Item = &P> + '_ {
+        self.queue.iter().map(|(_, packet)| packet)
     }
 }
 

@@ -187,6 +187,15 @@ impl<P: QueueItem> FqCodel<P> {
     pub fn marks(&self) -> u64 {
         self.flows.iter().flatten().map(|f| f.codel.marks).sum()
     }
+
+    /// Packets the queues' CoDel dropped (not those dropped for room).
+    pub fn law_drops(&self) -> u64 {
+        self.flows.iter().flatten().map(|f| f.codel.drops).sum()
+    }
+
+    pub fn packets(&self) -> impl Iterator<Item = &P> + '_ {
+        self.flows.iter().flatten().flat_map(|f| f.queue.iter().map(|(_, packet)| packet))
+    }
 }
 
 #[cfg(test)]

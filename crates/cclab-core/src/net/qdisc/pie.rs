@@ -12,7 +12,7 @@
 //! t would see is exactly the transmitter's backlog then, which is also what it was at
 //! any instant since the last arrival (RFC 8033 §4.3 estimates it from departures). The
 //! periodic update runs lazily, for each whole `tupdate` elapsed, when a packet arrives.
-use super::Verdict;
+use super::{AdmissionDiscipline, Fifo, Verdict};
 use crate::sim::rng::RngStream;
 use crate::sim::Time;
 use rand::Rng;
@@ -103,15 +103,17 @@ impl Pie {
             self.last_update = Some(now - (now - at) % tupdate);
         }
     }
+}
 
-    /// An arrival at `now` with `waiting` packets ahead of it and the transmitter busy
-    /// until `busy_until`: drop, mark or admit.
-    pub fn judge(&mut self, now: Time, busy_until: Time, waiting: u32, ect: bool) -> Verdict {
-        self.catch_up(now, busy_until);
+impl AdmissionDiscipline for Pie {
+    /// An arrival at `now` finding `queue` (the transmitter busy until `busy_until`, so
+    /// the queueing delay since the last arrival is known exactly): drop, mark or admit.
+    fn judge(&mut self, now: Time, queue: Fifo, ect: bool) -> Verdict {
+        self.catch_up(now, queue.busy_until);
         let target = self.params.target as f64 / NS;
         if self.burst_allowance > 0.0
             || (self.qdelay_old < target / 2.0 && self.drop_prob < 0.2)
-            || waiting < 2
+            || queue.waiting < 2
             || self.rng.gen::<f64>() >= self.drop_prob
         {
             return Verdict::Admit;
@@ -159,13 +161,13 @@ mod tests {
         let mut drops = Vec::new();
         for k in 0..2000u64 {
             let now = k * MS;
-            let verdict = pie.judge(now, now + 50 * MS, 40, false);
+            let verdict = pie.judge(now, Fifo { busy_until: now + 50 * MS, waiting: 40, busy: true }, false);
             drops.push(verdict == Verdict::Drop);
         }
         assert!(drops[..150].iter().all(|&d| !d), "the burst allowance");
         assert!(pie.drop_prob > 0.05, "{}", pie.drop_prob);
         assert!(drops[1000..].iter().filter(|&&d| d).count() > 50);
         let mut idle = new_pie();
-        assert!((0..2000u64).all(|k| idle.judge(k * MS, k * MS + MS, 1, false) == Verdict::Admit));
+        assert!((0..2000u64).all(|k| idle.judge(k * MS, Fifo { busy_until: k * MS + MS, waiting: 1, busy: true }, false) == Verdict::Admit));
     }
 }
