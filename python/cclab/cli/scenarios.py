@@ -99,6 +99,8 @@ def print_summary(raw: dict) -> None:
         ("bottleneck link", system["bottleneck_link"]),
         ("bottleneck utilization", number(system["bottleneck_utilization"], ".1%")),
         ("bottleneck drops", number(system["bottleneck_drops"], ",")),
+        ("  of them by its discipline", number(system["bottleneck_aqm_drops"], ",")),
+        ("bottleneck ECN marks", number(system["bottleneck_ecn_marks"], ",")),
         ("loss-model drops", number(system["loss_model_drops"], ",")),
         ("mean queue delay", number(system["mean_queue_delay_ms"], ".2f", " ms")),
         ("events", number(raw["events"], ",")),
@@ -109,7 +111,8 @@ def print_summary(raw: dict) -> None:
                  for g in raw["groups"]], console)
     used = [link for link in raw["links"] if link["arrivals"] > 0]
     shown = sorted(used, key=lambda link: -link["utilization"])[:LINKS_SHOWN]
-    columns = ["name", "rate_mbps", "utilization", "queue_drops", "loss_drops", "ecn_marks", "mean_queue_delay_ms"]
+    columns = ["name", "rate_mbps", "utilization", "queue_drops", "aqm_drops", "loss_drops", "ecn_marks",
+               "mean_queue_delay_ms"]
     title = "links" if len(shown) == len(used) else f"the {LINKS_SHOWN} busiest of {len(used)} links in use"
     print_table(title, columns, [tuple(link[c] for c in columns) for link in shown], console)
 

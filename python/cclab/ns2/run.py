@@ -128,6 +128,7 @@ def to_raw(script: Script, output: dict, wall_time_s: float, files: Optional[dic
             # the loss model sits before the queue monitor: its packets arrived at the link too
             "arrivals": measured["arrivals"] + measured["loss_drops"], "departures": measured["departures"],
             "queue_drops": measured["drops"], "loss_drops": measured["loss_drops"], "ecn_marks": measured["marks"],
+            "aqm_drops": None,
             "utilization": measured["departed_bytes"] * 8 / capacity_bits if capacity_bits else None,
             "mean_queue_delay_ms": None,
         })
@@ -166,6 +167,7 @@ def to_raw(script: Script, output: dict, wall_time_s: float, files: Optional[dic
             "loss_model_drops": sum(link["loss_drops"] for link in links),
             "bottleneck_ecn_marks": bottleneck["ecn_marks"],
             "bottleneck_red_drops": None,
+            "bottleneck_aqm_drops": None,
             "mean_queue_delay_ms": None,
             "bottleneck_link": bottleneck["name"],
         },

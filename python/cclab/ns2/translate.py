@@ -179,6 +179,9 @@ class _Translator:
         where = link["origin"]
         on = f"on {link['name']}"
         queue = link["queue"]
+        if queue["kind"] not in ("droptail", "red"):
+            raise Unsupported(f"{where}.queue.kind: {json.dumps(queue['kind'])} ({on}) has no ns-2.35 equivalent here "
+                              "(cclab exports droptail and red)")
         kind = "RED" if queue["kind"] == "red" else "DropTail"
         rate = rate_bps(link["rate"])
         delay = duration_s(link["delay"])

@@ -1,0 +1,115 @@
+//! The modern congestion controls through the engine, against their definitions:
+//! CUBIC's window follows W(t) = C(t − K)³ + W_max between losses (RFC 9438 Eq. 1), BBR
+//! keeps a deep buffer nearly empty where CUBIC fills it and measures the path (btl_bw,
+//! min_rtt), Vegas keeps α to β segments queued.
+use cclab_core::metrics::FlowTrace;
+use cclab_core::{run, RunResult, Scenario};
+
+fn scenario(text: &str) -> Scenario {
+    Scenario::from_toml_str(text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// One flow of `cc` over a `rate` bottleneck of `delay` (1-ms access links each side,
+/// 1000-byte payloads in 1040-byte packets) with `buffer`, flow and queue traces on.
+fn one_flow(cc: &str, rate: &str, delay: &str, buffer: &str, duration: &str) -> RunResult {
+    run(scenario(&format!(
+        r#"
+duration = "{duration}"
+seed = 1
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "{rate}", delay = "{delay}", buffer = {buffer} }}
+source_access = {{ rate = "1Gbps", delay = "1ms", buffer = 10000 }}
+sink_access = {{ rate = "1Gbps", delay = "1ms", buffer = 10000 }}
+[[flows]]
+cc = {cc}
+[trace]
+flows = true
+queue = true
+"#
+    )))
+    .unwrap()
+}
+
+fn column<'a>(trace: &'a FlowTrace, name: &str) -> &'a [f64] {
+    trace.columns.get(name).unwrap_or_else(|| panic!("no column {name}: {:?}", trace.columns.keys()))
+}
+
+#[test]
+fn cubic_follows_its_cubic_curve_between_losses() {
+    // 50 Mb/s, 104 ms base RTT, half a BDP of buffer: W_max ≈ 900 segments, K ≈ 8.8 s,
+    // so the window is in CUBIC's own region (the Reno-friendly W_est grows ~50 segments
+    // in K), not the TCP-friendly one.
+    let r = one_flow("\"cubic\"", "50Mbps", "50ms", "300", "90s");
+    let trace = &r.traces.as_ref().unwrap().flows[0];
+    let (t, cwnd) = (&trace.t_s, column(trace, "cwnd"));
+    let (w_max, k, w_est) = (column(trace, "cc_w_max"), column(trace, "cc_k"), column(trace, "cc_w_est"));
+    // Epochs: each starts where K is recomputed (the first ACK after a reduction).
+    let starts: Vec<usize> = (1..t.len()).filter(|&i| k[i] != k[i - 1]).collect();
+    assert!(starts.len() >= 3, "{} epochs in 90 s", starts.len());
+    let mut checked = 0;
+    for pair in starts.windows(2) {
+        let (begin, end) = (pair[0], pair[1]);
+        // a cut ends the epoch: stop at the first drop of the window
+        let end = (begin + 1..end).find(|&i| cwnd[i] < cwnd[i - 1] - 1.0).unwrap_or(end);
+        let t0 = t[begin];
+        for i in begin..end {
+            let elapsed = t[i] - t0;
+            if elapsed < 0.5 {
+                continue; // the first RTTs: cwnd catches up with its target
+            }
+            let expected = 0.4 * (elapsed - k[i]).powi(3) + w_max[i];
+            assert!(w_est[i] < cwnd[i], "t = {}: in the Reno-friendly region", t[i]);
+            let error = (cwnd[i] - expected).abs() / w_max[i];
+            assert!(error < 0.03, "t = {}: cwnd {} vs W(t) {expected} (K {}, W_max {})", t[i], cwnd[i], k[i], w_max[i]);
+            checked += 1;
+        }
+    }
+    assert!(checked > 10_000, "{checked} ACKs checked");
+    // β = 0.7: each epoch after a loss starts from 0.7 × the window's peak before it
+    for pair in starts.windows(2) {
+        let peak = cwnd[pair[0]..pair[1]].iter().cloned().fold(0.0, f64::max);
+        let start = cwnd[pair[1]];
+        assert!((start / peak - 0.7).abs() < 0.02, "t = {}: {start} after a peak of {peak}", t[pair[1]]);
+    }
+}
+
+#[test]
+fn bbr_keeps_a_deep_buffer_nearly_empty_where_cubic_fills_it() {
+    // 10 Mb/s, 44 ms base RTT: a BDP of 53 packets; 10 BDP of buffer.
+    let cubic = one_flow("\"cubic\"", "10Mbps", "20ms", "\"10bdp\"", "40s");
+    let bbr = one_flow("\"bbr\"", "10Mbps", "20ms", "\"10bdp\"", "40s");
+    let base_rtt_ms = bbr.flows[0].base_rtt_ms;
+    assert!(cubic.system.mean_queue_delay_ms > 2.0 * base_rtt_ms, "CUBIC {:?}", cubic.system);
+    assert!(bbr.system.mean_queue_delay_ms < 0.5 * base_rtt_ms, "BBR {:?}", bbr.system);
+    assert!(bbr.system.bottleneck_utilization > 0.9, "{:?}", bbr.system);
+    assert_eq!(bbr.system.bottleneck_drops, 0);
+    // its model of the path: the bottleneck rate in segments/s and the base RTT
+    let trace = &bbr.traces.as_ref().unwrap().flows[0];
+    let btl_bw = *column(trace, "cc_btl_bw").last().unwrap();
+    let segments_per_s = 10e6 / (1040.0 * 8.0);
+    assert!((btl_bw / segments_per_s - 1.0).abs() < 0.05, "btl_bw {btl_bw} vs {segments_per_s}");
+    let min_rtt_ms = column(trace, "cc_min_rtt").last().unwrap() * 1e3;
+    assert!(min_rtt_ms >= base_rtt_ms && min_rtt_ms < base_rtt_ms + 3.0, "min_rtt {min_rtt_ms} ms, base {base_rtt_ms}");
+    // probe_rtt every 10 s: the mode (3 = probe_rtt) is entered at least three times in 40 s
+    let mode = column(trace, "cc_mode");
+    let probes = mode.windows(2).filter(|w| w[0] != 3.0 && w[1] == 3.0).count();
+    assert!((3..=4).contains(&probes), "{probes} probe_rtt phases");
+}
+
+#[test]
+fn vegas_keeps_alpha_to_beta_segments_queued() {
+    let r = one_flow("\"vegas\"", "10Mbps", "20ms", "200", "40s");
+    // the queue each arrival finds (the packet being sent included), once settled
+    let queue = r.traces.as_ref().unwrap().bottleneck_queue.as_ref().unwrap();
+    let settled: Vec<f64> = queue.t_s.iter().zip(&queue.packets).filter(|(&t, _)| t > 10.0).map(|(_, &p)| p as f64).collect();
+    let queued = settled.iter().sum::<f64>() / settled.len() as f64;
+    assert!((2.0..=4.0).contains(&queued), "mean queue {queued} packets, α 2, β 4");
+    assert!(r.system.bottleneck_utilization > 0.95, "{:?}", r.system);
+    assert_eq!(r.system.bottleneck_drops, 0);
+    let trace = &r.traces.as_ref().unwrap().flows[0];
+    let diff = column(trace, "cc_diff");
+    let late: Vec<f64> = diff[diff.len() / 2..].to_vec();
+    let mean = late.iter().sum::<f64>() / late.len() as f64;
+    assert!((2.0..=4.0).contains(&mean), "Vegas's diff averages {mean} segments");
+}
