@@ -11,6 +11,7 @@ use crate::net::topology::Graph;
 use crate::net::{LinkId, RouteId};
 use crate::scenario::{AppSpec, Scenario, ScenarioError, Transport};
 use crate::sim::rng::{stream, APP_STREAMS, CC_STREAMS, TCP_CLOCK_STREAMS};
+use crate::sim::events::MAX_EVENT_ID;
 use crate::sim::{Event, EventQueue, Time, NS_PER_SEC};
 use crate::transport::tfrc::{TfrcReceiver, TfrcSender};
 use crate::transport::{Endpoint, Header, Outbox, Outgoing, PacketClass, TcpReceiver, TcpSender, UdpSink, UdpSource};
@@ -126,6 +127,9 @@ impl Outbox for EngineOutbox<'_> {
         let class = out.header.class();
         self.counts.sent[class as usize] += 1;
         let ect = if out.ect { ecn::ECT } else { 0 };
+        if self.link.dequeues {
+            return self.defer(out.size, out.header, ect);
+        }
         match self.link.offer(self.now, out.size, out.ect) {
             Admission::Admitted { schedule, mark_ce, .. } => {
                 debug_assert!(!self.link.pass_through, "a route's first link is never pass-through");
@@ -140,31 +144,49 @@ impl Outbox for EngineOutbox<'_> {
                 };
             }
             Admission::Dropped | Admission::Lost => self.counts.dropped[class as usize] += 1,
-            Admission::Deferred => {
-                let packet = Packet {
-                    destination: self.destination,
-                    size: out.size,
-                    route: self.route,
-                    hop: 0,
-                    ecn: ect,
-                    class,
-                    header: out.header,
-                };
-                enqueue_deferred(self.link, self.link_id, self.events, self.counts, self.now, packet);
-            }
         }
     }
 }
 
-/// Hand a packet to a link whose discipline decides at dequeue (`offer` deferred it):
-/// queue it, start the transmitter if it is idle, count what the discipline dropped.
+impl EngineOutbox<'_> {
+    /// The first link decides at dequeue: queue the packet there (out of line, as FIFO
+    /// links never come here).
+    #[cold]
+    #[inline(never)]
+    fn defer(&mut self, size: u32, header: Header, ect: u8) {
+        let packet = Packet {
+            destination: self.destination,
+            size,
+            route: self.route,
+            hop: 0,
+            ecn: ect,
+            class: header.class(),
+            header,
+        };
+        enqueue_deferred(self.link, self.link_id, self.events, self.counts, self.now, packet);
+    }
+}
+
+/// Hand a packet to a link whose discipline decides at dequeue: past its loss model,
+/// queue it, start the transmitter if it is idle, count what was dropped.
 #[cold]
 #[inline(never)]
 fn enqueue_deferred(link: &mut Link, id: LinkId, events: &mut EventQueue, counts: &mut Counts, now: Time, packet: Packet) {
+    if !link.offer_deferred(now) {
+        counts.dropped[packet.class as usize] += 1;
+        return;
+    }
     if link.enqueue(now, packet) {
         transmit_next(link, id, events, now);
     }
     count_dropped(link, counts);
+}
+
+/// The transmit-complete event of a dequeue-time link: it rides the timer heap with an
+/// id counted down from the top (endpoints count up from 0), so the link events, which
+/// carry almost every packet, stay of one kind (`Simulation::on_timer` tells them apart).
+fn dequeue_event(link: LinkId) -> Event {
+    Event::Timer(MAX_EVENT_ID - link)
 }
 
 /// A dequeue-time link's transmitter is free at `now`: send the next packet, scheduling
@@ -172,7 +194,7 @@ fn enqueue_deferred(link: &mut Link, id: LinkId, events: &mut EventQueue, counts
 fn transmit_next(link: &mut Link, id: LinkId, events: &mut EventQueue, now: Time) {
     let sent = link.transmit_next(now);
     if let Some(at) = sent.free_at {
-        events.schedule(at, Event::LinkDequeue(id));
+        events.schedule(at, dequeue_event(id));
     }
     if let Some(at) = sent.schedule_arrival {
         events.schedule(at, Event::LinkArrival(id));
@@ -317,14 +339,16 @@ impl Simulation {
         // leaves under the limit (halved when both are on), and stop when it is spent.
         let spare = limits.max_memory_bytes - needed;
         let share = if scenario.trace.flows && scenario.trace.queue { spare / 2 } else { spare };
-        // Event ids carry a link direction or an endpoint (two per flow).
-        let ids = (graph.links.len() as u64).max(2 * plans.len() as u64);
-        if ids > crate::sim::events::MAX_EVENT_ID as u64 + 1 {
+        // Event ids carry a link direction, or on the timer heap an endpoint (two per
+        // flow) or a dequeue-time link (counted down from the top).
+        let dequeue_links = graph.links.iter().filter(|d| graph.params[d.params as usize].queue.dequeues()).count();
+        let ids = (graph.links.len() as u64).max(2 * plans.len() as u64 + dequeue_links as u64);
+        if ids > MAX_EVENT_ID as u64 + 1 {
             return Err(ScenarioError(format!(
                 "topology: {} link directions and {} flows need {ids} event ids; at most {}",
                 graph.links.len(),
                 plans.len(),
-                crate::sim::events::MAX_EVENT_ID as u64 + 1
+                MAX_EVENT_ID as u64 + 1
             )));
         }
         let bin_width = scenario.bin_width.ns();
@@ -481,14 +505,19 @@ impl Simulation {
             match event {
                 Event::LinkArrival(link) => self.on_link_arrival(now, link),
                 Event::Timer(endpoint) => self.on_timer(now, endpoint),
-                Event::LinkDequeue(link) => {
-                    let target = &mut self.links[link as usize];
-                    transmit_next(target, link, &mut self.events, now);
-                    count_dropped(target, &mut self.counts);
-                }
             }
         }
         self.summarise()
+    }
+
+    /// The transmitter of a dequeue-time link falls free (out of line: FIFO links never
+    /// have these events).
+    #[cold]
+    #[inline(never)]
+    fn on_link_dequeue(&mut self, now: Time, link: LinkId) {
+        let target = &mut self.links[link as usize];
+        transmit_next(target, link, &mut self.events, now);
+        count_dropped(target, &mut self.counts);
     }
 
     fn on_link_arrival(&mut self, now: Time, link: LinkId) {
@@ -515,6 +544,9 @@ impl Simulation {
                 return self.count_late(packet);
             }
             let target = &mut self.links[link as usize];
+            if target.dequeues {
+                return self.defer(now, link, hop, ecn_bits, packet);
+            }
             match target.offer(now, packet.size, ecn_bits & ecn::ECT != 0) {
                 Admission::Admitted { arrives, schedule, mark_ce } => {
                     if mark_ce {
@@ -538,12 +570,16 @@ impl Simulation {
                     self.counts.dropped[packet.class as usize] += 1;
                     return;
                 }
-                Admission::Deferred => {
-                    let queued = Packet { hop, ecn: ecn_bits, ..*packet };
-                    return enqueue_deferred(target, link, &mut self.events, &mut self.counts, now, queued);
-                }
             }
         }
+    }
+
+    /// A dequeue-time link takes the packet at `now` (out of line: FIFO links never come here).
+    #[cold]
+    #[inline(never)]
+    fn defer(&mut self, now: Time, link: LinkId, hop: u16, ecn_bits: u8, packet: &Packet) {
+        let queued = Packet { hop, ecn: ecn_bits, ..*packet };
+        enqueue_deferred(&mut self.links[link as usize], link, &mut self.events, &mut self.counts, now, queued);
     }
 
     /// A packet reaches its destination host at `at`.
@@ -631,6 +667,9 @@ impl Simulation {
     }
 
     fn on_timer(&mut self, now: Time, endpoint: u32) {
+        if endpoint as usize >= self.hosts.len() {
+            return self.on_link_dequeue(now, MAX_EVENT_ID - endpoint);
+        }
         self.hosts[endpoint as usize].timer.fired(now);
         if !self.fire_timer(now, endpoint) {
             self.arm_timer(endpoint);

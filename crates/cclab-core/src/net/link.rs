@@ -20,9 +20,10 @@
 //! for its own queue (no events), not the packets.
 //!
 //! A link whose queue discipline decides at dequeue (CoDel, FQ-CoDel: `net::qdisc`) has
-//! no fixed schedule: its waiting packets are held by the discipline ([`Scheduler`]),
-//! `offer` answers [`Admission::Deferred`] and the engine hands the packet to
-//! [`Link::enqueue`]; the transmitter takes the next packet when it is free
+//! no fixed schedule: its waiting packets are held by the discipline ([`Scheduler`]).
+//! The engine sees it from [`Link::dequeues`] before offering and hands the packet to
+//! [`Link::offer_deferred`] (the loss model) and [`Link::enqueue`] instead, out of the
+//! FIFO links' way; the transmitter takes the next packet when it is free
 //! ([`Link::transmit_next`], at the engine's transmit-complete event), and from there the
 //! packet travels the ring like any other. Such a link is never pass-through, and
 //! neither is a link feeding it (its arrivals must come in time order, at their time).
@@ -83,8 +84,6 @@ pub struct LinkExtras {
     /// Packets the admission-time discipline dropped or marked.
     pub aqm_drops: u64,
     pub aqm_marks: u64,
-    /// The link's discipline decides at dequeue: `offer` defers every packet to it.
-    pub deferred: bool,
 }
 
 impl LinkExtras {
@@ -136,6 +135,9 @@ pub struct Link<P> {
     pub limit: u32,
     /// Hands packets on at admission (see the module docs); never has events.
     pub pass_through: bool,
+    /// Has a dequeue-time discipline: the engine offers it packets out of line
+    /// ([`Link::offer_deferred`], [`Link::enqueue`]), not through `offer`.
+    pub dequeues: bool,
     /// The most entries held at once since the rings last wrapped round (see `end_of_lap`).
     lap_peak: u32,
     // What follows is cold.
@@ -215,8 +217,6 @@ pub enum Admission {
     Dropped,
     /// The loss model ate it.
     Lost,
-    /// The link's discipline decides at dequeue: hand the packet to [`Link::enqueue`].
-    Deferred,
 }
 
 impl<P: QueueItem + Default> Link<P> {
@@ -241,6 +241,7 @@ impl<P: QueueItem + Default> Link<P> {
             lap_peak: 0,
             stats: LinkStats::default(),
             rate,
+            dequeues: false,
             scheduler: None,
         };
         if loss.is_some() {
@@ -385,9 +386,6 @@ impl<P: QueueItem + Default> Link<P> {
                     return Admission::Lost;
                 }
             }
-            if x.deferred {
-                return Admission::Deferred;
-            }
         }
         let waiting = self.waiting_at(now);
         let busy = self.busy_until > now;
@@ -403,29 +401,16 @@ impl<P: QueueItem + Default> Link<P> {
                     x.queue_trace_full = true;
                 }
             }
-            // RED first: its average counts every arrival, as in ns-2's REDQueue::enque.
-            if x.red.is_some() {
-                match self.red_verdict(now, waiting, busy, bytes, ect) {
-                    (RedVerdict::Enqueue, in_bytes) => packet_limit = !in_bytes,
-                    (RedVerdict::Mark, in_bytes) => {
+            // RED (or PIE, step marking) first: RED's average counts every arrival, as in
+            // ns-2's REDQueue::enque.
+            if x.red.is_some() || x.aqm.is_some() {
+                match self.discipline_verdict(now, waiting, busy, bytes, ect) {
+                    (Verdict::Admit, limit) => packet_limit = limit,
+                    (Verdict::Mark, limit) => {
                         mark_ce = true;
-                        packet_limit = !in_bytes;
+                        packet_limit = limit;
                     }
-                    (RedVerdict::Drop | RedVerdict::ForcedDrop | RedVerdict::Overflow, _) => return self.drop_arrival(now),
-                }
-            }
-            let x = self.extras.as_mut().expect("checked");
-            if let Some(aqm) = x.aqm.as_mut() {
-                match aqm.judge(now, Fifo { busy_until: self.busy_until, waiting, busy }, ect) {
-                    Verdict::Admit => {}
-                    Verdict::Mark => {
-                        x.aqm_marks += 1;
-                        mark_ce = true;
-                    }
-                    Verdict::Drop => {
-                        x.aqm_drops += 1;
-                        return self.drop_arrival(now);
-                    }
+                    (Verdict::Drop, _) => return self.drop_arrival(now),
                 }
             }
         }
@@ -479,7 +464,7 @@ impl<P: QueueItem + Default> Link<P> {
 
     /// How long sending `bytes` takes from `tx_start` (at the rate in force then, if the
     /// link's rate is scheduled), counted in the per-bin transmitted bytes.
-    #[inline]
+    #[inline(always)]
     fn transmission_time(&mut self, bytes: u32, tx_start: Time) -> Time {
         let transmission = match self.extras.as_ref().and_then(|x| x.rate_schedule.as_ref()) {
             None => {
@@ -520,6 +505,30 @@ impl<P: QueueItem + Default> Link<P> {
         }
     }
 
+    /// The verdict of the link's admission-time discipline (RED, PIE, step marking) on
+    /// an arrival, counted, and whether the packet limit still applies (RED in byte mode
+    /// applies its own, in bytes); out of line, to keep the common path short.
+    #[inline(never)]
+    fn discipline_verdict(&mut self, now: Time, waiting: u32, busy: bool, bytes: u32, ect: bool) -> (Verdict, bool) {
+        if self.red().is_some() {
+            return match self.red_verdict(now, waiting, busy, bytes, ect) {
+                (RedVerdict::Enqueue, in_bytes) => (Verdict::Admit, !in_bytes),
+                (RedVerdict::Mark, in_bytes) => (Verdict::Mark, !in_bytes),
+                (RedVerdict::Drop | RedVerdict::ForcedDrop | RedVerdict::Overflow, _) => (Verdict::Drop, true),
+            };
+        }
+        let busy_until = self.busy_until;
+        let x = self.extras.as_mut().expect("checked");
+        let aqm = x.aqm.as_mut().expect("checked");
+        let verdict = aqm.judge(now, Fifo { busy_until, waiting, busy }, ect);
+        match verdict {
+            Verdict::Admit => {}
+            Verdict::Mark => x.aqm_marks += 1,
+            Verdict::Drop => x.aqm_drops += 1,
+        }
+        (verdict, true)
+    }
+
     /// RED's decision for an arrival that finds `waiting` packets queued, and whether RED
     /// counts bytes (then it applies the queue limit itself, in bytes).
     fn red_verdict(&mut self, now: Time, waiting: u32, busy: bool, bytes: u32, ect: bool) -> (RedVerdict, bool) {
@@ -556,14 +565,33 @@ impl<P: QueueItem + Default> Link<P> {
         (packet, self.front().map(|h| h.arrives))
     }
 
-    /// Give the link a dequeue-time discipline (before its first packet): `offer` then
-    /// defers every packet that passes the loss model to [`Link::enqueue`].
+    /// Give the link a dequeue-time discipline (before its first packet): the engine then
+    /// offers packets with [`Link::offer_deferred`] and [`Link::enqueue`].
     pub fn set_scheduler(&mut self, discipline: DequeueAqm<P>) {
-        self.extras_mut().deferred = true;
+        self.extras_mut();
+        self.dequeues = true;
         self.scheduler = Some(Box::new(Scheduler { discipline, dropped: Vec::new(), sending: false }));
     }
 
-    /// Queue a packet `offer` deferred, at `now` (the engine's clock: nothing upstream
+    /// A packet offered to a dequeue-time link at `now` (counted in the bins' arrivals):
+    /// false if the loss model takes it (judged when the transmitter is next free, or
+    /// now), true if it goes on to [`Link::enqueue`].
+    pub fn offer_deferred(&mut self, now: Time) -> bool {
+        let x = self.extras.as_mut().expect("a dequeue-time link has extras");
+        if let Some(bins) = x.bins.as_mut() {
+            bins.arrival(now);
+        }
+        if let Some(model) = x.loss.as_mut() {
+            if model.drops(self.busy_until.max(now)) {
+                self.stats.loss_drops += 1;
+                self.count_drop(now);
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Queue a packet [`Link::offer_deferred`] let through, at `now` (the engine's clock: nothing upstream
     /// hands packets on ahead of it). Drops, of it or of others for room, are left in
     /// [`Link::dropped`]. True when the transmitter is idle: the caller then calls
     /// [`Link::transmit_next`] at once.

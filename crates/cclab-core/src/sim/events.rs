@@ -12,15 +12,10 @@ pub enum Event {
     /// This endpoint's timer may be due (its start, a retransmission, a delayed ACK,
     /// the next datagram of a UDP source...): the endpoint's own deadline decides.
     Timer(u32),
-    /// The transmitter of this link direction falls free: its dequeue-time queue
-    /// discipline picks the next packet (`net::link`'s scheduled links).
-    LinkDequeue(u32),
 }
 
 const ID_BITS: u32 = 23;
-/// Kinds 0 (link arrival), 1 (timer), 2 (link dequeue); the low bit picks the heap, so
-/// link events of both kinds share one.
-const KIND_BITS: u32 = 2;
+const KIND_BITS: u32 = 1;
 const EVENT_BITS: u32 = ID_BITS + KIND_BITS;
 /// Largest id an event can carry (link directions, endpoints).
 pub const MAX_EVENT_ID: u32 = (1 << ID_BITS) - 1;
@@ -30,7 +25,6 @@ impl Event {
         let (kind, id) = match self {
             Event::LinkArrival(id) => (0, id),
             Event::Timer(id) => (1, id),
-            Event::LinkDequeue(id) => (2, id),
         };
         debug_assert!(id <= MAX_EVENT_ID);
         (kind << ID_BITS | id as u64) & ((1 << EVENT_BITS) - 1)
@@ -39,14 +33,13 @@ impl Event {
         let id = (code & MAX_EVENT_ID as u64) as u32;
         match (code >> ID_BITS) & ((1 << KIND_BITS) - 1) {
             0 => Event::LinkArrival(id),
-            1 => Event::Timer(id),
-            _ => Event::LinkDequeue(id),
+            _ => Event::Timer(id),
         }
     }
 }
 
 /// The pending events, in two 4-ary min-heaps of packed u128 keys:
-/// (time << 64) | (insertion << 25) | event. One u128 comparison orders by time, then
+/// (time << 64) | (insertion << 24) | event. One u128 comparison orders by time, then
 /// insertion, and the next event is the lesser of the two roots, so events run in the
 /// order one heap of them all would give. Link arrivals and timers are kept apart
 /// because they differ in kind: links with packets in flight carry almost every event,
@@ -59,7 +52,7 @@ impl Event {
 /// schedule exactly one follow-up: a link's next arrival).
 #[derive(Default)]
 pub struct EventQueue {
-    /// Indexed by the event kind's low bit: link events, timers.
+    /// Indexed by the event's kind bit: link arrivals, timers.
     heaps: [Heap; 2],
     /// The heap whose root is the event being handled (and may be overwritten).
     consumed: Option<usize>,
@@ -71,10 +64,10 @@ impl EventQueue {
     #[inline]
     pub fn schedule(&mut self, at: Time, event: Event) {
         let code = event.encode();
-        // 39 bits of insertion order: 5·10^11 events before the tie-break could wrap.
+        // 40 bits of insertion order: 10^12 events before the tie-break could wrap.
         let key = (at as u128) << 64 | (self.inserted << EVENT_BITS | code) as u128;
         self.inserted += 1;
-        let kind = (code >> ID_BITS) as usize & 1;
+        let kind = (code >> ID_BITS) as usize;
         let heap = &mut self.heaps[kind];
         if self.consumed == Some(kind) {
             self.consumed = None;
@@ -207,7 +200,6 @@ mod tests {
         q.schedule(3, Event::Timer(9));
         q.schedule(5, Event::Timer(1));
         q.schedule(5, Event::LinkArrival(7));
-        q.schedule(5, Event::LinkDequeue(MAX_EVENT_ID));
         q.schedule(5, Event::Timer(MAX_EVENT_ID));
         let order: Vec<_> = std::iter::from_fn(|| q.pop_until(10)).collect();
         assert_eq!(q.pending(), 0);
@@ -218,7 +210,6 @@ mod tests {
                 (5, Event::Timer(2)),
                 (5, Event::Timer(1)),
                 (5, Event::LinkArrival(7)),
-                (5, Event::LinkDequeue(MAX_EVENT_ID)),
                 (5, Event::Timer(MAX_EVENT_ID)),
             ]
         );
@@ -242,11 +233,7 @@ mod heap_tests {
             if rng.gen_bool(0.55) || reference.is_empty() {
                 let at = now + rng.gen_range(0..50);
                 let id = rng.gen_range(0..1000);
-                let ev = match rng.gen_range(0..10) {
-                    0..=2 => Event::Timer(id),
-                    3 => Event::LinkDequeue(id),
-                    _ => Event::LinkArrival(id),
-                };
+                let ev = if rng.gen_bool(0.3) { Event::Timer(id) } else { Event::LinkArrival(id) };
                 q.schedule(at, ev);
                 reference.push((at, n, ev));
                 n += 1;
