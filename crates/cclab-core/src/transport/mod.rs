@@ -15,6 +15,7 @@ pub mod ns2;
 pub mod pacing;
 pub mod rate;
 pub mod receiver;
+pub mod recovery;
 pub mod rto;
 pub mod sender;
 pub mod tfrc;

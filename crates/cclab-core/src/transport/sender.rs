@@ -2,12 +2,16 @@
 //! avoidance through the [`CongestionControl`] trait, fast retransmit, SACK-based loss
 //! recovery (RFC 6675) or NewReno (RFC 6582), and the RFC 6298 timer with Karn's rule;
 //! with `tcp.profile = "ns2"` ns-2.35 Sack1's behaviours instead, each switchable
-//! (module [`super::ns2`]; Sack1's recovery lives in the child module `sack1`).
+//! (module [`super::ns2`]).
+//!
+//! The sender is its control block ([`Tcb`]: what every recovery style shares) and its
+//! loss recovery ([`LossRecovery`], module [`super::recovery`]), which acts on the control
+//! block as ns-3's recovery ops act on its TCB.
 //!
 //! The sender is sans-IO: it is told the time, appends the segments it wants sent to an
 //! output vector, and exposes the deadline of its retransmission timer.
+use super::recovery::LossRecovery;
 use super::rto::RtoEstimator;
-use sack1::Sack1State;
 use super::ns2::NewrenoAgent;
 use super::pacing::Pacer;
 use super::rate::RateSampler;
@@ -42,95 +46,108 @@ const RETX_IN_FLIGHT: u8 = 8;
 const DELIVERED: u8 = 16;
 
 #[derive(Clone, Copy, Debug, Default)]
-struct SegmentState {
-    sent_at: Time,
-    flags: u8,
+pub(super) struct SegmentState {
+    pub(super) sent_at: Time,
+    pub(super) flags: u8,
 }
 
+/// A TCP data sender: its loss recovery and its control block.
+///
+/// Laid out in the order an ACK reads it (`repr(C)`, so the compiler keeps it): the
+/// recovery style's own state (a few words), then the control block's.
+#[repr(C)]
+pub struct TcpSender {
+    recovery: LossRecovery,
+    tcb: Tcb,
+}
+
+/// The sender's control block: the sequence space and its per-segment state, the window,
+/// the RTO timer, the rate sampler and pacer, ECN, and the state of fast retransmit that
+/// the recovery styles share; with the services they use (sending, retransmitting,
+/// accounting for an ACK, cutting the window).
+///
 /// Laid out in the order an ACK reads it (`repr(C)`, so the compiler keeps it): the
 /// sequence and recovery state, counters and flags first, then the configuration and
 /// the controller (of which one algorithm's first lines are live), and what only some
 /// senders use last. With thousands of flows a sender is rarely in cache when its ACK
 /// comes, so the fewer lines an ACK touches, the fewer misses.
 #[repr(C)]
-pub struct TcpSender {
-    pub window: Window,
-    snd_una: Seq,
-    snd_nxt: Seq,
-    snd_max: Seq,
+pub(super) struct Tcb {
+    pub(super) window: Window,
+    pub(super) snd_una: Seq,
+    pub(super) snd_nxt: Seq,
+    pub(super) snd_max: Seq,
     /// First data sequence number (1 when a SYN occupies 0).
-    first_data: Seq,
+    pub(super) first_data: Seq,
     /// Per-segment state for [snd_una, snd_max).
-    board: VecDeque<SegmentState>,
-    rto_deadline: Option<Time>,
+    pub(super) board: VecDeque<SegmentState>,
+    pub(super) rto_deadline: Option<Time>,
     /// The segment timed for the RTO estimator, one per RTT as ns-2 does (`rtt_seq_`).
-    rtt_probe: Option<(Seq, Time)>,
-    delivered: u64,
-    last_rtt: Option<Time>,
+    pub(super) rtt_probe: Option<(Seq, Time)>,
+    pub(super) delivered: u64,
+    pub(super) last_rtt: Option<Time>,
     /// When a CBR application will next have a segment ready (the sender is idle for
     /// want of data until then).
-    app_wakeup: Option<Time>,
+    pub(super) app_wakeup: Option<Time>,
     /// The application stops offering new data at this time (losses are still repaired).
-    stop_at: Option<Time>,
-    round_end: Seq,
-    sacked: u32,
-    lost: u32,
-    retx_in_flight: u32,
+    pub(super) stop_at: Option<Time>,
+    pub(super) round_end: Seq,
+    pub(super) sacked: u32,
+    pub(super) lost: u32,
+    pub(super) retx_in_flight: u32,
     /// IsLost() has been evaluated for [snd_una, lost_scan); SACKed segments in that range.
-    lost_scan: Seq,
-    sacked_below_lost_scan: u32,
+    pub(super) lost_scan: Seq,
+    pub(super) sacked_below_lost_scan: u32,
     /// No lost segment below this one still needs retransmitting.
-    retx_scan: Seq,
+    pub(super) retx_scan: Seq,
     /// RFC 6675 RecoveryPoint / RFC 6582 recover, as one past the highest segment sent.
-    recovery_point: Seq,
+    pub(super) recovery_point: Seq,
     /// No fast retransmit until the cumulative ACK passes this (ns-2 `recover_` with
     /// `bug_fix_`): set at a timeout, and with `newreno_recovery` at a fast retransmit.
-    recover: Option<Seq>,
-    dupacks: u32,
+    pub(super) recover: Option<Seq>,
+    pub(super) dupacks: u32,
     /// Segments the last SACK marks made SACKed again after a timeout (delivered before).
-    resacked: u32,
+    pub(super) resacked: u32,
     /// With `newreno_recovery`: the inflation by duplicate ACKs, apart from cwnd (ns-2
     /// `dupwnd_`), and whether this recovery has had a partial ACK (`firstpartial_`).
-    dupwnd: u32,
-    had_partial_ack: bool,
+    pub(super) dupwnd: u32,
+    pub(super) had_partial_ack: bool,
     /// Bytes on the wire of a data segment and of the SYN-like first packet.
-    data_bytes: u32,
-    started: bool,
-    in_recovery: bool,
+    pub(super) data_bytes: u32,
+    pub(super) started: bool,
+    pub(super) in_recovery: bool,
     /// After a timeout with `go_back_n`: duplicate ACKs are ignored until a new ACK
     /// (ns-2 `timeout_`).
-    ignoring_dupacks: bool,
-    pending_cwr: bool,
+    pub(super) ignoring_dupacks: bool,
+    pub(super) pending_cwr: bool,
     /// With `ns2.ecn`: an ACK has carried ECN-Echo (ns-2 `ect_`), and the last ECN
     /// reaction found cwnd ≤ 1 (`ecn_backoff_`).
-    seen_ece: bool,
-    ecn_backoff: bool,
+    pub(super) seen_ece: bool,
+    pub(super) ecn_backoff: bool,
     /// Which ns-2 behaviours this sender follows (all false by default).
-    rules: Ns2Rules,
+    pub(super) rules: Ns2Rules,
     /// Whose parameters `newreno_recovery` takes.
-    newreno_agent: NewrenoAgent,
+    pub(super) newreno_agent: NewrenoAgent,
     /// The algorithm sets the window from its own model (BBR): recovery's end leaves it.
-    model_window: bool,
-    pub stats: SenderStats,
-    rto: RtoEstimator,
-    app: TcpApplication,
-    cfg: TcpConfig,
-    pub cc: Controller,
+    pub(super) model_window: bool,
+    pub(super) stats: SenderStats,
+    pub(super) rto: RtoEstimator,
+    pub(super) app: TcpApplication,
+    pub(super) cfg: TcpConfig,
+    pub(super) cc: Controller,
     /// When the application starts (the sender's first deadline).
-    start_at: Time,
-    started_at: Time,
-    reductions: u64,
-    ecn_recover: Seq,
-    syn_bytes: u32,
-    /// ns-2 Sack1's recovery state (used with `sack1_recovery`).
-    sack1: Sack1State,
+    pub(super) start_at: Time,
+    pub(super) started_at: Time,
+    pub(super) reductions: u64,
+    pub(super) ecn_recover: Seq,
+    pub(super) syn_bytes: u32,
     /// With `tick_clock`: ns-2's clock is a double, so a timer due at the same instant as
     /// another event in exact arithmetic fires just before or just after it as rounding
     /// falls. This stream moves each timer expiry by ±1 ns, a coin flip per arming.
-    timer_rounding: Option<Box<crate::sim::rng::RngStream>>,
+    pub(super) timer_rounding: Option<Box<crate::sim::rng::RngStream>>,
     /// Delivery-rate sampling and pacing, for the algorithms that use them.
-    rate: Option<Box<RateSampler>>,
-    pacer: Option<Box<Pacer>>,
+    pub(super) rate: Option<Box<RateSampler>>,
+    pub(super) pacer: Option<Box<Pacer>>,
 }
 
 /// Sums for mean RTT and RTO, sampled at each RTO-estimator update.
@@ -145,10 +162,158 @@ impl TcpSender {
     /// A sender whose application starts at `start_at`; segments carry `data_bytes` on
     /// the wire, the SYN-like first packet `syn_bytes`.
     pub fn new(cfg: TcpConfig, cc: Controller, start_at: Time, data_bytes: u32, syn_bytes: u32) -> TcpSender {
+        TcpSender { recovery: LossRecovery::new(&cfg), tcb: Tcb::new(cfg, cc, start_at, data_bytes, syn_bytes) }
+    }
+
+    /// ns-2's clock for this agent (`tick_clock`): its offset from the RTT clock's tick
+    /// boundaries (ns-2 draws `boot_time_` uniformly within a tick), and the stream that
+    /// rounds its timer expiries (see `timer_rounding`).
+    pub fn set_ns2_clock(&mut self, mut rng: crate::sim::rng::RngStream) {
+        use rand::Rng;
+        let tcb = &mut self.tcb;
+        let boot_time = rng.gen_range(0..tcb.cfg.granularity.ns().max(1));
+        tcb.rto = RtoEstimator::new(&tcb.cfg, boot_time);
+        tcb.timer_rounding = Some(Box::new(rng));
+    }
+
+    /// The ns-2 agent whose Tcl defaults `newreno_recovery` follows.
+    pub fn set_newreno_agent(&mut self, agent: NewrenoAgent) {
+        self.tcb.newreno_agent = agent;
+    }
+
+    /// The application offers no new data from `at` on; outstanding losses are still
+    /// repaired (as a stopped ns-2 FTP source). Kept as a time, not an event, so the
+    /// sender stays a function of its own inputs.
+    pub fn stop_application_at(&mut self, at: Time) {
+        self.tcb.stop_at = Some(at);
+    }
+
+    pub fn set_application(&mut self, app: TcpApplication) {
+        self.tcb.app = app;
+    }
+
+    /// The sender's next timer: its start, retransmission or application wake-up.
+    pub fn timer_deadline(&self) -> Option<Time> {
+        let tcb = &self.tcb;
+        if !tcb.started {
+            return Some(tcb.start_at);
+        }
+        let deadline = match (tcb.rto_deadline, tcb.app_wakeup) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        match tcb.pacer.as_ref().and_then(|pacer| pacer.wakeup) {
+            Some(pace) => Some(deadline.map_or(pace, |d| d.min(pace))),
+            None => deadline,
+        }
+    }
+
+    pub fn window(&self) -> &Window {
+        &self.tcb.window
+    }
+    pub fn stats(&self) -> &SenderStats {
+        &self.tcb.stats
+    }
+    pub fn cc(&self) -> &Controller {
+        &self.tcb.cc
+    }
+    pub fn srtt_ns(&self) -> Option<f64> {
+        self.tcb.rto.srtt()
+    }
+    pub fn last_rtt(&self) -> Option<Time> {
+        self.tcb.last_rtt
+    }
+    pub fn in_recovery(&self) -> bool {
+        self.tcb.in_recovery
+    }
+    /// Data segments acknowledged cumulatively (the SYN excluded).
+    pub fn acked_segments(&self) -> u64 {
+        self.tcb.snd_una.saturating_sub(self.tcb.first_data) as u64
+    }
+    pub fn outstanding(&self) -> u32 {
+        self.tcb.outstanding()
+    }
+    /// RFC 6675 pipe: segments believed to be in the network.
+    pub fn pipe(&self) -> u32 {
+        self.tcb.pipe()
+    }
+
+    pub fn on_ack(&mut self, now: Time, ack: &AckInfo, out: &mut impl Outbox) {
+        let TcpSender { recovery, tcb } = self;
+        if ack.cumulative < tcb.snd_una || ack.cumulative > tcb.snd_max {
+            return; // stale or corrupt
+        }
+        match recovery {
+            LossRecovery::Sack1(sack1) => {
+                sack1.on_ack(tcb, now, ack, out); // it sends what ns-2's Sack1 sends
+                tcb.update_app_wakeup(now);
+            }
+            LossRecovery::Rfc => {
+                tcb.on_ack_rfc(now, ack, out);
+                self.try_send(now, out);
+            }
+        }
+    }
+
+    /// Send whatever the window and the application allow.
+    fn try_send(&mut self, now: Time, out: &mut impl Outbox) {
+        let TcpSender { recovery, tcb } = self;
+        if !tcb.started {
+            return;
+        }
+        match recovery {
+            LossRecovery::Sack1(sack1) => sack1.send_much(tcb, now, out),
+            LossRecovery::Rfc => tcb.send_allowed(now, out),
+        }
+        tcb.update_app_wakeup(now);
+    }
+
+    /// A timer may have expired at `now` (the engine's timer events can be stale: the
+    /// deadlines decide). Returns whether one did.
+    pub fn on_timer(&mut self, now: Time, out: &mut impl Outbox) -> bool {
+        let tcb = &mut self.tcb;
+        if !tcb.started {
+            if now < tcb.start_at {
+                return false;
+            }
+            tcb.started = true;
+            tcb.started_at = now;
+            self.try_send(now, out);
+            return true;
+        }
+        let mut app_due = tcb.app_wakeup.is_some_and(|t| t <= now);
+        if app_due {
+            tcb.app_wakeup = None;
+        }
+        if let Some(pacer) = tcb.pacer.as_mut() {
+            if pacer.wakeup.is_some_and(|t| t <= now) {
+                pacer.wakeup = None;
+                app_due = true;
+            }
+        }
+        if !tcb.rto_deadline.is_some_and(|t| t <= now) {
+            if app_due {
+                self.try_send(now, out);
+            }
+            return app_due;
+        }
+        tcb.stats.timeouts += 1;
+        if let LossRecovery::Sack1(sack1) = &mut self.recovery {
+            sack1.on_timeout(tcb);
+        }
+        tcb.timeout(now);
+        self.try_send(now, out);
+        self.tcb.restart_timer(now);
+        true
+    }
+}
+
+impl Tcb {
+    fn new(cfg: TcpConfig, cc: Controller, start_at: Time, data_bytes: u32, syn_bytes: u32) -> Tcb {
         let first_data = if cfg.syn { 1 } else { 0 };
         let rate = cc.wants_rate_samples().then(Box::default);
         let pacer = cc.paces().then(Box::default);
-        TcpSender {
+        Tcb {
             window: Window { cwnd: cfg.initial_window, ssthresh: cfg.initial_ssthresh },
             rto: RtoEstimator::new(&cfg, 0),
             rules: cfg.ns2_rules(),
@@ -191,7 +356,6 @@ impl TcpSender {
             started: false,
             last_rtt: None,
             ignoring_dupacks: false,
-            sack1: Sack1State::default(),
             seen_ece: false,
             ecn_backoff: false,
             timer_rounding: None,
@@ -199,21 +363,6 @@ impl TcpSender {
             pacer,
             stats: SenderStats::default(),
         }
-    }
-
-    /// ns-2's clock for this agent (`tick_clock`): its offset from the RTT clock's tick
-    /// boundaries (ns-2 draws `boot_time_` uniformly within a tick), and the stream that
-    /// rounds its timer expiries (see `timer_rounding`).
-    pub fn set_ns2_clock(&mut self, mut rng: crate::sim::rng::RngStream) {
-        use rand::Rng;
-        let boot_time = rng.gen_range(0..self.cfg.granularity.ns().max(1));
-        self.rto = RtoEstimator::new(&self.cfg, boot_time);
-        self.timer_rounding = Some(Box::new(rng));
-    }
-
-    /// The ns-2 agent whose Tcl defaults `newreno_recovery` follows.
-    pub fn set_newreno_agent(&mut self, agent: NewrenoAgent) {
-        self.newreno_agent = agent;
     }
 
     /// The retransmission timer's expiry for a timer armed at `now`.
@@ -232,38 +381,6 @@ impl TcpSender {
         }
     }
 
-    fn start(&mut self, now: Time, out: &mut impl Outbox) {
-        self.started = true;
-        self.started_at = now;
-        self.try_send(now, out);
-    }
-
-    /// The application offers no new data from `at` on; outstanding losses are still
-    /// repaired (as a stopped ns-2 FTP source). Kept as a time, not an event, so the
-    /// sender stays a function of its own inputs.
-    pub fn stop_application_at(&mut self, at: Time) {
-        self.stop_at = Some(at);
-    }
-
-    /// The sender's next timer: its start, retransmission or application wake-up.
-    pub fn timer_deadline(&self) -> Option<Time> {
-        if !self.started {
-            return Some(self.start_at);
-        }
-        let deadline = match (self.rto_deadline, self.app_wakeup) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        match self.pacer.as_ref().and_then(|pacer| pacer.wakeup) {
-            Some(pace) => Some(deadline.map_or(pace, |d| d.min(pace))),
-            None => deadline,
-        }
-    }
-
-    pub fn set_application(&mut self, app: TcpApplication) {
-        self.app = app;
-    }
-
     /// When data segment `seq` has been written by the application.
     fn written_at(&self, seq: Seq) -> Time {
         match self.app {
@@ -274,25 +391,12 @@ impl TcpSender {
             }
         }
     }
-    pub fn srtt_ns(&self) -> Option<f64> {
-        self.rto.srtt()
-    }
-    pub fn last_rtt(&self) -> Option<Time> {
-        self.last_rtt
-    }
-    pub fn in_recovery(&self) -> bool {
-        self.in_recovery
-    }
-    /// Data segments acknowledged cumulatively (the SYN excluded).
-    pub fn acked_segments(&self) -> u64 {
-        self.snd_una.saturating_sub(self.first_data) as u64
-    }
-    pub fn outstanding(&self) -> u32 {
+    pub(super) fn outstanding(&self) -> u32 {
         self.snd_max - self.snd_una
     }
 
     /// RFC 6675 pipe: segments believed to be in the network.
-    pub fn pipe(&self) -> u32 {
+    pub(super) fn pipe(&self) -> u32 {
         self.outstanding() - self.sacked - self.lost + self.retx_in_flight
     }
 
@@ -361,7 +465,7 @@ impl TcpSender {
         self.emit(now, seq, false, out);
     }
 
-    fn retransmit(&mut self, now: Time, seq: Seq, count_in_pipe: bool, out: &mut impl Outbox) {
+    pub(super) fn retransmit(&mut self, now: Time, seq: Seq, count_in_pipe: bool, out: &mut impl Outbox) {
         if self.rate.is_some() {
             self.rate_on_send(now, Some(seq));
         }
@@ -378,21 +482,8 @@ impl TcpSender {
         self.emit(now, seq, true, out);
     }
 
-    /// Send whatever the window and the application allow.
-    fn try_send(&mut self, now: Time, out: &mut impl Outbox) {
-        if !self.started {
-            return;
-        }
-        if self.rules.sack1_recovery {
-            self.send_much(now, out);
-        } else {
-            self.send_allowed(now, out);
-        }
-        self.update_app_wakeup(now);
-    }
-
     /// When a CBR application will next have a segment ready, if the sender waits for it.
-    fn update_app_wakeup(&mut self, now: Time) {
+    pub(super) fn update_app_wakeup(&mut self, now: Time) {
         if let TcpApplication::Cbr { .. } = self.app {
             let next = self.written_at(self.snd_max);
             let running = self.stop_at.map_or(true, |stop| next < stop);
@@ -400,7 +491,7 @@ impl TcpSender {
         }
     }
 
-    fn send_allowed(&mut self, now: Time, out: &mut impl Outbox) {
+    pub(super) fn send_allowed(&mut self, now: Time, out: &mut impl Outbox) {
         if self.in_recovery && self.cfg.recovery == Recovery::Sack {
             // RFC 6675 §5 step (C): while cwnd − pipe ≥ 1 segment, send NextSeg().
             while self.pipe() as f64 + 1.0 <= self.window.cwnd {
@@ -711,7 +802,6 @@ impl TcpSender {
         let mut sample = self.sample(now, ack, newly_sacked);
         let syn_acked = self.advance_and_report(now, ack, previously_sacked, newly_sacked, &mut sample);
         self.dupacks = 0;
-        self.sack1.last_ack = ack.cumulative;
         let ece_holds_window = self.rules.ecn && ack.ece && self.seen_ece;
         if open_window && !syn_acked && !ece_holds_window {
             // sample.delivered and in_flight are as report_ack filled them: nothing
@@ -733,7 +823,7 @@ impl TcpSender {
         self.report_ack(&mut sample);
     }
 
-    fn sample(&self, now: Time, ack: &AckInfo, newly_sacked: u32) -> AckSample {
+    pub(super) fn sample(&self, now: Time, ack: &AckInfo, newly_sacked: u32) -> AckSample {
         AckSample {
             now,
             ece: ack.ece,
@@ -801,22 +891,9 @@ impl TcpSender {
         self.stats.ecn_reductions += 1;
     }
 
-    pub fn on_ack(&mut self, now: Time, ack: &AckInfo, out: &mut impl Outbox) {
-        if ack.cumulative < self.snd_una || ack.cumulative > self.snd_max {
-            return; // stale or corrupt
-        }
-        if self.rules.sack1_recovery {
-            self.on_ack_sack1(now, ack, out); // it sends what ns-2's Sack1 sends
-            self.update_app_wakeup(now);
-        } else {
-            self.on_ack_rfc(now, ack, out);
-            self.try_send(now, out);
-        }
-    }
-
     /// RFC 6675 / RFC 6582 ACK processing (with ns-2's timeout and ECN rules where those
     /// are switched on).
-    fn on_ack_rfc(&mut self, now: Time, ack: &AckInfo, out: &mut impl Outbox) {
+    pub(super) fn on_ack_rfc(&mut self, now: Time, ack: &AckInfo, out: &mut impl Outbox) {
         let advances = ack.cumulative > self.snd_una;
         if self.ignoring_dupacks && !advances {
             return; // ns-2 after a timeout: duplicates and their SACK blocks are ignored
@@ -947,36 +1024,9 @@ impl TcpSender {
         }
     }
 
-    /// A timer may have expired at `now` (the engine's timer events can be stale: the
-    /// deadlines decide). Returns whether one did.
-    pub fn on_timer(&mut self, now: Time, out: &mut impl Outbox) -> bool {
-        if !self.started {
-            if now < self.start_at {
-                return false;
-            }
-            self.start(now, out);
-            return true;
-        }
-        let mut app_due = self.app_wakeup.is_some_and(|t| t <= now);
-        if app_due {
-            self.app_wakeup = None;
-        }
-        if let Some(pacer) = self.pacer.as_mut() {
-            if pacer.wakeup.is_some_and(|t| t <= now) {
-                pacer.wakeup = None;
-                app_due = true;
-            }
-        }
-        if !self.rto_deadline.is_some_and(|t| t <= now) {
-            if app_due {
-                self.try_send(now, out);
-            }
-            return app_due;
-        }
-        self.stats.timeouts += 1;
-        if self.rules.sack1_recovery {
-            self.timeout_sack1();
-        }
+    /// The retransmission timer expired: the common timeout rule (the caller counts the
+    /// timeout, lets the recovery forget first, then sends and restarts the timer).
+    pub(super) fn timeout(&mut self, now: Time) {
         self.reduce(now, CongestionSignal::Timeout);
         // RFC 5681 §3.1: the loss window is one segment, whatever the algorithm.
         self.window.cwnd = LOSS_WINDOW;
@@ -1002,14 +1052,8 @@ impl TcpSender {
         self.snd_nxt = self.snd_una;
         self.rtt_probe = None;
         self.rto_deadline = None;
-        self.try_send(now, out);
-        self.restart_timer(now);
-        true
     }
 }
-
-#[path = "sack1.rs"]
-mod sack1;
 
 #[cfg(test)]
 #[path = "sender_tests.rs"]
