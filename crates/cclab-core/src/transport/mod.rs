@@ -22,7 +22,8 @@ pub mod tfrc;
 pub mod udp;
 
 pub use config::{Recovery, TcpConfig};
-pub use ns2::{NewrenoAgent, Ns2Rules, TcpProfile};
+pub use ns2::{Ns2Rules, TcpProfile};
+pub use recovery::newreno::NewrenoAgent;
 pub use endpoint::{Endpoint, Outbox, Outgoing};
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;

@@ -4,18 +4,22 @@
 //! with `tcp.profile = "ns2"` ns-2.35 Sack1's behaviours instead, each switchable
 //! (module [`super::ns2`]).
 //!
-//! The sender is its control block ([`Tcb`]: what every recovery style shares) and its
-//! loss recovery ([`LossRecovery`], module [`super::recovery`]), which acts on the control
-//! block as ns-3's recovery ops act on its TCB.
+//! The sender is its control block ([`Tcb`]: what every recovery style shares — the
+//! sequence space and its scoreboard, the window, the RTO timer, the rate sampler, the
+//! pacer, ECN) and its loss recovery ([`LossRecovery`], module [`super::recovery`]:
+//! RFC 6675 SACK, RFC 6582 NewReno with ns-2's Newreno as a variant, ns-2's Sack1),
+//! which acts on the control block as ns-3's recovery ops act on its TCB. The main path
+//! ([`TcpSender::on_ack`], [`TcpSender::on_timer`], `try_send`) accounts for an ACK, lets
+//! congestion control see it, hands what a duplicate, a partial ACK or the start and end
+//! of recovery do to the recovery piece, and sends what the piece allows.
 //!
 //! The sender is sans-IO: it is told the time, appends the segments it wants sent to an
 //! output vector, and exposes the deadline of its retransmission timer.
-use super::recovery::LossRecovery;
+use super::recovery::{LossRecovery, RecoveryOps};
 use super::rto::RtoEstimator;
-use super::ns2::NewrenoAgent;
 use super::pacing::Pacer;
 use super::rate::RateSampler;
-use super::{AckInfo, Header, Ns2Rules, Outbox, Outgoing, Recovery, Seq, TcpConfig};
+use super::{AckInfo, Header, NewrenoAgent, Ns2Rules, Outbox, Outgoing, Seq, TcpConfig};
 use crate::app::TcpApplication;
 use crate::cc::{AckSample, CongestionControl, CongestionEvent, CongestionSignal, Controller, Window};
 use crate::sim::Time;
@@ -34,13 +38,16 @@ pub struct SenderStats {
 
 /// cwnd after a retransmission timeout (RFC 5681 §3.1 "loss window").
 const LOSS_WINDOW: f64 = 1.0;
-const SACKED: u8 = 1;
+// A segment's flags. SACKED, LOST and RETX_IN_FLIGHT are SACK recovery's scoreboard
+// (`recovery::sack` sets them through the Tcb, which keeps their counts for pipe).
+/// Held by the receiver above the cumulative ACK (an ACK's SACK blocks said so).
+pub(super) const SACKED: u8 = 1;
 /// RFC 6675 IsLost() holds (DupThresh segments SACKed above), or marked by fast retransmit.
-const LOST: u8 = 2;
+pub(super) const LOST: u8 = 2;
 /// Sent more than once: its ACK gives no RTT sample (Karn).
 const RETRANSMITTED: u8 = 4;
 /// Retransmitted during this recovery and neither ACKed nor SACKed since: counts in pipe.
-const RETX_IN_FLIGHT: u8 = 8;
+pub(super) const RETX_IN_FLIGHT: u8 = 8;
 /// Counted in `delivered` (when first SACKed); kept when a timeout forgets SACK
 /// information, so a segment SACKed again, or ACKed, is not delivered twice.
 const DELIVERED: u8 = 16;
@@ -49,6 +56,22 @@ const DELIVERED: u8 = 16;
 pub(super) struct SegmentState {
     pub(super) sent_at: Time,
     pub(super) flags: u8,
+}
+
+/// What an ACK's SACK blocks newly told the sender: segments SACKed for the first time
+/// since the last timeout forgot SACK information, and how many of those had been SACKed
+/// (so delivered) before it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Sacked {
+    pub newly: u32,
+    pub resacked: u32,
+}
+
+impl Sacked {
+    /// `newly` segments SACKed, none of them delivered before.
+    pub fn fresh(newly: u32) -> Sacked {
+        Sacked { newly, resacked: 0 }
+    }
 }
 
 /// A TCP data sender: its loss recovery and its control block.
@@ -63,8 +86,9 @@ pub struct TcpSender {
 
 /// The sender's control block: the sequence space and its per-segment state, the window,
 /// the RTO timer, the rate sampler and pacer, ECN, and the state of fast retransmit that
-/// the recovery styles share; with the services they use (sending, retransmitting,
-/// accounting for an ACK, cutting the window).
+/// the recovery styles share (duplicate count, in recovery, RecoveryPoint); with the
+/// services they use (sending, retransmitting, accounting for an ACK, cutting the window,
+/// marking the scoreboard).
 ///
 /// Laid out in the order an ACK reads it (`repr(C)`, so the compiler keeps it): the
 /// sequence and recovery state, counters and flags first, then the configuration and
@@ -92,26 +116,17 @@ pub(super) struct Tcb {
     /// The application stops offering new data at this time (losses are still repaired).
     pub(super) stop_at: Option<Time>,
     pub(super) round_end: Seq,
-    pub(super) sacked: u32,
-    pub(super) lost: u32,
-    pub(super) retx_in_flight: u32,
-    /// IsLost() has been evaluated for [snd_una, lost_scan); SACKed segments in that range.
-    pub(super) lost_scan: Seq,
-    pub(super) sacked_below_lost_scan: u32,
-    /// No lost segment below this one still needs retransmitting.
-    pub(super) retx_scan: Seq,
+    /// Segments flagged SACKED, LOST and RETX_IN_FLIGHT (RFC 6675 SetPipe's terms): 0
+    /// but with SACK recovery.
+    sacked: u32,
+    lost: u32,
+    retx_in_flight: u32,
     /// RFC 6675 RecoveryPoint / RFC 6582 recover, as one past the highest segment sent.
     pub(super) recovery_point: Seq,
     /// No fast retransmit until the cumulative ACK passes this (ns-2 `recover_` with
     /// `bug_fix_`): set at a timeout, and with `newreno_recovery` at a fast retransmit.
     pub(super) recover: Option<Seq>,
     pub(super) dupacks: u32,
-    /// Segments the last SACK marks made SACKed again after a timeout (delivered before).
-    pub(super) resacked: u32,
-    /// With `newreno_recovery`: the inflation by duplicate ACKs, apart from cwnd (ns-2
-    /// `dupwnd_`), and whether this recovery has had a partial ACK (`firstpartial_`).
-    pub(super) dupwnd: u32,
-    pub(super) had_partial_ack: bool,
     /// Bytes on the wire of a data segment and of the SYN-like first packet.
     pub(super) data_bytes: u32,
     pub(super) started: bool,
@@ -126,8 +141,6 @@ pub(super) struct Tcb {
     pub(super) ecn_backoff: bool,
     /// Which ns-2 behaviours this sender follows (all false by default).
     pub(super) rules: Ns2Rules,
-    /// Whose parameters `newreno_recovery` takes.
-    pub(super) newreno_agent: NewrenoAgent,
     /// The algorithm sets the window from its own model (BBR): recovery's end leaves it.
     pub(super) model_window: bool,
     pub(super) stats: SenderStats,
@@ -178,7 +191,7 @@ impl TcpSender {
 
     /// The ns-2 agent whose Tcl defaults `newreno_recovery` follows.
     pub fn set_newreno_agent(&mut self, agent: NewrenoAgent) {
-        self.tcb.newreno_agent = agent;
+        self.recovery.set_newreno_agent(agent);
     }
 
     /// The application offers no new data from `at` on; outstanding losses are still
@@ -244,28 +257,80 @@ impl TcpSender {
             return; // stale or corrupt
         }
         match recovery {
+            LossRecovery::Sack(sack) => Self::on_ack_with(tcb, sack, now, ack, out),
+            LossRecovery::NewReno(newreno) => Self::on_ack_with(tcb, newreno, now, ack, out),
             LossRecovery::Sack1(sack1) => {
-                sack1.on_ack(tcb, now, ack, out); // it sends what ns-2's Sack1 sends
+                sack1.on_ack(tcb, now, ack, out); // ns-2's Sack1 takes the whole ACK, and sends
                 tcb.update_app_wakeup(now);
-            }
-            LossRecovery::Rfc => {
-                tcb.on_ack_rfc(now, ack, out);
-                self.try_send(now, out);
             }
         }
     }
 
-    /// Send whatever the window and the application allow.
+    /// The main path of an ACK (RFC 5681 with RFC 6675 or RFC 6582 recovery, and ns-2's
+    /// timeout and ECN rules where those are switched on): account for it and let
+    /// congestion control see it, hand what a partial ACK, a duplicate or the start of
+    /// recovery does to `recovery`, send. (One copy per recovery style: no dispatch inside.)
+    fn on_ack_with<R: RecoveryOps>(tcb: &mut Tcb, recovery: &mut R, now: Time, ack: &AckInfo, out: &mut impl Outbox) {
+        let advances = ack.cumulative > tcb.snd_una;
+        if tcb.ignoring_dupacks && !advances {
+            return; // ns-2 after a timeout: duplicates and their SACK blocks are ignored
+        }
+        tcb.ignoring_dupacks = false;
+        let sacked = recovery.on_sack_blocks(tcb, ack.sack_blocks());
+        if advances {
+            recovery.on_cumulative(tcb, ack.cumulative);
+        }
+        if advances && !tcb.in_recovery {
+            tcb.new_ack(now, ack, 0, sacked, true);
+        } else if advances {
+            let mut sample = tcb.sample(now, ack, sacked.newly);
+            tcb.advance_and_report(now, ack, 0, sacked, &mut sample);
+            tcb.dupacks = 0;
+            let restart_timer = if ack.cumulative >= tcb.recovery_point {
+                // A full ACK: recovery is over.
+                tcb.in_recovery = false;
+                tcb.end_recovery(now);
+                recovery.on_exit(tcb, &sample);
+                true
+            } else {
+                recovery.on_partial_ack(tcb, now, &sample, out)
+            };
+            if restart_timer {
+                tcb.restart_or_stop_timer(now);
+            }
+        } else if tcb.snd_una < tcb.snd_max {
+            tcb.report_duplicate(now, ack, sacked);
+            tcb.dupacks += 1;
+            if tcb.in_recovery {
+                recovery.on_duplicate(tcb);
+            } else if tcb.dupacks == tcb.cfg.dupack_threshold
+                && tcb.recover.map_or(true, |recover| ack.cumulative > recover)
+            {
+                tcb.enter_recovery(now);
+                recovery.enter(tcb, now, out);
+            }
+        }
+
+        if tcb.cfg.ecn && ack.ece && !tcb.in_recovery && tcb.snd_una > tcb.ecn_recover {
+            // RFC 3168 §6.1.2: react to ECE at most once per window of data.
+            tcb.ecn_reduction(now);
+        }
+        if tcb.in_recovery && sacked.newly > 0 {
+            recovery.on_sacked(tcb);
+        }
+        if tcb.started {
+            recovery.send(tcb, now, out);
+            tcb.update_app_wakeup(now);
+        }
+    }
+
+    /// Send whatever the window, the recovery and the application allow.
     fn try_send(&mut self, now: Time, out: &mut impl Outbox) {
         let TcpSender { recovery, tcb } = self;
-        if !tcb.started {
-            return;
+        if tcb.started {
+            recovery.send(tcb, now, out);
+            tcb.update_app_wakeup(now);
         }
-        match recovery {
-            LossRecovery::Sack1(sack1) => sack1.send_much(tcb, now, out),
-            LossRecovery::Rfc => tcb.send_allowed(now, out),
-        }
-        tcb.update_app_wakeup(now);
     }
 
     /// A timer may have expired at `now` (the engine's timer events can be stale: the
@@ -298,10 +363,8 @@ impl TcpSender {
             return app_due;
         }
         tcb.stats.timeouts += 1;
-        if let LossRecovery::Sack1(sack1) = &mut self.recovery {
-            sack1.on_timeout(tcb);
-        }
         tcb.timeout(now);
+        self.recovery.on_timeout(tcb);
         self.try_send(now, out);
         self.tcb.restart_timer(now);
         true
@@ -317,7 +380,6 @@ impl Tcb {
             window: Window { cwnd: cfg.initial_window, ssthresh: cfg.initial_ssthresh },
             rto: RtoEstimator::new(&cfg, 0),
             rules: cfg.ns2_rules(),
-            newreno_agent: NewrenoAgent::Newreno,
             model_window: cc.controls_window(),
             cfg,
             cc,
@@ -329,16 +391,10 @@ impl Tcb {
             sacked: 0,
             lost: 0,
             retx_in_flight: 0,
-            lost_scan: 0,
-            sacked_below_lost_scan: 0,
-            retx_scan: 0,
             in_recovery: false,
             recovery_point: 0,
             recover: None,
             dupacks: 0,
-            resacked: 0,
-            dupwnd: 0,
-            had_partial_ack: false,
             rto_deadline: None,
             app: TcpApplication::Bulk,
             app_wakeup: None,
@@ -400,7 +456,12 @@ impl Tcb {
         self.outstanding() - self.sacked - self.lost + self.retx_in_flight
     }
 
-    fn seg(&self, seq: Seq) -> &SegmentState {
+    /// Segments SACKed above snd_una.
+    pub(super) fn sacked(&self) -> u32 {
+        self.sacked
+    }
+
+    pub(super) fn seg(&self, seq: Seq) -> &SegmentState {
         &self.board[(seq - self.snd_una) as usize]
     }
     fn seg_mut(&mut self, seq: Seq) -> &mut SegmentState {
@@ -411,7 +472,7 @@ impl Tcb {
         self.snd_una < self.first_data
     }
 
-    fn may_send_new(&self, now: Time) -> bool {
+    pub(super) fn may_send_new(&self, now: Time) -> bool {
         if self.stop_at.is_some_and(|stop| now >= stop) {
             return false;
         }
@@ -451,7 +512,7 @@ impl Tcb {
     }
 
     #[inline]
-    fn send_new(&mut self, now: Time, out: &mut impl Outbox) {
+    pub(super) fn send_new(&mut self, now: Time, out: &mut impl Outbox) {
         let seq = self.snd_max;
         if self.rate.is_some() {
             self.rate_on_send(now, None);
@@ -491,30 +552,12 @@ impl Tcb {
         }
     }
 
-    pub(super) fn send_allowed(&mut self, now: Time, out: &mut impl Outbox) {
-        if self.in_recovery && self.cfg.recovery == Recovery::Sack {
-            // RFC 6675 §5 step (C): while cwnd − pipe ≥ 1 segment, send NextSeg().
-            while self.pipe() as f64 + 1.0 <= self.window.cwnd {
-                if let Some(seq) = self.next_lost() {
-                    if !self.pace_gate(now) {
-                        break;
-                    }
-                    self.retransmit(now, seq, true, out);
-                } else if self.may_send_new(now) {
-                    if !self.pace_gate(now) {
-                        break;
-                    }
-                    self.send_new(now, out);
-                } else {
-                    self.note_app_limited(now);
-                    break;
-                }
-            }
-            return;
-        }
-        // Window-based sending (ns-2 `send_much`): segments [snd_una, snd_una + win), with
-        // ns-2's Newreno's inflation dupwnd_ on ⌊cwnd⌋ (0 unless `newreno_recovery`).
-        let mut win = (self.window.cwnd as u32).saturating_add(self.dupwnd).min(self.cfg.max_window);
+    /// Window-based sending (ns-2 `send_much`): segments [snd_una, snd_una + win) with win =
+    /// ⌊cwnd⌋ + `inflation` (ns-2's Newreno's dupwnd_), one or two more for the first
+    /// duplicates (RFC 3042 limited transmit); `two_per_ack`: no more than two segments
+    /// go out (ns-2's Newreno while duplicates last).
+    pub(super) fn send_window(&mut self, now: Time, inflation: u32, two_per_ack: bool, out: &mut impl Outbox) {
+        let mut win = (self.window.cwnd as u32).saturating_add(inflation).min(self.cfg.max_window);
         if self.cfg.limited_transmit && !self.in_recovery && self.dupacks < self.cfg.dupack_threshold {
             win += self.dupacks.min(2); // RFC 3042
         }
@@ -522,7 +565,7 @@ impl Tcb {
             win = win.min(1);
         }
         let mut limit = self.snd_una.saturating_add(win.max(1));
-        if self.rules.newreno_recovery && self.dupacks >= self.cfg.dupack_threshold {
+        if two_per_ack {
             limit = limit.min(self.snd_nxt.saturating_add(2)); // two per ACK while duplicates last
         }
         while self.snd_nxt < limit {
@@ -553,7 +596,7 @@ impl Tcb {
     /// With pacing: may a segment leave now? If so the pacer counts it as sent (the
     /// caller sends one); if not it sets the timer for when one may.
     #[inline]
-    fn pace_gate(&mut self, now: Time) -> bool {
+    pub(super) fn pace_gate(&mut self, now: Time) -> bool {
         self.pacer.is_none() || self.pace(now)
     }
 
@@ -609,7 +652,7 @@ impl Tcb {
 
     /// The application, not the window, stopped the sender: rate samples taken until
     /// what is out now is delivered are app-limited (Linux `tcp_rate_check_app_limited`).
-    fn note_app_limited(&mut self, now: Time) {
+    pub(super) fn note_app_limited(&mut self, now: Time) {
         if self.rate.is_none() {
             return;
         }
@@ -623,72 +666,49 @@ impl Tcb {
         }
     }
 
-    /// RFC 6675 NextSeg() rule 1: the lowest lost segment not yet retransmitted.
-    fn next_lost(&mut self) -> Option<Seq> {
-        self.retx_scan = self.retx_scan.max(self.snd_una);
-        while self.retx_scan < self.lost_scan {
-            let flags = self.seg(self.retx_scan).flags;
-            if flags & LOST != 0 && flags & (SACKED | RETX_IN_FLIGHT) == 0 {
-                return Some(self.retx_scan);
-            }
-            self.retx_scan += 1;
+    /// SACK recovery marks `seq` SACKed (RFC 6675 Update()): None if it was SACKed
+    /// already, else whether it had been delivered (SACKed before a timeout forgot it). A
+    /// SACKed segment is delivered, neither lost nor in flight.
+    #[inline]
+    pub(super) fn mark_sacked(&mut self, seq: Seq) -> Option<bool> {
+        let index = (seq - self.snd_una) as usize;
+        let seg = &mut self.board[index];
+        if seg.flags & SACKED != 0 {
+            return None;
         }
-        None
+        let flags = seg.flags;
+        seg.flags = (flags | SACKED | DELIVERED) & !(LOST | RETX_IN_FLIGHT);
+        if let Some(rate) = self.rate.as_mut() {
+            rate.on_delivered(index);
+        }
+        self.sacked += 1;
+        if flags & LOST != 0 {
+            self.lost -= 1;
+        }
+        if flags & RETX_IN_FLIGHT != 0 {
+            self.retx_in_flight -= 1;
+        }
+        Some(flags & DELIVERED != 0)
     }
 
-    /// RFC 6675 IsLost(): a segment is lost once DupThresh segments above it are SACKed.
-    /// SACKed-above counts only fall as the scan moves up, so the lost holes form a
-    /// prefix and one forward scan per recovery suffices.
-    fn update_lost_marks(&mut self) {
-        let threshold = self.cfg.dupack_threshold;
-        while self.lost_scan < self.snd_max {
-            let flags = self.seg(self.lost_scan).flags;
-            let is_sacked = flags & SACKED != 0;
-            let sacked_above = self.sacked - self.sacked_below_lost_scan - is_sacked as u32;
-            if sacked_above < threshold {
-                break;
-            }
-            if !is_sacked && flags & LOST == 0 {
-                self.seg_mut(self.lost_scan).flags |= LOST;
-                self.lost += 1;
-            }
-            self.sacked_below_lost_scan += is_sacked as u32;
-            self.lost_scan += 1;
+    /// SACK recovery marks `seq` lost (unless SACKed, or marked already).
+    pub(super) fn mark_lost(&mut self, seq: Seq) {
+        let seg = self.seg_mut(seq);
+        if seg.flags & (SACKED | LOST) == 0 {
+            seg.flags |= LOST;
+            self.lost += 1;
         }
     }
 
-    fn mark_sacked(&mut self, blocks: &[(Seq, Seq)]) -> u32 {
-        let mut newly = 0;
-        self.resacked = 0;
-        for &(start, end) in blocks {
-            let from = start.max(self.snd_una);
-            let to = end.min(self.snd_max);
-            for seq in from..to {
-                let lost_scan = self.lost_scan;
-                let seg = self.seg_mut(seq);
-                if seg.flags & SACKED != 0 {
-                    continue;
-                }
-                let flags = seg.flags;
-                seg.flags = (flags | SACKED | DELIVERED) & !(LOST | RETX_IN_FLIGHT);
-                newly += 1;
-                self.resacked += (flags & DELIVERED != 0) as u32;
-                if let Some(rate) = self.rate.as_mut() {
-                    rate.on_delivered((seq - self.snd_una) as usize);
-                }
-                self.sacked += 1;
-                if flags & LOST != 0 {
-                    self.lost -= 1;
-                }
-                if flags & RETX_IN_FLIGHT != 0 {
-                    self.retx_in_flight -= 1;
-                }
-                if seq < lost_scan {
-                    self.sacked_below_lost_scan += 1;
-                }
-            }
+    /// RFC 6675 §5.1 after a timeout: forget the SACK marks (a segment keeps whether it
+    /// was resent, and whether it was delivered).
+    pub(super) fn forget_sack_marks(&mut self) {
+        for seg in self.board.iter_mut() {
+            seg.flags &= RETRANSMITTED | DELIVERED;
         }
-        newly
+        self.sacked = 0;
+        self.lost = 0;
+        self.retx_in_flight = 0;
     }
 
     /// Drop state for segments below `cumulative`; returns (segments, those delivered
@@ -700,14 +720,10 @@ impl Tcb {
             self.rate_on_cumulative(count);
         }
         for _ in 0..count {
-            let seq = self.snd_una;
             let seg = self.board.pop_front().expect("acked segment is on the board");
             previously_sacked += (seg.flags & DELIVERED != 0) as u32;
             if seg.flags & SACKED != 0 {
                 self.sacked -= 1;
-                if seq < self.lost_scan {
-                    self.sacked_below_lost_scan -= 1;
-                }
             }
             if seg.flags & LOST != 0 {
                 self.lost -= 1;
@@ -718,10 +734,6 @@ impl Tcb {
             self.snd_una += 1;
         }
         self.snd_nxt = self.snd_nxt.max(self.snd_una);
-        if self.lost_scan < self.snd_una {
-            self.lost_scan = self.snd_una;
-            self.sacked_below_lost_scan = 0;
-        }
         (count, previously_sacked)
     }
 
@@ -752,7 +764,7 @@ impl Tcb {
     }
 
     /// RFC 6298 §5.2–5.3 after a new ACK: restart while data is outstanding, else stop.
-    fn restart_or_stop_timer(&mut self, now: Time) {
+    pub(super) fn restart_or_stop_timer(&mut self, now: Time) {
         self.rto_deadline = if self.snd_una < self.snd_max { Some(self.expiry(now)) } else { None };
     }
 
@@ -767,7 +779,7 @@ impl Tcb {
         now: Time,
         ack: &AckInfo,
         previously_sacked: u32,
-        newly_sacked: u32,
+        sacked: Sacked,
         sample: &mut AckSample,
     ) -> bool {
         let syn_acked = self.syn_pending() && ack.cumulative > self.snd_una;
@@ -789,7 +801,7 @@ impl Tcb {
         }
         let (acked, board_sacked) = self.advance_una(ack.cumulative);
         // Delivered: each segment once, when first SACKed or cumulatively ACKed.
-        self.delivered += (acked - board_sacked - previously_sacked + newly_sacked - self.resacked) as u64;
+        self.delivered += (acked - board_sacked - previously_sacked + sacked.newly - sacked.resacked) as u64;
         sample.segments_acked = acked;
         self.report_ack(sample);
         syn_acked
@@ -798,9 +810,9 @@ impl Tcb {
     /// A new cumulative ACK outside recovery, or the one ending it (ns-2 `newack`, and
     /// with `open_window` `opencwnd`): snd_una and the RTT as above, the window grows
     /// (not on ns-2's ECN-Echo ACKs, `ns2.ecn`), the timer restarts.
-    pub(super) fn new_ack(&mut self, now: Time, ack: &AckInfo, previously_sacked: u32, newly_sacked: u32, open_window: bool) {
-        let mut sample = self.sample(now, ack, newly_sacked);
-        let syn_acked = self.advance_and_report(now, ack, previously_sacked, newly_sacked, &mut sample);
+    pub(super) fn new_ack(&mut self, now: Time, ack: &AckInfo, previously_sacked: u32, sacked: Sacked, open_window: bool) {
+        let mut sample = self.sample(now, ack, sacked.newly);
+        let syn_acked = self.advance_and_report(now, ack, previously_sacked, sacked, &mut sample);
         self.dupacks = 0;
         let ece_holds_window = self.rules.ecn && ack.ece && self.seen_ece;
         if open_window && !syn_acked && !ece_holds_window {
@@ -817,9 +829,9 @@ impl Tcb {
     }
 
     /// A duplicate ACK for the every-ACK hook, with the segments it newly SACKed.
-    pub(super) fn report_duplicate(&mut self, now: Time, ack: &AckInfo, newly_sacked: u32) {
-        self.delivered += (newly_sacked - self.resacked) as u64;
-        let mut sample = self.sample(now, ack, newly_sacked);
+    pub(super) fn report_duplicate(&mut self, now: Time, ack: &AckInfo, sacked: Sacked) {
+        self.delivered += (sacked.newly - sacked.resacked) as u64;
+        let mut sample = self.sample(now, ack, sacked.newly);
         self.report_ack(&mut sample);
     }
 
@@ -843,14 +855,29 @@ impl Tcb {
         }
     }
 
+    /// Fast retransmit starts recovery (RFC 5681 §3.2): the window is cut, RecoveryPoint
+    /// set (one past the highest segment sent), and the timer restarted so the
+    /// retransmission gets a full RTO (as ns-2 and Linux do; otherwise a queue near the RTO
+    /// floor makes every recovery end in a timeout). The recovery piece then resends.
+    pub(super) fn enter_recovery(&mut self, now: Time) {
+        self.fast_retransmit_cut(now);
+        self.in_recovery = true;
+        self.recovery_point = self.snd_max;
+        self.restart_timer(now);
+    }
+
+    /// The window cut of a fast retransmit, counted.
+    pub(super) fn fast_retransmit_cut(&mut self, now: Time) {
+        self.reduce(now, CongestionSignal::FastRetransmit);
+        self.stats.fast_recoveries += 1;
+    }
+
     /// Recovery ended with a full ACK: RFC 6582 §3.2 step 3 sets cwnd = ssthresh (ns-2
     /// keeps the cut window: `ns2.integer_ssthresh`); Westwood+ sets its window here.
     pub(super) fn end_recovery(&mut self, now: Time) {
         if !self.rules.integer_ssthresh && !self.model_window {
             self.window.cwnd = self.window.ssthresh;
         }
-        self.dupwnd = 0;
-        self.had_partial_ack = false;
         self.cc.on_recovery_end(&mut self.window, now);
     }
 
@@ -891,91 +918,6 @@ impl Tcb {
         self.stats.ecn_reductions += 1;
     }
 
-    /// RFC 6675 / RFC 6582 ACK processing (with ns-2's timeout and ECN rules where those
-    /// are switched on).
-    pub(super) fn on_ack_rfc(&mut self, now: Time, ack: &AckInfo, out: &mut impl Outbox) {
-        let advances = ack.cumulative > self.snd_una;
-        if self.ignoring_dupacks && !advances {
-            return; // ns-2 after a timeout: duplicates and their SACK blocks are ignored
-        }
-        self.ignoring_dupacks = false;
-        let newly_sacked = if self.cfg.recovery == Recovery::Sack { self.mark_sacked(ack.sack_blocks()) } else { 0 };
-        if advances && !self.in_recovery {
-            self.new_ack(now, ack, 0, newly_sacked, true);
-        } else if advances {
-            let mut sample = self.sample(now, ack, newly_sacked);
-            self.advance_and_report(now, ack, 0, newly_sacked, &mut sample);
-            self.dupacks = 0;
-            let mut restart_timer = true;
-            if ack.cumulative >= self.recovery_point {
-                self.in_recovery = false;
-                self.end_recovery(now);
-                if self.rules.newreno_recovery {
-                    // ns-2 `recv_newack_helper`: the ACK ending recovery opens the window.
-                    self.cc.on_ack(&mut self.window, &sample);
-                }
-            } else if self.cfg.recovery == Recovery::Newreno {
-                // RFC 6582 §3.2 step 3 (partial ACK): retransmit, deflate, add back one.
-                let seq = self.snd_una;
-                self.retransmit(now, seq, false, out);
-                if self.rules.newreno_recovery {
-                    self.partial_ack_ns2(sample.segments_acked);
-                    // `newreno_changes1_`: the timer runs on from the first partial ACK
-                    let first = !std::mem::replace(&mut self.had_partial_ack, true);
-                    restart_timer = first || !self.newreno_agent.impatient();
-                } else {
-                    self.window.cwnd = (self.window.cwnd - sample.segments_acked as f64 + 1.0).max(1.0);
-                }
-            }
-            if restart_timer {
-                self.restart_or_stop_timer(now);
-            }
-        } else if self.snd_una < self.snd_max {
-            self.report_duplicate(now, ack, newly_sacked);
-            self.dupacks += 1;
-            if self.in_recovery {
-                if self.cfg.recovery == Recovery::Newreno {
-                    // RFC 6582 step 4: inflate per duplicate
-                    if self.rules.newreno_recovery {
-                        self.dupwnd += 1;
-                    } else {
-                        self.window.cwnd += 1.0;
-                    }
-                }
-            } else if self.dupacks == self.cfg.dupack_threshold
-                && self.recover.map_or(true, |recover| ack.cumulative > recover)
-            {
-                self.enter_recovery(now, out);
-            }
-        }
-
-        if self.cfg.ecn && ack.ece && !self.in_recovery && self.snd_una > self.ecn_recover {
-            // RFC 3168 §6.1.2: react to ECE at most once per window of data.
-            self.ecn_reduction(now);
-        }
-        if self.in_recovery && newly_sacked > 0 {
-            self.update_lost_marks();
-        }
-    }
-
-    /// ns-2 Newreno's partial ACK (`partialnewack`): with `partial_window_deflation_` the
-    /// window shrinks by what the ACK acknowledged but one, from the inflation first
-    /// (leaving at least 1 there); without, the inflation goes. ns-2 keeps `dupacks_`, so
-    /// the burst limit of recovery holds on.
-    fn partial_ack_ns2(&mut self, acked: u32) {
-        if self.newreno_agent.partial_window_deflation() {
-            if self.dupwnd > acked {
-                self.dupwnd -= acked - 1;
-            } else {
-                self.window.cwnd = (self.window.cwnd - (acked - self.dupwnd) as f64).max(1.0);
-                self.dupwnd = 1;
-            }
-        } else {
-            self.dupwnd = 0;
-        }
-        self.dupacks = self.cfg.dupack_threshold;
-    }
-
     /// The every-ACK hook: congestion control sees the ACK's accounting before the
     /// sender acts on it (increase, recovery, reduction).
     fn report_ack(&mut self, sample: &mut AckSample) {
@@ -988,67 +930,22 @@ impl Tcb {
         }
     }
 
-    fn enter_recovery(&mut self, now: Time, out: &mut impl Outbox) {
-        self.reduce(now, CongestionSignal::FastRetransmit);
-        self.stats.fast_recoveries += 1;
-        self.in_recovery = true;
-        self.recovery_point = self.snd_max;
-        // Restart the timer so the retransmission gets a full RTO (as ns-2 and Linux do);
-        // otherwise a queue near the RTO floor makes every recovery end in a timeout.
-        self.restart_timer(now);
-        let seq = self.snd_una;
-        match self.cfg.recovery {
-            Recovery::Sack => {
-                if self.seg(seq).flags & (SACKED | LOST) == 0 {
-                    self.seg_mut(seq).flags |= LOST;
-                    self.lost += 1;
-                }
-                self.lost_scan = self.snd_una;
-                self.sacked_below_lost_scan = 0;
-                self.retx_scan = self.snd_una;
-                self.update_lost_marks();
-                self.lost_scan = self.lost_scan.max(seq + 1);
-                self.retransmit(now, seq, true, out);
-            }
-            Recovery::Newreno => {
-                if self.rules.newreno_recovery {
-                    self.dupwnd = self.newreno_agent.entry_inflation(self.cfg.dupack_threshold);
-                    self.had_partial_ack = false;
-                    // RFC 2582's careful variant: duplicates at this recovery's end are no new loss.
-                    self.recover = Some(self.recovery_point);
-                } else {
-                    self.window.cwnd += self.cfg.dupack_threshold as f64;
-                }
-                self.retransmit(now, seq, false, out);
-            }
-        }
-    }
-
     /// The retransmission timer expired: the common timeout rule (the caller counts the
-    /// timeout, lets the recovery forget first, then sends and restarts the timer).
+    /// timeout, then lets the recovery forget what it knew, sends and restarts the timer).
     pub(super) fn timeout(&mut self, now: Time) {
         self.reduce(now, CongestionSignal::Timeout);
         // RFC 5681 §3.1: the loss window is one segment, whatever the algorithm.
         self.window.cwnd = LOSS_WINDOW;
         self.rto.back_off();
-        // RFC 6675 §5.1: forget SACK information; resend from the first unacknowledged.
-        for seg in self.board.iter_mut() {
-            seg.flags &= RETRANSMITTED | DELIVERED;
-        }
-        self.sacked = 0;
-        self.lost = 0;
-        self.retx_in_flight = 0;
-        self.lost_scan = self.snd_una;
-        self.sacked_below_lost_scan = 0;
         self.in_recovery = false;
         self.dupacks = 0;
-        self.dupwnd = 0;
         self.recover = Some(self.snd_max);
         if let Some(rate) = self.rate.as_mut() {
             rate.restart();
         }
-        // Sack1 ignores duplicates until a new ACK; ns-2's Newreno counts them.
-        self.ignoring_dupacks = self.rules.go_back_n && !self.rules.newreno_recovery;
+        // ns-2 (`go_back_n`): duplicates are ignored until a new ACK (ns-2's Newreno counts
+        // them: its recovery says so). Resend from the first unacknowledged.
+        self.ignoring_dupacks = self.rules.go_back_n;
         self.snd_nxt = self.snd_una;
         self.rtt_probe = None;
         self.rto_deadline = None;

@@ -194,6 +194,14 @@ fn newreno_partial_ack_resends_and_deflates() {
     assert_eq!(s.window().cwnd, 5.0);
 }
 
+/// ns-2 Newreno's inflation (`dupwnd_`).
+fn dupwnd(s: &TcpSender) -> u32 {
+    match &s.recovery {
+        LossRecovery::NewReno(newreno) => newreno.dupwnd(),
+        _ => panic!("not NewReno's recovery"),
+    }
+}
+
 /// `ns2.newreno_recovery` with Agent/TCP/Newreno's defaults, on the loss pattern above
 /// (0, 5 and 9 lost of 0..=9). The cut keeps cwnd at 5 (integer_ssthresh) and the
 /// inflation apart (dupwnd 3, +1 per duplicate): the same window as RFC 6582 until the
@@ -214,22 +222,22 @@ fn ns2_newreno_keeps_the_inflation_apart_and_deflates_partially() {
     for (index, sent) in [&[][..], &[], &[0]].iter().enumerate() {
         assert_eq!(deliver(&mut s, (10 + index as Time) * MS, ack(0, &[])).0.as_slice(), *sent);
     }
-    assert_eq!((s.window().cwnd, s.window().ssthresh, s.tcb.dupwnd), (5.0, 5.0, 3));
+    assert_eq!((s.window().cwnd, s.window().ssthresh, dupwnd(&s)), (5.0, 5.0, 3));
     let mut new = Vec::new();
     for index in 0..5 {
         new.extend(deliver(&mut s, (20 + index) * MS, ack(0, &[])).0);
     }
-    assert_eq!((new, s.window().cwnd, s.tcb.dupwnd), (vec![10, 11, 12], 5.0, 8));
+    assert_eq!((new, s.window().cwnd, dupwnd(&s)), (vec![10, 11, 12], 5.0, 8));
     assert_eq!(deliver(&mut s, 40 * MS, ack(5, &[])), (vec![5, 13], 1));
-    assert_eq!((s.window().cwnd, s.tcb.dupwnd), (5.0, 4));
+    assert_eq!((s.window().cwnd, dupwnd(&s)), (5.0, 4));
     let first_partial_deadline = 40 * MS + s.tcb.rto.current();
     assert_eq!(s.timer_deadline(), Some(first_partial_deadline));
     assert_eq!(deliver(&mut s, 45 * MS, ack(9, &[])), (vec![9, 14], 1));
-    assert_eq!((s.window().cwnd, s.tcb.dupwnd), (5.0, 1));
+    assert_eq!((s.window().cwnd, dupwnd(&s)), (5.0, 1));
     assert_eq!(s.timer_deadline(), Some(first_partial_deadline), "impatient: runs on from the first partial ACK");
     deliver(&mut s, 50 * MS, ack(10, &[]));
     assert!(!s.in_recovery());
-    assert_eq!((s.window().cwnd, s.tcb.dupwnd), (5.2, 0), "the cut window, opened by the ACK that ends recovery");
+    assert_eq!((s.window().cwnd, dupwnd(&s)), (5.2, 0), "the cut window, opened by the ACK that ends recovery");
     for k in 0..3 {
         assert_eq!(deliver(&mut s, (60 + k) * MS, ack(10, &[])), (vec![], 0));
     }
@@ -253,14 +261,14 @@ fn ns2_newreno_with_westwoodnr_parameters() {
     for index in 0..3 {
         deliver(&mut s, (10 + index) * MS, ack(0, &[]));
     }
-    assert_eq!((s.window().cwnd, s.tcb.dupwnd), (5.0, 0));
+    assert_eq!((s.window().cwnd, dupwnd(&s)), (5.0, 0));
     let mut new = Vec::new();
     for index in 0..5 {
         new.extend(deliver(&mut s, (20 + index) * MS, ack(0, &[])).0);
     }
-    assert_eq!((new, s.tcb.dupwnd), (vec![], 5));
+    assert_eq!((new, dupwnd(&s)), (vec![], 5));
     assert_eq!(deliver(&mut s, 40 * MS, ack(5, &[])), (vec![5], 1));
-    assert_eq!(s.tcb.dupwnd, 0);
+    assert_eq!(dupwnd(&s), 0);
     assert_eq!(deliver(&mut s, 45 * MS, ack(9, &[])), (vec![9, 10, 11], 1));
     assert_eq!(s.timer_deadline(), Some(45 * MS + s.tcb.rto.current()), "restarted at every partial ACK");
     deliver(&mut s, 50 * MS, ack(10, &[]));

@@ -21,9 +21,8 @@
 //!   been sent then (`bugFix_`), except straight after an ECN reaction, when it resends
 //!   the first hole without cutting again; leaving recovery clears it;
 //! * `last_ack_` stays where it was when recovery began until recovery ends.
-use crate::cc::CongestionSignal;
 use crate::sim::Time;
-use crate::transport::sender::Tcb;
+use crate::transport::sender::{Sacked, Tcb};
 use crate::transport::{AckInfo, Outbox, Seq};
 
 /// What the last window reduction was for (ns-2 `last_cwnd_action_`).
@@ -163,14 +162,14 @@ impl Sack1Recovery {
         if !tcb.in_recovery {
             if ack.cumulative > self.last_ack {
                 let previously_sacked = self.scoreboard.count_below(ack.cumulative);
-                tcb.new_ack(now, ack, previously_sacked, 0, true);
+                tcb.new_ack(now, ack, previously_sacked, Sacked::default(), true);
                 self.last_ack = ack.cumulative;
                 tcb.ignoring_dupacks = false;
                 self.scoreboard.clear();
             } else if ack.cumulative == self.last_ack && !tcb.ignoring_dupacks {
                 let before = self.scoreboard.total();
                 let changed = self.scoreboard.update(tcb.snd_una, ack.sack_blocks());
-                tcb.report_duplicate(now, ack, self.scoreboard.total().saturating_sub(before));
+                tcb.report_duplicate(now, ack, Sacked::fresh(self.scoreboard.total().saturating_sub(before)));
                 if changed {
                     tcb.dupacks += 1;
                     if tcb.dupacks == tcb.cfg.dupack_threshold {
@@ -192,7 +191,7 @@ impl Sack1Recovery {
             self.recover = 1;
             tcb.in_recovery = false;
             let previously_sacked = self.scoreboard.count_below(ack.cumulative);
-            tcb.new_ack(now, ack, previously_sacked, 0, false);
+            tcb.new_ack(now, ack, previously_sacked, Sacked::default(), false);
             self.last_ack = ack.cumulative;
             tcb.end_recovery(now);
             tcb.ignoring_dupacks = false;
@@ -204,7 +203,7 @@ impl Sack1Recovery {
             self.scoreboard.update(ack.cumulative, ack.sack_blocks());
             let newly_sacked = (self.scoreboard.total() + previously_sacked).saturating_sub(before);
             let mut sample = tcb.sample(now, ack, newly_sacked);
-            tcb.advance_and_report(now, ack, previously_sacked, newly_sacked, &mut sample);
+            tcb.advance_and_report(now, ack, previously_sacked, Sacked::fresh(newly_sacked), &mut sample);
             self.pipe -= 1;
             // newtimer(), and the back-off ends (t_backoff_ = 1)
             tcb.rto.end_backoff();
@@ -214,7 +213,7 @@ impl Sack1Recovery {
             if self.scoreboard.update(tcb.snd_una, ack.sack_blocks()) && tcb.dupacks > 0 {
                 tcb.dupacks += 1;
             }
-            tcb.report_duplicate(now, ack, self.scoreboard.total().saturating_sub(before));
+            tcb.report_duplicate(now, ack, Sacked::fresh(self.scoreboard.total().saturating_sub(before)));
         }
         if valid {
             self.send_much(tcb, now, out);
@@ -235,8 +234,7 @@ impl Sack1Recovery {
         }
         self.recover = tcb.snd_max;
         self.last_action = LastAction::Dupack;
-        tcb.reduce(now, CongestionSignal::FastRetransmit);
-        tcb.stats.fast_recoveries += 1;
+        tcb.fast_retransmit_cut(now);
         self.start_recovery(tcb, now, out);
     }
 
