@@ -18,6 +18,7 @@ pub mod receiver;
 pub mod recovery;
 pub mod rto;
 pub mod sender;
+pub mod tcb;
 pub mod tfrc;
 pub mod udp;
 

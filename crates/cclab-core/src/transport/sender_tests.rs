@@ -5,7 +5,7 @@ use super::*;
 use crate::transport::recovery::LossRecovery;
 use crate::app::TcpApplication;
 use crate::cc::{AckSample, Aimd, CongestionControl, CongestionEvent, CongestionSignal, Window};
-use crate::transport::{AckInfo, Header, Outgoing, Recovery, TcpConfig};
+use crate::transport::{AckInfo, Header, Outgoing, Recovery, Seq, TcpConfig};
 
 const MS: Time = 1_000_000;
 

@@ -21,7 +21,7 @@ pub mod newreno;
 pub mod sack;
 pub mod sack1;
 
-use super::sender::{Sacked, Tcb};
+use super::tcb::{Sacked, Tcb};
 use super::{NewrenoAgent, Outbox, Recovery, SackBlock, Seq, TcpConfig};
 use crate::cc::AckSample;
 use crate::sim::Time;

@@ -22,7 +22,7 @@
 use super::RecoveryOps;
 use crate::cc::{AckSample, CongestionControl};
 use crate::sim::Time;
-use crate::transport::sender::Tcb;
+use crate::transport::tcb::Tcb;
 use crate::transport::Outbox;
 
 /// Whose Tcl defaults set `newreno_recovery`'s parameters (the congestion control

@@ -14,7 +14,7 @@
 //! * a partial ACK only restarts the timer; recovery ends at RecoveryPoint;
 //! * §5.1: a timeout forgets SACK information.
 use super::RecoveryOps;
-use crate::transport::sender::{Sacked, Tcb, LOST, RETX_IN_FLIGHT, SACKED};
+use crate::transport::tcb::{Sacked, Tcb, LOST, RETX_IN_FLIGHT, SACKED};
 use crate::transport::{Outbox, SackBlock, Seq};
 use crate::sim::Time;
 

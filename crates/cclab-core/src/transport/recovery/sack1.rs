@@ -22,7 +22,7 @@
 //!   the first hole without cutting again; leaving recovery clears it;
 //! * `last_ack_` stays where it was when recovery began until recovery ends.
 use crate::sim::Time;
-use crate::transport::sender::{Sacked, Tcb};
+use crate::transport::tcb::{Sacked, Tcb};
 use crate::transport::{AckInfo, Outbox, Seq};
 
 /// What the last window reduction was for (ns-2 `last_cwnd_action_`).
