@@ -157,29 +157,35 @@ impl TcpSender {
             return; // ns-2 after a timeout: duplicates and their SACK blocks are ignored
         }
         tcb.ignoring_dupacks = false;
+        // The SACK blocks onto the scoreboard (SACK recovery's: none with NewReno).
         let sacked = recovery.on_sack_blocks(tcb, ack.sack_blocks());
         if advances {
             recovery.on_cumulative(tcb, ack.cumulative);
-        }
-        if advances && !tcb.in_recovery {
-            tcb.new_ack(now, ack, 0, sacked, true);
-        } else if advances {
-            let mut sample = tcb.sample(now, ack, sacked.newly);
-            tcb.advance_and_report(now, ack, 0, sacked, &mut sample);
-            tcb.dupacks = 0;
-            let restart_timer = if ack.cumulative >= tcb.recovery_point {
-                // A full ACK: recovery is over.
-                tcb.in_recovery = false;
-                tcb.end_recovery(now);
-                recovery.on_exit(tcb, &sample);
-                true
+            if !tcb.in_recovery {
+                // Account for it, congestion control's every-ACK hook and increase, the timer.
+                tcb.new_ack(now, ack, 0, sacked, true);
             } else {
-                recovery.on_partial_ack(tcb, now, &sample, out)
-            };
-            if restart_timer {
-                tcb.restart_or_stop_timer(now);
+                // Account for it (congestion control's every-ACK hook), then the recovery's
+                // exit at a full ACK (RecoveryPoint reached) or its partial-ACK rule.
+                let mut sample = tcb.sample(now, ack, sacked.newly);
+                tcb.advance_and_report(now, ack, 0, sacked, &mut sample);
+                tcb.dupacks = 0;
+                let restart_timer = if ack.cumulative >= tcb.recovery_point {
+                    tcb.in_recovery = false;
+                    tcb.end_recovery(now);
+                    recovery.on_exit(tcb, &sample);
+                    true
+                } else {
+                    recovery.on_partial_ack(tcb, now, &sample, out)
+                };
+                if restart_timer {
+                    tcb.restart_or_stop_timer(now);
+                }
             }
         } else if tcb.snd_una < tcb.snd_max {
+            // A duplicate: congestion control sees it; during recovery the recovery's rule,
+            // else fast retransmit at DupThresh (RFC 5681 §3.2; after a timeout only once the
+            // cumulative ACK passes `recover`, RFC 6582 §3.2 step 1).
             tcb.report_duplicate(now, ack, sacked);
             tcb.dupacks += 1;
             if tcb.in_recovery {
@@ -197,8 +203,9 @@ impl TcpSender {
             tcb.ecn_reduction(now);
         }
         if tcb.in_recovery && sacked.newly > 0 {
-            recovery.on_sacked(tcb);
+            recovery.on_sacked(tcb); // SACK: IsLost() may hold for more segments now
         }
+        // Send what the window and the recovery allow.
         if tcb.started {
             recovery.send(tcb, now, out);
             tcb.update_app_wakeup(now);
