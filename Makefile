@@ -30,6 +30,7 @@ MUTANTS_ARGS ?=
 mutants:
 	command -v cargo-mutants >/dev/null || cargo install cargo-mutants --locked
 	cargo mutants -p cclab-core -j 1 -f 'crates/cclab-core/src/cc/*.rs' -f 'crates/cclab-core/src/transport/*.rs' \
+		-f 'crates/cclab-core/src/transport/recovery/*.rs' \
 		-f 'crates/cclab-core/src/net/*.rs' --output target/mutants $(MUTANTS_ARGS)
 
 bench: setup

@@ -764,8 +764,8 @@ impl Simulation {
             match (source, sink) {
                 (Endpoint::TcpSender(sender), _) => {
                     use crate::cc::CongestionControl;
-                    let stats = sender.stats;
-                    metrics.cc = Some(sender.cc.label());
+                    let stats = *sender.stats();
+                    metrics.cc = Some(sender.cc().label());
                     metrics.data_packets_sent = stats.data_packets_sent;
                     metrics.retransmitted_packets = Some(stats.retransmitted_packets);
                     metrics.timeouts = Some(stats.timeouts);
@@ -775,7 +775,7 @@ impl Simulation {
                     metrics.mean_rto_ms = (rtt.samples > 0).then(|| rtt.rto_ns / rtt.samples as f64 / 1e6);
                     metrics.ecn_reactions = Some(stats.ecn_reductions);
                     let mut state = Vec::new();
-                    sender.cc.state(&mut state);
+                    sender.cc().state(&mut state);
                     metrics.cc_state = state.into_iter().map(|(name, value)| (name.to_string(), value)).collect();
                 }
                 (Endpoint::UdpSource(udp), Endpoint::UdpSink(sink)) => {

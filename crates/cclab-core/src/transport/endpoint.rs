@@ -124,10 +124,10 @@ impl Endpoint {
     /// Trace columns of a source: the window and the congestion controller's own state.
     pub fn trace(&self, window: &mut Vec<(&'static str, f64)>, cc_state: &mut Vec<(&'static str, f64)>) {
         if let Endpoint::TcpSender(sender) = self {
-            window.push(("cwnd", sender.window.cwnd));
-            window.push(("ssthresh", sender.window.ssthresh.min(1e9)));
+            window.push(("cwnd", sender.window().cwnd));
+            window.push(("ssthresh", sender.window().ssthresh.min(1e9)));
             window.push(("srtt_ms", sender.srtt_ns().unwrap_or(f64::NAN) / 1e6));
-            sender.cc.state(cc_state);
+            sender.cc().state(cc_state);
         }
         if let Endpoint::TfrcSender { sender, .. } = self {
             window.push(("rate_mbps", sender.allowed_rate() * 8.0 / 1e6));

@@ -15,13 +15,16 @@ pub mod ns2;
 pub mod pacing;
 pub mod rate;
 pub mod receiver;
+pub mod recovery;
 pub mod rto;
 pub mod sender;
+pub mod tcb;
 pub mod tfrc;
 pub mod udp;
 
 pub use config::{Recovery, TcpConfig};
-pub use ns2::{NewrenoAgent, Ns2Rules, TcpProfile};
+pub use ns2::{Ns2Rules, TcpProfile};
+pub use recovery::newreno::NewrenoAgent;
 pub use endpoint::{Endpoint, Outbox, Outgoing};
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;

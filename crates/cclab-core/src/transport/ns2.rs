@@ -40,7 +40,8 @@
 //!   wait for the timer, as after a timeout); after a timeout
 //!   duplicates are counted but neither inflate the window (`exitFastRetrans_ true`) nor
 //!   are ignored as Sack1 ignores them. Three parameters come from the agent's Tcl
-//!   defaults ([`NewrenoAgent`]): Agent/TCP/Newreno sets `dupwnd_` to 3 at the third
+//!   defaults ([`NewrenoAgent`](super::NewrenoAgent), with the recovery in
+//!   `recovery/newreno.rs`): Agent/TCP/Newreno sets `dupwnd_` to 3 at the third
 //!   duplicate, deflates partially at a partial ACK (`partial_window_deflation_ 1`: by
 //!   what it acknowledges but one, from dupwnd_ first) and restarts the timer only at the
 //!   first partial ACK (`newreno_changes1_ 1`); UCLA's Agent/TCP/WestwoodNR starts
@@ -81,35 +82,6 @@ pub struct Ns2Switches {
     pub newreno_recovery: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn: Option<bool>,
-}
-
-/// Whose Tcl defaults set `newreno_recovery`'s parameters (the congestion control
-/// decides: [`crate::cc::CcConfig::ns2_agent`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum NewrenoAgent {
-    /// ns-2.35's Agent/TCP/Newreno.
-    #[default]
-    Newreno,
-    /// UCLA's Agent/TCP/WestwoodNR (`westwood-be` with `profile = "ucla"`).
-    WestwoodNr,
-}
-
-impl NewrenoAgent {
-    /// `dupwnd_` at the third duplicate ACK.
-    pub fn entry_inflation(self, dupack_threshold: u32) -> u32 {
-        match self {
-            NewrenoAgent::Newreno => dupack_threshold,
-            NewrenoAgent::WestwoodNr => 0,
-        }
-    }
-    /// `partial_window_deflation_`.
-    pub fn partial_window_deflation(self) -> bool {
-        self == NewrenoAgent::Newreno
-    }
-    /// `newreno_changes1_`: the timer restarts at the first partial ACK of a recovery only.
-    pub fn impatient(self) -> bool {
-        self == NewrenoAgent::Newreno
-    }
 }
 
 /// The switches resolved: which ns-2 behaviours a sender and its sink follow.

@@ -1,21 +1,27 @@
 //! The TCP data sender: windows in segments (fractional cwnd), slow start and congestion
-//! avoidance through the [`CongestionControl`] trait, fast retransmit, SACK-based loss
-//! recovery (RFC 6675) or NewReno (RFC 6582), and the RFC 6298 timer with Karn's rule;
-//! with `tcp.profile = "ns2"` ns-2.35 Sack1's behaviours instead, each switchable
-//! (module [`super::ns2`]; Sack1's recovery lives in the child module `sack1`).
+//! avoidance through the [`CongestionControl`](crate::cc::CongestionControl) trait, fast
+//! retransmit, SACK-based loss recovery (RFC 6675) or NewReno (RFC 6582), and the RFC
+//! 6298 timer with Karn's rule; with `tcp.profile = "ns2"` ns-2.35 Sack1's behaviours
+//! instead, each switchable (module [`super::ns2`]).
+//!
+//! The sender is its control block ([`Tcb`], module [`super::tcb`]: what every recovery
+//! style shares — the sequence space and its scoreboard, the window, the RTO timer, the
+//! rate sampler, the pacer, ECN) and its loss recovery ([`LossRecovery`], module [`super::recovery`]:
+//! RFC 6675 SACK, RFC 6582 NewReno with ns-2's Newreno as a variant, ns-2's Sack1),
+//! which acts on the control block as ns-3's recovery ops act on its TCB. The main path
+//! ([`TcpSender::on_ack`], [`TcpSender::on_timer`], `try_send`) accounts for an ACK, lets
+//! congestion control see it, hands what a duplicate, a partial ACK or the start and end
+//! of recovery do to the recovery piece, and sends what the piece allows.
 //!
 //! The sender is sans-IO: it is told the time, appends the segments it wants sent to an
 //! output vector, and exposes the deadline of its retransmission timer.
+use super::recovery::{LossRecovery, RecoveryOps};
 use super::rto::RtoEstimator;
-use sack1::Sack1State;
-use super::ns2::NewrenoAgent;
-use super::pacing::Pacer;
-use super::rate::RateSampler;
-use super::{AckInfo, Header, Ns2Rules, Outbox, Outgoing, Recovery, Seq, TcpConfig};
+use super::tcb::Tcb;
+use super::{AckInfo, NewrenoAgent, Outbox, TcpConfig};
 use crate::app::TcpApplication;
-use crate::cc::{AckSample, CongestionControl, CongestionEvent, CongestionSignal, Controller, Window};
+use crate::cc::{Controller, Window};
 use crate::sim::Time;
-use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SenderStats {
@@ -28,109 +34,14 @@ pub struct SenderStats {
     pub rtt: RttSums,
 }
 
-/// cwnd after a retransmission timeout (RFC 5681 §3.1 "loss window").
-const LOSS_WINDOW: f64 = 1.0;
-const SACKED: u8 = 1;
-/// RFC 6675 IsLost() holds (DupThresh segments SACKed above), or marked by fast retransmit.
-const LOST: u8 = 2;
-/// Sent more than once: its ACK gives no RTT sample (Karn).
-const RETRANSMITTED: u8 = 4;
-/// Retransmitted during this recovery and neither ACKed nor SACKed since: counts in pipe.
-const RETX_IN_FLIGHT: u8 = 8;
-/// Counted in `delivered` (when first SACKed); kept when a timeout forgets SACK
-/// information, so a segment SACKed again, or ACKed, is not delivered twice.
-const DELIVERED: u8 = 16;
-
-#[derive(Clone, Copy, Debug, Default)]
-struct SegmentState {
-    sent_at: Time,
-    flags: u8,
-}
-
+/// A TCP data sender: its loss recovery and its control block.
+///
 /// Laid out in the order an ACK reads it (`repr(C)`, so the compiler keeps it): the
-/// sequence and recovery state, counters and flags first, then the configuration and
-/// the controller (of which one algorithm's first lines are live), and what only some
-/// senders use last. With thousands of flows a sender is rarely in cache when its ACK
-/// comes, so the fewer lines an ACK touches, the fewer misses.
+/// recovery style's own state (a few words), then the control block's.
 #[repr(C)]
 pub struct TcpSender {
-    pub window: Window,
-    snd_una: Seq,
-    snd_nxt: Seq,
-    snd_max: Seq,
-    /// First data sequence number (1 when a SYN occupies 0).
-    first_data: Seq,
-    /// Per-segment state for [snd_una, snd_max).
-    board: VecDeque<SegmentState>,
-    rto_deadline: Option<Time>,
-    /// The segment timed for the RTO estimator, one per RTT as ns-2 does (`rtt_seq_`).
-    rtt_probe: Option<(Seq, Time)>,
-    delivered: u64,
-    last_rtt: Option<Time>,
-    /// When a CBR application will next have a segment ready (the sender is idle for
-    /// want of data until then).
-    app_wakeup: Option<Time>,
-    /// The application stops offering new data at this time (losses are still repaired).
-    stop_at: Option<Time>,
-    round_end: Seq,
-    sacked: u32,
-    lost: u32,
-    retx_in_flight: u32,
-    /// IsLost() has been evaluated for [snd_una, lost_scan); SACKed segments in that range.
-    lost_scan: Seq,
-    sacked_below_lost_scan: u32,
-    /// No lost segment below this one still needs retransmitting.
-    retx_scan: Seq,
-    /// RFC 6675 RecoveryPoint / RFC 6582 recover, as one past the highest segment sent.
-    recovery_point: Seq,
-    /// No fast retransmit until the cumulative ACK passes this (ns-2 `recover_` with
-    /// `bug_fix_`): set at a timeout, and with `newreno_recovery` at a fast retransmit.
-    recover: Option<Seq>,
-    dupacks: u32,
-    /// Segments the last SACK marks made SACKed again after a timeout (delivered before).
-    resacked: u32,
-    /// With `newreno_recovery`: the inflation by duplicate ACKs, apart from cwnd (ns-2
-    /// `dupwnd_`), and whether this recovery has had a partial ACK (`firstpartial_`).
-    dupwnd: u32,
-    had_partial_ack: bool,
-    /// Bytes on the wire of a data segment and of the SYN-like first packet.
-    data_bytes: u32,
-    started: bool,
-    in_recovery: bool,
-    /// After a timeout with `go_back_n`: duplicate ACKs are ignored until a new ACK
-    /// (ns-2 `timeout_`).
-    ignoring_dupacks: bool,
-    pending_cwr: bool,
-    /// With `ns2.ecn`: an ACK has carried ECN-Echo (ns-2 `ect_`), and the last ECN
-    /// reaction found cwnd ≤ 1 (`ecn_backoff_`).
-    seen_ece: bool,
-    ecn_backoff: bool,
-    /// Which ns-2 behaviours this sender follows (all false by default).
-    rules: Ns2Rules,
-    /// Whose parameters `newreno_recovery` takes.
-    newreno_agent: NewrenoAgent,
-    /// The algorithm sets the window from its own model (BBR): recovery's end leaves it.
-    model_window: bool,
-    pub stats: SenderStats,
-    rto: RtoEstimator,
-    app: TcpApplication,
-    cfg: TcpConfig,
-    pub cc: Controller,
-    /// When the application starts (the sender's first deadline).
-    start_at: Time,
-    started_at: Time,
-    reductions: u64,
-    ecn_recover: Seq,
-    syn_bytes: u32,
-    /// ns-2 Sack1's recovery state (used with `sack1_recovery`).
-    sack1: Sack1State,
-    /// With `tick_clock`: ns-2's clock is a double, so a timer due at the same instant as
-    /// another event in exact arithmetic fires just before or just after it as rounding
-    /// falls. This stream moves each timer expiry by ±1 ns, a coin flip per arming.
-    timer_rounding: Option<Box<crate::sim::rng::RngStream>>,
-    /// Delivery-rate sampling and pacing, for the algorithms that use them.
-    rate: Option<Box<RateSampler>>,
-    pacer: Option<Box<Pacer>>,
+    recovery: LossRecovery,
+    tcb: Tcb,
 }
 
 /// Sums for mean RTT and RTO, sampled at each RTO-estimator update.
@@ -145,60 +56,7 @@ impl TcpSender {
     /// A sender whose application starts at `start_at`; segments carry `data_bytes` on
     /// the wire, the SYN-like first packet `syn_bytes`.
     pub fn new(cfg: TcpConfig, cc: Controller, start_at: Time, data_bytes: u32, syn_bytes: u32) -> TcpSender {
-        let first_data = if cfg.syn { 1 } else { 0 };
-        let rate = cc.wants_rate_samples().then(Box::default);
-        let pacer = cc.paces().then(Box::default);
-        TcpSender {
-            window: Window { cwnd: cfg.initial_window, ssthresh: cfg.initial_ssthresh },
-            rto: RtoEstimator::new(&cfg, 0),
-            rules: cfg.ns2_rules(),
-            newreno_agent: NewrenoAgent::Newreno,
-            model_window: cc.controls_window(),
-            cfg,
-            cc,
-            first_data,
-            snd_una: 0,
-            snd_nxt: 0,
-            snd_max: 0,
-            board: VecDeque::new(),
-            sacked: 0,
-            lost: 0,
-            retx_in_flight: 0,
-            lost_scan: 0,
-            sacked_below_lost_scan: 0,
-            retx_scan: 0,
-            in_recovery: false,
-            recovery_point: 0,
-            recover: None,
-            dupacks: 0,
-            resacked: 0,
-            dupwnd: 0,
-            had_partial_ack: false,
-            rto_deadline: None,
-            app: TcpApplication::Bulk,
-            app_wakeup: None,
-            started_at: 0,
-            start_at,
-            data_bytes,
-            syn_bytes,
-            rtt_probe: None,
-            stop_at: None,
-            reductions: 0,
-            ecn_recover: 0,
-            pending_cwr: false,
-            delivered: 0,
-            round_end: 0,
-            started: false,
-            last_rtt: None,
-            ignoring_dupacks: false,
-            sack1: Sack1State::default(),
-            seen_ece: false,
-            ecn_backoff: false,
-            timer_rounding: None,
-            rate,
-            pacer,
-            stats: SenderStats::default(),
-        }
+        TcpSender { recovery: LossRecovery::new(&cfg), tcb: Tcb::new(cfg, cc, start_at, data_bytes, syn_bytes) }
     }
 
     /// ns-2's clock for this agent (`tick_clock`): its offset from the RTT clock's tick
@@ -206,810 +64,200 @@ impl TcpSender {
     /// rounds its timer expiries (see `timer_rounding`).
     pub fn set_ns2_clock(&mut self, mut rng: crate::sim::rng::RngStream) {
         use rand::Rng;
-        let boot_time = rng.gen_range(0..self.cfg.granularity.ns().max(1));
-        self.rto = RtoEstimator::new(&self.cfg, boot_time);
-        self.timer_rounding = Some(Box::new(rng));
+        let tcb = &mut self.tcb;
+        let boot_time = rng.gen_range(0..tcb.cfg.granularity.ns().max(1));
+        tcb.rto = RtoEstimator::new(&tcb.cfg, boot_time);
+        tcb.timer_rounding = Some(Box::new(rng));
     }
 
     /// The ns-2 agent whose Tcl defaults `newreno_recovery` follows.
     pub fn set_newreno_agent(&mut self, agent: NewrenoAgent) {
-        self.newreno_agent = agent;
-    }
-
-    /// The retransmission timer's expiry for a timer armed at `now`.
-    fn expiry(&mut self, now: Time) -> Time {
-        let at = now.saturating_add(self.rto.current());
-        match self.timer_rounding.as_mut() {
-            None => at,
-            Some(rng) => {
-                use rand::Rng;
-                if rng.gen::<bool>() {
-                    at.saturating_add(1)
-                } else {
-                    at.saturating_sub(1).max(now)
-                }
-            }
-        }
-    }
-
-    fn start(&mut self, now: Time, out: &mut impl Outbox) {
-        self.started = true;
-        self.started_at = now;
-        self.try_send(now, out);
+        self.recovery.set_newreno_agent(agent);
     }
 
     /// The application offers no new data from `at` on; outstanding losses are still
     /// repaired (as a stopped ns-2 FTP source). Kept as a time, not an event, so the
     /// sender stays a function of its own inputs.
     pub fn stop_application_at(&mut self, at: Time) {
-        self.stop_at = Some(at);
+        self.tcb.stop_at = Some(at);
+    }
+
+    pub fn set_application(&mut self, app: TcpApplication) {
+        self.tcb.app = app;
     }
 
     /// The sender's next timer: its start, retransmission or application wake-up.
     pub fn timer_deadline(&self) -> Option<Time> {
-        if !self.started {
-            return Some(self.start_at);
+        let tcb = &self.tcb;
+        if !tcb.started {
+            return Some(tcb.start_at);
         }
-        let deadline = match (self.rto_deadline, self.app_wakeup) {
+        let deadline = match (tcb.rto_deadline, tcb.app_wakeup) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        match self.pacer.as_ref().and_then(|pacer| pacer.wakeup) {
+        match tcb.pacer.as_ref().and_then(|pacer| pacer.wakeup) {
             Some(pace) => Some(deadline.map_or(pace, |d| d.min(pace))),
             None => deadline,
         }
     }
 
-    pub fn set_application(&mut self, app: TcpApplication) {
-        self.app = app;
+    pub fn window(&self) -> &Window {
+        &self.tcb.window
     }
-
-    /// When data segment `seq` has been written by the application.
-    fn written_at(&self, seq: Seq) -> Time {
-        match self.app {
-            TcpApplication::Bulk => 0,
-            TcpApplication::Cbr { ns_per_segment } => {
-                let index = seq.saturating_sub(self.first_data) as f64 + 1.0;
-                self.started_at.saturating_add((index * ns_per_segment).ceil() as Time)
-            }
-        }
+    pub fn stats(&self) -> &SenderStats {
+        &self.tcb.stats
+    }
+    pub fn cc(&self) -> &Controller {
+        &self.tcb.cc
     }
     pub fn srtt_ns(&self) -> Option<f64> {
-        self.rto.srtt()
+        self.tcb.rto.srtt()
     }
     pub fn last_rtt(&self) -> Option<Time> {
-        self.last_rtt
+        self.tcb.last_rtt
     }
     pub fn in_recovery(&self) -> bool {
-        self.in_recovery
+        self.tcb.in_recovery
     }
     /// Data segments acknowledged cumulatively (the SYN excluded).
     pub fn acked_segments(&self) -> u64 {
-        self.snd_una.saturating_sub(self.first_data) as u64
+        self.tcb.snd_una.saturating_sub(self.tcb.first_data) as u64
     }
     pub fn outstanding(&self) -> u32 {
-        self.snd_max - self.snd_una
+        self.tcb.outstanding()
     }
-
     /// RFC 6675 pipe: segments believed to be in the network.
     pub fn pipe(&self) -> u32 {
-        self.outstanding() - self.sacked - self.lost + self.retx_in_flight
-    }
-
-    fn seg(&self, seq: Seq) -> &SegmentState {
-        &self.board[(seq - self.snd_una) as usize]
-    }
-    fn seg_mut(&mut self, seq: Seq) -> &mut SegmentState {
-        &mut self.board[(seq - self.snd_una) as usize]
-    }
-
-    fn syn_pending(&self) -> bool {
-        self.snd_una < self.first_data
-    }
-
-    fn may_send_new(&self, now: Time) -> bool {
-        if self.stop_at.is_some_and(|stop| now >= stop) {
-            return false;
-        }
-        if self.snd_max >= self.first_data && self.written_at(self.snd_max) > now {
-            return false; // the application has not written this segment yet
-        }
-        if self.syn_pending() && self.snd_max >= self.first_data {
-            return false;
-        }
-        self.snd_max - self.snd_una < self.cfg.max_window
-    }
-
-    fn arm_timer_if_idle(&mut self, now: Time) {
-        if self.rto_deadline.is_none() {
-            self.rto_deadline = Some(self.expiry(now));
-        }
-    }
-
-    fn emit(&mut self, now: Time, seq: Seq, retransmission: bool, out: &mut impl Outbox) {
-        let syn = seq < self.first_data;
-        if !syn {
-            self.stats.data_packets_sent += 1;
-            if retransmission {
-                self.stats.retransmitted_packets += 1;
-            }
-        }
-        let cwr = self.pending_cwr && !syn;
-        self.pending_cwr &= !cwr;
-        // RFC 3168 §6.1.5: retransmissions (and the SYN) are not ECN-capable.
-        out.send(Outgoing {
-            header: Header::TcpData { seq, syn, cwr },
-            size: if syn { self.syn_bytes } else { self.data_bytes },
-            // (ns-2 marks its retransmissions ECN-capable too: `ns2.ecn`)
-            ect: self.cfg.ecn && !syn && (!retransmission || self.rules.ecn),
-        });
-        self.arm_timer_if_idle(now);
-    }
-
-    #[inline]
-    fn send_new(&mut self, now: Time, out: &mut impl Outbox) {
-        let seq = self.snd_max;
-        if self.rate.is_some() {
-            self.rate_on_send(now, None);
-        }
-        self.board.push_back(SegmentState { sent_at: now, flags: 0 });
-        self.snd_max += 1;
-        self.snd_nxt = self.snd_max;
-        if self.rtt_probe.is_none() {
-            self.rtt_probe = Some((seq, now));
-        }
-        self.emit(now, seq, false, out);
-    }
-
-    fn retransmit(&mut self, now: Time, seq: Seq, count_in_pipe: bool, out: &mut impl Outbox) {
-        if self.rate.is_some() {
-            self.rate_on_send(now, Some(seq));
-        }
-        let seg = self.seg_mut(seq);
-        seg.sent_at = now;
-        let newly_in_flight = count_in_pipe && seg.flags & RETX_IN_FLIGHT == 0;
-        seg.flags |= RETRANSMITTED | if count_in_pipe { RETX_IN_FLIGHT } else { 0 };
-        if newly_in_flight {
-            self.retx_in_flight += 1;
-        }
-        if matches!(self.rtt_probe, Some((probe, _)) if probe == seq) {
-            self.rtt_probe = None; // Karn: an ambiguous ACK gives no sample
-        }
-        self.emit(now, seq, true, out);
-    }
-
-    /// Send whatever the window and the application allow.
-    fn try_send(&mut self, now: Time, out: &mut impl Outbox) {
-        if !self.started {
-            return;
-        }
-        if self.rules.sack1_recovery {
-            self.send_much(now, out);
-        } else {
-            self.send_allowed(now, out);
-        }
-        self.update_app_wakeup(now);
-    }
-
-    /// When a CBR application will next have a segment ready, if the sender waits for it.
-    fn update_app_wakeup(&mut self, now: Time) {
-        if let TcpApplication::Cbr { .. } = self.app {
-            let next = self.written_at(self.snd_max);
-            let running = self.stop_at.map_or(true, |stop| next < stop);
-            self.app_wakeup = (next > now && running).then_some(next);
-        }
-    }
-
-    fn send_allowed(&mut self, now: Time, out: &mut impl Outbox) {
-        if self.in_recovery && self.cfg.recovery == Recovery::Sack {
-            // RFC 6675 §5 step (C): while cwnd − pipe ≥ 1 segment, send NextSeg().
-            while self.pipe() as f64 + 1.0 <= self.window.cwnd {
-                if let Some(seq) = self.next_lost() {
-                    if !self.pace_gate(now) {
-                        break;
-                    }
-                    self.retransmit(now, seq, true, out);
-                } else if self.may_send_new(now) {
-                    if !self.pace_gate(now) {
-                        break;
-                    }
-                    self.send_new(now, out);
-                } else {
-                    self.note_app_limited(now);
-                    break;
-                }
-            }
-            return;
-        }
-        // Window-based sending (ns-2 `send_much`): segments [snd_una, snd_una + win), with
-        // ns-2's Newreno's inflation dupwnd_ on ⌊cwnd⌋ (0 unless `newreno_recovery`).
-        let mut win = (self.window.cwnd as u32).saturating_add(self.dupwnd).min(self.cfg.max_window);
-        if self.cfg.limited_transmit && !self.in_recovery && self.dupacks < self.cfg.dupack_threshold {
-            win += self.dupacks.min(2); // RFC 3042
-        }
-        if self.syn_pending() {
-            win = win.min(1);
-        }
-        let mut limit = self.snd_una.saturating_add(win.max(1));
-        if self.rules.newreno_recovery && self.dupacks >= self.cfg.dupack_threshold {
-            limit = limit.min(self.snd_nxt.saturating_add(2)); // two per ACK while duplicates last
-        }
-        while self.snd_nxt < limit {
-            if self.snd_nxt < self.snd_max {
-                // Go-back-N after a timeout; skip what the receiver reports holding
-                // (ns-2 resends it too: `ns2.go_back_n`).
-                let seq = self.snd_nxt;
-                let resend = self.rules.go_back_n || self.seg(seq).flags & SACKED == 0;
-                if resend && !self.pace_gate(now) {
-                    break;
-                }
-                self.snd_nxt += 1;
-                if resend {
-                    self.retransmit(now, seq, false, out);
-                }
-            } else if self.may_send_new(now) {
-                if !self.pace_gate(now) {
-                    break;
-                }
-                self.send_new(now, out);
-            } else {
-                self.note_app_limited(now);
-                break;
-            }
-        }
-    }
-
-    /// With pacing: may a segment leave now? If so the pacer counts it as sent (the
-    /// caller sends one); if not it sets the timer for when one may.
-    #[inline]
-    fn pace_gate(&mut self, now: Time) -> bool {
-        self.pacer.is_none() || self.pace(now)
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn pace(&mut self, now: Time) -> bool {
-        let rate = self.cc.pacing_rate();
-        let Some(pacer) = self.pacer.as_mut() else { return true };
-        if !pacer.ready(now) {
-            return false;
-        }
-        pacer.sent(now, rate);
-        true
-    }
-
-    /// The rate sampler's record of a transmission: a new segment (`resent` None) or a
-    /// resent one.
-    #[cold]
-    #[inline(never)]
-    fn rate_on_send(&mut self, now: Time, resent: Option<Seq>) {
-        let (delivered, idle, una) = (self.delivered, self.snd_max == self.snd_una, self.snd_una);
-        if let Some(rate) = self.rate.as_mut() {
-            match resent {
-                None => rate.on_send_new(now, delivered, idle),
-                Some(seq) => rate.on_resend((seq - una) as usize, now, delivered, false),
-            }
-        }
-    }
-
-    /// This ACK's rate sample, to the algorithm.
-    #[cold]
-    #[inline(never)]
-    fn rate_sample(&mut self, sample: &AckSample) {
-        if let Some(rate) = self.rate.as_mut() {
-            let rate_sample = rate.sample(sample.now, sample.delivered, sample.in_flight, sample.rtt);
-            self.cc.on_rate_sample(&mut self.window, &rate_sample);
-        }
-    }
-
-    /// The cumulative ACK passed `count` segments: those not SACKed before are delivered.
-    #[cold]
-    #[inline(never)]
-    fn rate_on_cumulative(&mut self, count: u32) {
-        if let Some(rate) = self.rate.as_mut() {
-            for (index, seg) in self.board.iter().take(count as usize).enumerate() {
-                if seg.flags & SACKED == 0 {
-                    rate.on_delivered(index);
-                }
-            }
-            rate.forget_front(count as usize);
-        }
-    }
-
-    /// The application, not the window, stopped the sender: rate samples taken until
-    /// what is out now is delivered are app-limited (Linux `tcp_rate_check_app_limited`).
-    fn note_app_limited(&mut self, now: Time) {
-        if self.rate.is_none() {
-            return;
-        }
-        let out_of_data = self.stop_at.is_some_and(|stop| now >= stop)
-            || (self.snd_max >= self.first_data && self.written_at(self.snd_max) > now);
-        if out_of_data {
-            let (delivered, in_flight) = (self.delivered, self.pipe());
-            if let Some(rate) = self.rate.as_mut() {
-                rate.mark_app_limited(delivered, in_flight);
-            }
-        }
-    }
-
-    /// RFC 6675 NextSeg() rule 1: the lowest lost segment not yet retransmitted.
-    fn next_lost(&mut self) -> Option<Seq> {
-        self.retx_scan = self.retx_scan.max(self.snd_una);
-        while self.retx_scan < self.lost_scan {
-            let flags = self.seg(self.retx_scan).flags;
-            if flags & LOST != 0 && flags & (SACKED | RETX_IN_FLIGHT) == 0 {
-                return Some(self.retx_scan);
-            }
-            self.retx_scan += 1;
-        }
-        None
-    }
-
-    /// RFC 6675 IsLost(): a segment is lost once DupThresh segments above it are SACKed.
-    /// SACKed-above counts only fall as the scan moves up, so the lost holes form a
-    /// prefix and one forward scan per recovery suffices.
-    fn update_lost_marks(&mut self) {
-        let threshold = self.cfg.dupack_threshold;
-        while self.lost_scan < self.snd_max {
-            let flags = self.seg(self.lost_scan).flags;
-            let is_sacked = flags & SACKED != 0;
-            let sacked_above = self.sacked - self.sacked_below_lost_scan - is_sacked as u32;
-            if sacked_above < threshold {
-                break;
-            }
-            if !is_sacked && flags & LOST == 0 {
-                self.seg_mut(self.lost_scan).flags |= LOST;
-                self.lost += 1;
-            }
-            self.sacked_below_lost_scan += is_sacked as u32;
-            self.lost_scan += 1;
-        }
-    }
-
-    fn mark_sacked(&mut self, blocks: &[(Seq, Seq)]) -> u32 {
-        let mut newly = 0;
-        self.resacked = 0;
-        for &(start, end) in blocks {
-            let from = start.max(self.snd_una);
-            let to = end.min(self.snd_max);
-            for seq in from..to {
-                let lost_scan = self.lost_scan;
-                let seg = self.seg_mut(seq);
-                if seg.flags & SACKED != 0 {
-                    continue;
-                }
-                let flags = seg.flags;
-                seg.flags = (flags | SACKED | DELIVERED) & !(LOST | RETX_IN_FLIGHT);
-                newly += 1;
-                self.resacked += (flags & DELIVERED != 0) as u32;
-                if let Some(rate) = self.rate.as_mut() {
-                    rate.on_delivered((seq - self.snd_una) as usize);
-                }
-                self.sacked += 1;
-                if flags & LOST != 0 {
-                    self.lost -= 1;
-                }
-                if flags & RETX_IN_FLIGHT != 0 {
-                    self.retx_in_flight -= 1;
-                }
-                if seq < lost_scan {
-                    self.sacked_below_lost_scan += 1;
-                }
-            }
-        }
-        newly
-    }
-
-    /// Drop state for segments below `cumulative`; returns (segments, those delivered
-    /// before: SACKed, now or before a timeout).
-    fn advance_una(&mut self, cumulative: Seq) -> (u32, u32) {
-        let mut previously_sacked = 0;
-        let count = cumulative - self.snd_una;
-        if self.rate.is_some() {
-            self.rate_on_cumulative(count);
-        }
-        for _ in 0..count {
-            let seq = self.snd_una;
-            let seg = self.board.pop_front().expect("acked segment is on the board");
-            previously_sacked += (seg.flags & DELIVERED != 0) as u32;
-            if seg.flags & SACKED != 0 {
-                self.sacked -= 1;
-                if seq < self.lost_scan {
-                    self.sacked_below_lost_scan -= 1;
-                }
-            }
-            if seg.flags & LOST != 0 {
-                self.lost -= 1;
-            }
-            if seg.flags & RETX_IN_FLIGHT != 0 {
-                self.retx_in_flight -= 1;
-            }
-            self.snd_una += 1;
-        }
-        self.snd_nxt = self.snd_nxt.max(self.snd_una);
-        if self.lost_scan < self.snd_una {
-            self.lost_scan = self.snd_una;
-            self.sacked_below_lost_scan = 0;
-        }
-        (count, previously_sacked)
-    }
-
-    fn congestion_event(&self, now: Time, signal: CongestionSignal) -> CongestionEvent {
-        CongestionEvent {
-            now,
-            signal,
-            flight_size: self.outstanding(),
-            in_slow_start: self.window.cwnd < self.window.ssthresh,
-            first_reduction: self.reductions == 0,
-            integer_ssthresh: self.rules.integer_ssthresh,
-        }
-    }
-
-    /// Cut the window for `signal` as the algorithm says (after a timeout the caller sets
-    /// cwnd to one segment). With `ns2.ecn`, the next segment carries CWR after any cut,
-    /// as ns-2's `slowdown` sets `cong_action_`.
-    pub(super) fn reduce(&mut self, now: Time, signal: CongestionSignal) {
-        let event = self.congestion_event(now, signal);
-        let r = self.cc.on_congestion(&self.window, &event);
-        self.window = Window { cwnd: r.cwnd, ssthresh: r.ssthresh };
-        self.reductions += 1;
-        self.pending_cwr |= self.rules.ecn;
-    }
-
-    pub(super) fn restart_timer(&mut self, now: Time) {
-        self.rto_deadline = Some(self.expiry(now));
-    }
-
-    /// RFC 6298 §5.2–5.3 after a new ACK: restart while data is outstanding, else stop.
-    fn restart_or_stop_timer(&mut self, now: Time) {
-        self.rto_deadline = if self.snd_una < self.snd_max { Some(self.expiry(now)) } else { None };
-    }
-
-    /// A new cumulative ACK's common part: the RTT sample (Karn), snd_una, the delivered
-    /// count and the every-ACK hook; completes `sample` (the caller's [`sample`](Self::sample)
-    /// of this ACK, taken before snd_una moves) for the increase — in place: a returned
-    /// sample is written field by field and copied whole, which stalls — and returns
-    /// whether the ACK acknowledged ns-2's SYN-like first packet. (ns-2 Sack1 may
-    /// end recovery on an ACK that acknowledges nothing new: then only the hook sees it.)
-    pub(super) fn advance_and_report(
-        &mut self,
-        now: Time,
-        ack: &AckInfo,
-        previously_sacked: u32,
-        newly_sacked: u32,
-        sample: &mut AckSample,
-    ) -> bool {
-        let syn_acked = self.syn_pending() && ack.cumulative > self.snd_una;
-        if ack.cumulative > self.snd_una {
-            let newest_seg = *self.seg(ack.cumulative - 1);
-            if newest_seg.flags & RETRANSMITTED == 0 {
-                sample.rtt = Some(now - newest_seg.sent_at);
-                self.last_rtt = sample.rtt;
-            }
-        }
-        if let Some((probe, sent_at)) = self.rtt_probe {
-            if ack.cumulative > probe {
-                sample.timed_rtt = std::num::NonZeroU64::new(self.rto.on_sample(sent_at, now));
-                self.stats.rtt.samples += 1;
-                self.stats.rtt.rtt_ns += (now - sent_at) as f64;
-                self.stats.rtt.rto_ns += self.rto.current() as f64;
-                self.rtt_probe = None;
-            }
-        }
-        let (acked, board_sacked) = self.advance_una(ack.cumulative);
-        // Delivered: each segment once, when first SACKed or cumulatively ACKed.
-        self.delivered += (acked - board_sacked - previously_sacked + newly_sacked - self.resacked) as u64;
-        sample.segments_acked = acked;
-        self.report_ack(sample);
-        syn_acked
-    }
-
-    /// A new cumulative ACK outside recovery, or the one ending it (ns-2 `newack`, and
-    /// with `open_window` `opencwnd`): snd_una and the RTT as above, the window grows
-    /// (not on ns-2's ECN-Echo ACKs, `ns2.ecn`), the timer restarts.
-    pub(super) fn new_ack(&mut self, now: Time, ack: &AckInfo, previously_sacked: u32, newly_sacked: u32, open_window: bool) {
-        let mut sample = self.sample(now, ack, newly_sacked);
-        let syn_acked = self.advance_and_report(now, ack, previously_sacked, newly_sacked, &mut sample);
-        self.dupacks = 0;
-        self.sack1.last_ack = ack.cumulative;
-        let ece_holds_window = self.rules.ecn && ack.ece && self.seen_ece;
-        if open_window && !syn_acked && !ece_holds_window {
-            // sample.delivered and in_flight are as report_ack filled them: nothing
-            // has been sent or marked since.
-            self.cc.on_ack(&mut self.window, &sample);
-            if self.snd_una >= self.round_end {
-                self.cc.on_round(&mut self.window, now);
-                self.round_end = self.snd_max;
-            }
-        }
-        self.note_ece(ack.ece);
-        self.restart_or_stop_timer(now);
-    }
-
-    /// A duplicate ACK for the every-ACK hook, with the segments it newly SACKed.
-    pub(super) fn report_duplicate(&mut self, now: Time, ack: &AckInfo, newly_sacked: u32) {
-        self.delivered += (newly_sacked - self.resacked) as u64;
-        let mut sample = self.sample(now, ack, newly_sacked);
-        self.report_ack(&mut sample);
-    }
-
-    fn sample(&self, now: Time, ack: &AckInfo, newly_sacked: u32) -> AckSample {
-        AckSample {
-            now,
-            ece: ack.ece,
-            segments_sacked: newly_sacked,
-            duplicate: ack.cumulative == self.snd_una,
-            in_recovery: self.in_recovery,
-            ..Default::default()
-        }
-    }
-
-    /// ns-2 remembers an ECN-capable path once an ACK carried ECN-Echo (`ect_`), and
-    /// forgets an ECN back-off at the first ACK without it (`ecn_backoff_`).
-    fn note_ece(&mut self, ece: bool) {
-        if self.rules.ecn {
-            self.seen_ece |= ece;
-            self.ecn_backoff &= ece;
-        }
-    }
-
-    /// Recovery ended with a full ACK: RFC 6582 §3.2 step 3 sets cwnd = ssthresh (ns-2
-    /// keeps the cut window: `ns2.integer_ssthresh`); Westwood+ sets its window here.
-    pub(super) fn end_recovery(&mut self, now: Time) {
-        if !self.rules.integer_ssthresh && !self.model_window {
-            self.window.cwnd = self.window.ssthresh;
-        }
-        self.dupwnd = 0;
-        self.had_partial_ack = false;
-        self.cc.on_recovery_end(&mut self.window, now);
-    }
-
-    /// The next segment to send exists: a go-back-N resend, or new data the application
-    /// has written.
-    pub(super) fn next_segment_ready(&self, now: Time) -> bool {
-        self.snd_nxt < self.snd_max || self.may_send_new(now)
-    }
-
-    /// Send snd_nxt: resend it (go-back-N after a timeout), or a new segment.
-    pub(super) fn send_next(&mut self, now: Time, out: &mut impl Outbox) {
-        if self.snd_nxt < self.snd_max {
-            let seq = self.snd_nxt;
-            self.snd_nxt += 1;
-            self.retransmit(now, seq, false, out);
-        } else {
-            self.send_new(now, out);
-        }
-    }
-
-    /// The window cut for an ECN-Echo (RFC 3168 §6.1.2); with `ns2.ecn`, at cwnd ≤ 1 the
-    /// second such reaction in a row backs the timer off instead (ns-2 `ecn`).
-    pub(super) fn ecn_reduction(&mut self, now: Time) {
-        if self.rules.ecn {
-            if self.window.cwnd <= 1.0 {
-                if self.ecn_backoff {
-                    self.rto.back_off();
-                }
-                self.ecn_backoff = true;
-            } else {
-                self.ecn_backoff = false;
-            }
-        }
-        self.reduce(now, CongestionSignal::EcnEcho);
-        self.window.cwnd = self.window.cwnd.max(1.0);
-        self.ecn_recover = self.snd_max;
-        self.pending_cwr = true;
-        self.stats.ecn_reductions += 1;
+        self.tcb.pipe()
     }
 
     pub fn on_ack(&mut self, now: Time, ack: &AckInfo, out: &mut impl Outbox) {
-        if ack.cumulative < self.snd_una || ack.cumulative > self.snd_max {
+        let TcpSender { recovery, tcb } = self;
+        if ack.cumulative < tcb.snd_una || ack.cumulative > tcb.snd_max {
             return; // stale or corrupt
         }
-        if self.rules.sack1_recovery {
-            self.on_ack_sack1(now, ack, out); // it sends what ns-2's Sack1 sends
-            self.update_app_wakeup(now);
-        } else {
-            self.on_ack_rfc(now, ack, out);
-            self.try_send(now, out);
+        match recovery {
+            LossRecovery::Sack(sack) => Self::on_ack_with(tcb, sack, now, ack, out),
+            LossRecovery::NewReno(newreno) => Self::on_ack_with(tcb, newreno, now, ack, out),
+            LossRecovery::Sack1(sack1) => {
+                sack1.on_ack(tcb, now, ack, out); // ns-2's Sack1 takes the whole ACK, and sends
+                tcb.update_app_wakeup(now);
+            }
         }
     }
 
-    /// RFC 6675 / RFC 6582 ACK processing (with ns-2's timeout and ECN rules where those
-    /// are switched on).
-    fn on_ack_rfc(&mut self, now: Time, ack: &AckInfo, out: &mut impl Outbox) {
-        let advances = ack.cumulative > self.snd_una;
-        if self.ignoring_dupacks && !advances {
+    /// The main path of an ACK (RFC 5681 with RFC 6675 or RFC 6582 recovery, and ns-2's
+    /// timeout and ECN rules where those are switched on): account for it and let
+    /// congestion control see it, hand what a partial ACK, a duplicate or the start of
+    /// recovery does to `recovery`, send. (One copy per recovery style: no dispatch inside.)
+    fn on_ack_with<R: RecoveryOps>(tcb: &mut Tcb, recovery: &mut R, now: Time, ack: &AckInfo, out: &mut impl Outbox) {
+        let advances = ack.cumulative > tcb.snd_una;
+        if tcb.ignoring_dupacks && !advances {
             return; // ns-2 after a timeout: duplicates and their SACK blocks are ignored
         }
-        self.ignoring_dupacks = false;
-        let newly_sacked = if self.cfg.recovery == Recovery::Sack { self.mark_sacked(ack.sack_blocks()) } else { 0 };
-        if advances && !self.in_recovery {
-            self.new_ack(now, ack, 0, newly_sacked, true);
-        } else if advances {
-            let mut sample = self.sample(now, ack, newly_sacked);
-            self.advance_and_report(now, ack, 0, newly_sacked, &mut sample);
-            self.dupacks = 0;
-            let mut restart_timer = true;
-            if ack.cumulative >= self.recovery_point {
-                self.in_recovery = false;
-                self.end_recovery(now);
-                if self.rules.newreno_recovery {
-                    // ns-2 `recv_newack_helper`: the ACK ending recovery opens the window.
-                    self.cc.on_ack(&mut self.window, &sample);
-                }
-            } else if self.cfg.recovery == Recovery::Newreno {
-                // RFC 6582 §3.2 step 3 (partial ACK): retransmit, deflate, add back one.
-                let seq = self.snd_una;
-                self.retransmit(now, seq, false, out);
-                if self.rules.newreno_recovery {
-                    self.partial_ack_ns2(sample.segments_acked);
-                    // `newreno_changes1_`: the timer runs on from the first partial ACK
-                    let first = !std::mem::replace(&mut self.had_partial_ack, true);
-                    restart_timer = first || !self.newreno_agent.impatient();
-                } else {
-                    self.window.cwnd = (self.window.cwnd - sample.segments_acked as f64 + 1.0).max(1.0);
-                }
-            }
-            if restart_timer {
-                self.restart_or_stop_timer(now);
-            }
-        } else if self.snd_una < self.snd_max {
-            self.report_duplicate(now, ack, newly_sacked);
-            self.dupacks += 1;
-            if self.in_recovery {
-                if self.cfg.recovery == Recovery::Newreno {
-                    // RFC 6582 step 4: inflate per duplicate
-                    if self.rules.newreno_recovery {
-                        self.dupwnd += 1;
-                    } else {
-                        self.window.cwnd += 1.0;
-                    }
-                }
-            } else if self.dupacks == self.cfg.dupack_threshold
-                && self.recover.map_or(true, |recover| ack.cumulative > recover)
-            {
-                self.enter_recovery(now, out);
-            }
-        }
-
-        if self.cfg.ecn && ack.ece && !self.in_recovery && self.snd_una > self.ecn_recover {
-            // RFC 3168 §6.1.2: react to ECE at most once per window of data.
-            self.ecn_reduction(now);
-        }
-        if self.in_recovery && newly_sacked > 0 {
-            self.update_lost_marks();
-        }
-    }
-
-    /// ns-2 Newreno's partial ACK (`partialnewack`): with `partial_window_deflation_` the
-    /// window shrinks by what the ACK acknowledged but one, from the inflation first
-    /// (leaving at least 1 there); without, the inflation goes. ns-2 keeps `dupacks_`, so
-    /// the burst limit of recovery holds on.
-    fn partial_ack_ns2(&mut self, acked: u32) {
-        if self.newreno_agent.partial_window_deflation() {
-            if self.dupwnd > acked {
-                self.dupwnd -= acked - 1;
+        tcb.ignoring_dupacks = false;
+        // The SACK blocks onto the scoreboard (SACK recovery's: none with NewReno).
+        let sacked = recovery.on_sack_blocks(tcb, ack.sack_blocks());
+        if advances {
+            recovery.on_cumulative(tcb, ack.cumulative);
+            if !tcb.in_recovery {
+                // Account for it, congestion control's every-ACK hook and increase, the timer.
+                tcb.new_ack(now, ack, 0, sacked, true);
             } else {
-                self.window.cwnd = (self.window.cwnd - (acked - self.dupwnd) as f64).max(1.0);
-                self.dupwnd = 1;
-            }
-        } else {
-            self.dupwnd = 0;
-        }
-        self.dupacks = self.cfg.dupack_threshold;
-    }
-
-    /// The every-ACK hook: congestion control sees the ACK's accounting before the
-    /// sender acts on it (increase, recovery, reduction).
-    fn report_ack(&mut self, sample: &mut AckSample) {
-        sample.delivered = self.delivered;
-        sample.in_flight = self.pipe();
-        sample.srtt = self.rto.srtt();
-        self.cc.on_ack_event(&self.window, sample);
-        if self.rate.is_some() {
-            self.rate_sample(sample);
-        }
-    }
-
-    fn enter_recovery(&mut self, now: Time, out: &mut impl Outbox) {
-        self.reduce(now, CongestionSignal::FastRetransmit);
-        self.stats.fast_recoveries += 1;
-        self.in_recovery = true;
-        self.recovery_point = self.snd_max;
-        // Restart the timer so the retransmission gets a full RTO (as ns-2 and Linux do);
-        // otherwise a queue near the RTO floor makes every recovery end in a timeout.
-        self.restart_timer(now);
-        let seq = self.snd_una;
-        match self.cfg.recovery {
-            Recovery::Sack => {
-                if self.seg(seq).flags & (SACKED | LOST) == 0 {
-                    self.seg_mut(seq).flags |= LOST;
-                    self.lost += 1;
-                }
-                self.lost_scan = self.snd_una;
-                self.sacked_below_lost_scan = 0;
-                self.retx_scan = self.snd_una;
-                self.update_lost_marks();
-                self.lost_scan = self.lost_scan.max(seq + 1);
-                self.retransmit(now, seq, true, out);
-            }
-            Recovery::Newreno => {
-                if self.rules.newreno_recovery {
-                    self.dupwnd = self.newreno_agent.entry_inflation(self.cfg.dupack_threshold);
-                    self.had_partial_ack = false;
-                    // RFC 2582's careful variant: duplicates at this recovery's end are no new loss.
-                    self.recover = Some(self.recovery_point);
+                // Account for it (congestion control's every-ACK hook), then the recovery's
+                // exit at a full ACK (RecoveryPoint reached) or its partial-ACK rule.
+                let mut sample = tcb.sample(now, ack, sacked.newly);
+                tcb.advance_and_report(now, ack, 0, sacked, &mut sample);
+                tcb.dupacks = 0;
+                let restart_timer = if ack.cumulative >= tcb.recovery_point {
+                    tcb.in_recovery = false;
+                    tcb.end_recovery(now);
+                    recovery.on_exit(tcb, &sample);
+                    true
                 } else {
-                    self.window.cwnd += self.cfg.dupack_threshold as f64;
+                    recovery.on_partial_ack(tcb, now, &sample, out)
+                };
+                if restart_timer {
+                    tcb.restart_or_stop_timer(now);
                 }
-                self.retransmit(now, seq, false, out);
             }
+        } else if tcb.snd_una < tcb.snd_max {
+            // A duplicate: congestion control sees it; during recovery the recovery's rule,
+            // else fast retransmit at DupThresh (RFC 5681 §3.2; after a timeout only once the
+            // cumulative ACK passes `recover`, RFC 6582 §3.2 step 1).
+            tcb.report_duplicate(now, ack, sacked);
+            tcb.dupacks += 1;
+            if tcb.in_recovery {
+                recovery.on_duplicate(tcb);
+            } else if tcb.dupacks == tcb.cfg.dupack_threshold
+                && tcb.recover.map_or(true, |recover| ack.cumulative > recover)
+            {
+                tcb.enter_recovery(now);
+                recovery.enter(tcb, now, out);
+            }
+        }
+
+        if tcb.cfg.ecn && ack.ece && !tcb.in_recovery && tcb.snd_una > tcb.ecn_recover {
+            // RFC 3168 §6.1.2: react to ECE at most once per window of data.
+            tcb.ecn_reduction(now);
+        }
+        if tcb.in_recovery && sacked.newly > 0 {
+            recovery.on_sacked(tcb); // SACK: IsLost() may hold for more segments now
+        }
+        // Send what the window and the recovery allow.
+        if tcb.started {
+            recovery.send(tcb, now, out);
+            tcb.update_app_wakeup(now);
+        }
+    }
+
+    /// Send whatever the window, the recovery and the application allow.
+    fn try_send(&mut self, now: Time, out: &mut impl Outbox) {
+        let TcpSender { recovery, tcb } = self;
+        if tcb.started {
+            recovery.send(tcb, now, out);
+            tcb.update_app_wakeup(now);
         }
     }
 
     /// A timer may have expired at `now` (the engine's timer events can be stale: the
     /// deadlines decide). Returns whether one did.
     pub fn on_timer(&mut self, now: Time, out: &mut impl Outbox) -> bool {
-        if !self.started {
-            if now < self.start_at {
+        let tcb = &mut self.tcb;
+        if !tcb.started {
+            if now < tcb.start_at {
                 return false;
             }
-            self.start(now, out);
+            tcb.started = true;
+            tcb.started_at = now;
+            self.try_send(now, out);
             return true;
         }
-        let mut app_due = self.app_wakeup.is_some_and(|t| t <= now);
+        let mut app_due = tcb.app_wakeup.is_some_and(|t| t <= now);
         if app_due {
-            self.app_wakeup = None;
+            tcb.app_wakeup = None;
         }
-        if let Some(pacer) = self.pacer.as_mut() {
+        if let Some(pacer) = tcb.pacer.as_mut() {
             if pacer.wakeup.is_some_and(|t| t <= now) {
                 pacer.wakeup = None;
                 app_due = true;
             }
         }
-        if !self.rto_deadline.is_some_and(|t| t <= now) {
+        if !tcb.rto_deadline.is_some_and(|t| t <= now) {
             if app_due {
                 self.try_send(now, out);
             }
             return app_due;
         }
-        self.stats.timeouts += 1;
-        if self.rules.sack1_recovery {
-            self.timeout_sack1();
-        }
-        self.reduce(now, CongestionSignal::Timeout);
-        // RFC 5681 §3.1: the loss window is one segment, whatever the algorithm.
-        self.window.cwnd = LOSS_WINDOW;
-        self.rto.back_off();
-        // RFC 6675 §5.1: forget SACK information; resend from the first unacknowledged.
-        for seg in self.board.iter_mut() {
-            seg.flags &= RETRANSMITTED | DELIVERED;
-        }
-        self.sacked = 0;
-        self.lost = 0;
-        self.retx_in_flight = 0;
-        self.lost_scan = self.snd_una;
-        self.sacked_below_lost_scan = 0;
-        self.in_recovery = false;
-        self.dupacks = 0;
-        self.dupwnd = 0;
-        self.recover = Some(self.snd_max);
-        if let Some(rate) = self.rate.as_mut() {
-            rate.restart();
-        }
-        // Sack1 ignores duplicates until a new ACK; ns-2's Newreno counts them.
-        self.ignoring_dupacks = self.rules.go_back_n && !self.rules.newreno_recovery;
-        self.snd_nxt = self.snd_una;
-        self.rtt_probe = None;
-        self.rto_deadline = None;
+        tcb.stats.timeouts += 1;
+        tcb.timeout(now);
+        self.recovery.on_timeout(tcb);
         self.try_send(now, out);
-        self.restart_timer(now);
+        self.tcb.restart_timer(now);
         true
     }
 }
-
-#[path = "sack1.rs"]
-mod sack1;
 
 #[cfg(test)]
 #[path = "sender_tests.rs"]

@@ -2,9 +2,10 @@
 //! ACKs, and hand-computed windows, pipes, retransmissions and timers. TCP(1, 0.5) with
 //! ns-2's decrease (the first reduction halves), no SYN, 1000-byte segments.
 use super::*;
+use crate::transport::recovery::LossRecovery;
 use crate::app::TcpApplication;
 use crate::cc::{AckSample, Aimd, CongestionControl, CongestionEvent, CongestionSignal, Window};
-use crate::transport::{AckInfo, Header, Outgoing, Recovery, TcpConfig};
+use crate::transport::{AckInfo, Header, Outgoing, Recovery, Seq, TcpConfig};
 
 const MS: Time = 1_000_000;
 
@@ -41,10 +42,10 @@ fn ack(cumulative: Seq, blocks: &[(Seq, Seq)]) -> AckInfo {
 
 /// Deliver one ACK at `now`; returns what the sender sent and how many were retransmissions.
 fn deliver(sender: &mut TcpSender, now: Time, info: AckInfo) -> (Vec<Seq>, u64) {
-    let before = sender.stats.retransmitted_packets;
+    let before = sender.stats().retransmitted_packets;
     let mut out = Vec::new();
     sender.on_ack(now, &info, &mut out);
-    (seqs(&out), sender.stats.retransmitted_packets - before)
+    (seqs(&out), sender.stats().retransmitted_packets - before)
 }
 
 #[test]
@@ -53,7 +54,7 @@ fn slow_start_opens_one_segment_per_ack_and_fills_the_window() {
     assert_eq!(start(&mut s), vec![0, 1, 2, 3]);
     // ACK of segment 0: cwnd 4 → 5, window [1, 6): segments 4 and 5 go out.
     assert_eq!(deliver(&mut s, 100 * MS, ack(1, &[])), (vec![4, 5], 0));
-    assert_eq!(s.window.cwnd, 5.0);
+    assert_eq!(s.window().cwnd, 5.0);
     assert_eq!((s.outstanding(), s.pipe()), (5, 5));
 }
 
@@ -82,16 +83,16 @@ fn sack_recovery_scoreboard_and_pipe() {
         let blocks = if cumulative > 0 { &[][..] } else { blocks };
         let (got, resent) = deliver(&mut s, (10 + index as Time) * MS, ack(cumulative, blocks));
         assert_eq!((got.as_slice(), resent), (sent, retransmitted), "step {index}");
-        assert_eq!((s.pipe(), s.window.cwnd, s.in_recovery()), (pipe, cwnd, recovering), "step {index}");
+        assert_eq!((s.pipe(), s.window().cwnd, s.in_recovery()), (pipe, cwnd, recovering), "step {index}");
     }
-    assert_eq!(s.stats.fast_recoveries, 1);
+    assert_eq!(s.stats().fast_recoveries, 1);
     // Karn: segment 0 was the timed one and was resent, so ACK 7 gave no sample.
     assert_eq!(s.srtt_ns(), None);
     // The full ACK (≥ recovery point 10) ends recovery with cwnd = ssthresh (RFC 6582 §3.2),
     // and samples segment 10, timed since it left at 15 ms.
     deliver(&mut s, 30 * MS, ack(12, &[]));
     assert!(!s.in_recovery());
-    assert_eq!((s.window.cwnd, s.window.ssthresh), (5.0, 5.0));
+    assert_eq!((s.window().cwnd, s.window().ssthresh), (5.0, 5.0));
     assert_eq!(s.srtt_ns(), Some((15 * MS) as f64));
 }
 
@@ -170,27 +171,35 @@ fn newreno_partial_ack_resends_and_deflates() {
     for (index, sent) in [&[][..], &[], &[0]].iter().enumerate() {
         assert_eq!(deliver(&mut s, (10 + index as Time) * MS, ack(0, &[])).0.as_slice(), *sent);
     }
-    assert_eq!((s.window.cwnd, s.window.ssthresh), (8.0, 5.0));
+    assert_eq!((s.window().cwnd, s.window().ssthresh), (8.0, 5.0));
     // Duplicates for 4, 6, 7, 8, 9: cwnd 9 … 13; the window [0, cwnd) admits 10, 11, 12.
     let mut new = Vec::new();
     for index in 0..5 {
         new.extend(deliver(&mut s, (20 + index) * MS, ack(0, &[])).0);
     }
-    assert_eq!((new, s.window.cwnd), (vec![10, 11, 12], 13.0));
+    assert_eq!((new, s.window().cwnd), (vec![10, 11, 12], 13.0));
     // Resent 0 arrives: ACK 5 < recover (10). Resend 5, cwnd = 13 − 5 + 1 = 9,
     // window [5, 14): 13 goes out too.
     assert_eq!(deliver(&mut s, 40 * MS, ack(5, &[])), (vec![5, 13], 1));
-    assert_eq!(s.window.cwnd, 9.0);
+    assert_eq!(s.window().cwnd, 9.0);
     assert!(s.in_recovery());
     // ACK 9 still falls short of recover (everything below 10): partial again —
     // resend 9, cwnd = 9 − 4 + 1 = 6, window [9, 15) admits 14.
     assert_eq!(deliver(&mut s, 45 * MS, ack(9, &[])), (vec![9, 14], 1));
-    assert_eq!(s.window.cwnd, 6.0);
+    assert_eq!(s.window().cwnd, 6.0);
     assert!(s.in_recovery());
     // ACK 10 covers all data sent before recovery: the full ACK, cwnd = ssthresh.
     deliver(&mut s, 50 * MS, ack(10, &[]));
     assert!(!s.in_recovery());
-    assert_eq!(s.window.cwnd, 5.0);
+    assert_eq!(s.window().cwnd, 5.0);
+}
+
+/// ns-2 Newreno's inflation (`dupwnd_`).
+fn dupwnd(s: &TcpSender) -> u32 {
+    match &s.recovery {
+        LossRecovery::NewReno(newreno) => newreno.dupwnd(),
+        _ => panic!("not NewReno's recovery"),
+    }
 }
 
 /// `ns2.newreno_recovery` with Agent/TCP/Newreno's defaults, on the loss pattern above
@@ -213,27 +222,27 @@ fn ns2_newreno_keeps_the_inflation_apart_and_deflates_partially() {
     for (index, sent) in [&[][..], &[], &[0]].iter().enumerate() {
         assert_eq!(deliver(&mut s, (10 + index as Time) * MS, ack(0, &[])).0.as_slice(), *sent);
     }
-    assert_eq!((s.window.cwnd, s.window.ssthresh, s.dupwnd), (5.0, 5.0, 3));
+    assert_eq!((s.window().cwnd, s.window().ssthresh, dupwnd(&s)), (5.0, 5.0, 3));
     let mut new = Vec::new();
     for index in 0..5 {
         new.extend(deliver(&mut s, (20 + index) * MS, ack(0, &[])).0);
     }
-    assert_eq!((new, s.window.cwnd, s.dupwnd), (vec![10, 11, 12], 5.0, 8));
+    assert_eq!((new, s.window().cwnd, dupwnd(&s)), (vec![10, 11, 12], 5.0, 8));
     assert_eq!(deliver(&mut s, 40 * MS, ack(5, &[])), (vec![5, 13], 1));
-    assert_eq!((s.window.cwnd, s.dupwnd), (5.0, 4));
-    let first_partial_deadline = 40 * MS + s.rto.current();
+    assert_eq!((s.window().cwnd, dupwnd(&s)), (5.0, 4));
+    let first_partial_deadline = 40 * MS + s.tcb.rto.current();
     assert_eq!(s.timer_deadline(), Some(first_partial_deadline));
     assert_eq!(deliver(&mut s, 45 * MS, ack(9, &[])), (vec![9, 14], 1));
-    assert_eq!((s.window.cwnd, s.dupwnd), (5.0, 1));
+    assert_eq!((s.window().cwnd, dupwnd(&s)), (5.0, 1));
     assert_eq!(s.timer_deadline(), Some(first_partial_deadline), "impatient: runs on from the first partial ACK");
     deliver(&mut s, 50 * MS, ack(10, &[]));
     assert!(!s.in_recovery());
-    assert_eq!((s.window.cwnd, s.dupwnd), (5.2, 0), "the cut window, opened by the ACK that ends recovery");
+    assert_eq!((s.window().cwnd, dupwnd(&s)), (5.2, 0), "the cut window, opened by the ACK that ends recovery");
     for k in 0..3 {
         assert_eq!(deliver(&mut s, (60 + k) * MS, ack(10, &[])), (vec![], 0));
     }
     assert!(!s.in_recovery());
-    assert_eq!(s.stats.fast_recoveries, 1, "no fast retransmit at the point the last one recovered to");
+    assert_eq!(s.stats().fast_recoveries, 1, "no fast retransmit at the point the last one recovered to");
 }
 
 /// The same losses with UCLA's Agent/TCP/WestwoodNR defaults: no inflation at the third
@@ -252,19 +261,19 @@ fn ns2_newreno_with_westwoodnr_parameters() {
     for index in 0..3 {
         deliver(&mut s, (10 + index) * MS, ack(0, &[]));
     }
-    assert_eq!((s.window.cwnd, s.dupwnd), (5.0, 0));
+    assert_eq!((s.window().cwnd, dupwnd(&s)), (5.0, 0));
     let mut new = Vec::new();
     for index in 0..5 {
         new.extend(deliver(&mut s, (20 + index) * MS, ack(0, &[])).0);
     }
-    assert_eq!((new, s.dupwnd), (vec![], 5));
+    assert_eq!((new, dupwnd(&s)), (vec![], 5));
     assert_eq!(deliver(&mut s, 40 * MS, ack(5, &[])), (vec![5], 1));
-    assert_eq!(s.dupwnd, 0);
+    assert_eq!(dupwnd(&s), 0);
     assert_eq!(deliver(&mut s, 45 * MS, ack(9, &[])), (vec![9, 10, 11], 1));
-    assert_eq!(s.timer_deadline(), Some(45 * MS + s.rto.current()), "restarted at every partial ACK");
+    assert_eq!(s.timer_deadline(), Some(45 * MS + s.tcb.rto.current()), "restarted at every partial ACK");
     deliver(&mut s, 50 * MS, ack(10, &[]));
     assert!(!s.in_recovery());
-    assert_eq!(s.window.cwnd, 5.2);
+    assert_eq!(s.window().cwnd, 5.2);
 }
 
 /// RFC 3042: the first two duplicates each release one new segment; without limited
@@ -309,7 +318,7 @@ fn rto_backs_off_and_karn_ignores_retransmitted_segments() {
     assert!(!s.on_timer(3 * second - 1, &mut out)); // not yet
     assert!(s.on_timer(3 * second, &mut out));
     assert_eq!(seqs(&out), vec![0]); // go-back-N from the first unacknowledged, cwnd 1
-    assert_eq!((s.window.cwnd, s.window.ssthresh, s.stats.timeouts), (1.0, 2.0, 1));
+    assert_eq!((s.window().cwnd, s.window().ssthresh, s.stats().timeouts), (1.0, 2.0, 1));
     assert_eq!(s.timer_deadline(), Some(9 * second)); // 3 s + 2 × 3 s
     // A second expiry doubles again: 9 s + 12 s.
     out.clear();
@@ -344,10 +353,10 @@ fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
     echo.ece = true;
     // Slow start first makes cwnd 11, then the echo: ssthresh = cwnd = 11 / 2.
     deliver(&mut s, 10 * MS, echo);
-    assert_eq!((s.window.cwnd, s.window.ssthresh, s.stats.ecn_reductions), (5.5, 5.5, 1));
+    assert_eq!((s.window().cwnd, s.window().ssthresh, s.stats().ecn_reductions), (5.5, 5.5, 1));
     echo.cumulative = 2;
     deliver(&mut s, 11 * MS, echo); // same window of data (below snd_max 10): no second cut
-    assert_eq!(s.stats.ecn_reductions, 1);
+    assert_eq!(s.stats().ecn_reductions, 1);
     out.clear();
     s.on_ack(12 * MS, &ack(7, &[]), &mut out);
     let flags: Vec<(Seq, bool, bool)> = out
@@ -362,10 +371,10 @@ fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
     // congestion; one acknowledging data sent after it is a new one.
     echo.cumulative = 10;
     deliver(&mut s, 13 * MS, echo);
-    assert_eq!(s.stats.ecn_reductions, 1);
+    assert_eq!(s.stats().ecn_reductions, 1);
     echo.cumulative = 11;
     deliver(&mut s, 14 * MS, echo);
-    assert_eq!(s.stats.ecn_reductions, 2);
+    assert_eq!(s.stats().ecn_reductions, 2);
     // A timeout's retransmission is not ECN-capable.
     out.clear();
     let deadline = s.timer_deadline().unwrap();
@@ -378,10 +387,10 @@ fn stale_and_impossible_acks_are_ignored() {
     let mut s = sender(|_| {});
     start(&mut s);
     deliver(&mut s, 10 * MS, ack(3, &[]));
-    let window = (s.window.cwnd, s.outstanding(), s.pipe());
+    let window = (s.window().cwnd, s.outstanding(), s.pipe());
     assert_eq!(deliver(&mut s, 11 * MS, ack(2, &[])), (vec![], 0)); // below snd_una
     assert_eq!(deliver(&mut s, 12 * MS, ack(99, &[])), (vec![], 0)); // above snd_max
-    assert_eq!((s.window.cwnd, s.outstanding(), s.pipe()), window);
+    assert_eq!((s.window().cwnd, s.outstanding(), s.pipe()), window);
 }
 
 #[test]
@@ -403,10 +412,10 @@ fn syn_goes_alone_then_the_window_opens() {
     s.on_timer(0, &mut out);
     assert_eq!(out.len(), 1);
     assert_eq!((out[0].header, out[0].size), (Header::TcpData { seq: 0, syn: true, cwr: false }, 40));
-    assert_eq!(s.stats.data_packets_sent, 0);
+    assert_eq!(s.stats().data_packets_sent, 0);
     let (sent, _) = deliver(&mut s, 50 * MS, ack(1, &[]));
     assert_eq!(sent, (1..=10).collect::<Vec<_>>());
-    assert_eq!((s.window.cwnd, s.acked_segments(), s.stats.data_packets_sent), (10.0, 0, 10));
+    assert_eq!((s.window().cwnd, s.acked_segments(), s.stats().data_packets_sent), (10.0, 0, 10));
     deliver(&mut s, 100 * MS, ack(3, &[]));
     assert_eq!(s.acked_segments(), 2);
 }
@@ -489,7 +498,7 @@ fn congestion_control_sees_each_ack_round_and_reduction() {
     deliver(&mut s, 110 * MS, echo);
     // RTT statistics: one RFC 6298 sample (segment 0, 100 ms): SRTT 100, RTTVAR 50,
     // RTO = 100 + 4 × 50 = 300 ms; ACK 3 does not reach the next timed segment (4).
-    assert_eq!(s.stats.rtt, RttSums { samples: 1, rtt_ns: (100 * MS) as f64, rto_ns: (300 * MS) as f64 });
+    assert_eq!(s.stats().rtt, RttSums { samples: 1, rtt_ns: (100 * MS) as f64, rto_ns: (300 * MS) as f64 });
     {
         let seen = seen.lock().unwrap();
         let got: Vec<(Time, u32, Option<Time>, bool, u64, u32)> = seen
@@ -520,13 +529,13 @@ fn congestion_control_sees_each_ack_round_and_reduction() {
     deliver(&mut s, 140 * MS, ack(10, &[(11, 12)]));
     // Recovery ended at 130 ms with cwnd = ssthresh (half the 6 of the reduction) and
     // the hook's +0.5 stood; the ACK at 140 ms added 1 (Recorder's increase).
-    let (ssthresh, cwnd) = (s.window.ssthresh, s.window.cwnd);
+    let (ssthresh, cwnd) = (s.window().ssthresh, s.window().cwnd);
     assert_eq!((ssthresh, cwnd), (3.0, 3.0 + 0.5 + 1.0));
     // A timeout: whatever the algorithm returns as cwnd (here ssthresh), the sender
     // restarts from one segment with the algorithm's ssthresh (RFC 5681 §3.1).
     let mut out = Vec::new();
     assert!(s.on_timer(s.timer_deadline().unwrap(), &mut out));
-    assert_eq!((s.window.cwnd, s.window.ssthresh), (1.0, cwnd / 2.0));
+    assert_eq!((s.window().cwnd, s.window().ssthresh), (1.0, cwnd / 2.0));
     let seen = seen.lock().unwrap();
     assert_eq!(seen.recovery_ends, vec![(130 * MS, 3.0)]);
     assert_eq!(seen.events.last().map(|e| e.0), Some(CongestionSignal::Timeout));
@@ -571,18 +580,26 @@ fn no_fast_retransmit_for_data_sent_before_a_timeout() {
         deliver(&mut s, now, ack(4, &[(5, 6)])); // ACK 4 covers 0–3, not more
         now += MS;
     }
-    assert_eq!(s.stats.fast_recoveries, 0);
+    assert_eq!(s.stats().fast_recoveries, 0);
     deliver(&mut s, now, ack(5, &[])); // beyond recover: duplicates count again (6, 7 go out)
     for end in [7, 8, 8] {
         now += MS;
         deliver(&mut s, now, ack(5, &[(6, end)]));
     }
-    assert_eq!(s.stats.fast_recoveries, 1);
+    assert_eq!(s.stats().fast_recoveries, 1);
 }
 
 // ---------------------------------------------------------------- tcp.profile = "ns2"
 // ns-2.35 Agent/TCP/Sack1's rules (tcp-sack1.cc, scoreboard-rq.cc, tcp.cc), hand-computed,
 // with ns-2's defaults: the SYN-like first packet and limited transmit.
+
+/// Sack1's pipe counter (ns-2 `pipe_`).
+fn sack1_pipe(s: &TcpSender) -> i64 {
+    match &s.recovery {
+        LossRecovery::Sack1(sack1) => sack1.pipe,
+        _ => panic!("not Sack1's recovery"),
+    }
+}
 
 /// A sender with ns-2's rules whose SYN has been ACKed at 1 ms: segments 1..=iw are out.
 fn ns2_sender(initial_window: f64, edit: impl FnOnce(&mut TcpConfig)) -> TcpSender {
@@ -626,16 +643,16 @@ fn sack1_recovery_counts_pipe_and_resends_the_first_hole_uncounted() {
         assert_eq!(got.as_slice(), sent, "step {index}");
         assert_eq!(s.in_recovery(), pipe.is_some(), "step {index}");
         if let Some(pipe) = pipe {
-            assert_eq!((s.sack1.pipe, s.window.cwnd), (pipe, cwnd), "step {index}");
+            assert_eq!((sack1_pipe(&s), s.window().cwnd), (pipe, cwnd), "step {index}");
         }
     }
-    assert_eq!((s.window.ssthresh, s.stats.fast_recoveries, s.stats.retransmitted_packets), (5.0, 1, 1));
+    assert_eq!((s.window().ssthresh, s.stats().fast_recoveries, s.stats().retransmitted_packets), (5.0, 1, 1));
     // The resent 1 arrives: cumulative 13 reaches recover (13, what was out at the third
     // duplicate): recovery ends; the window stays at the cut and does not grow on this ACK.
     // snd_una 13 + ⌊cwnd⌋ 5 allows up to 17; 13..16 are out: 17 goes.
     let (got, _) = deliver(&mut s, 40 * MS, ack(13, &[]));
     assert!(!s.in_recovery());
-    assert_eq!((got, s.window.cwnd, s.window.ssthresh), (vec![17], 5.0, 5.0));
+    assert_eq!((got, s.window().cwnd, s.window().ssthresh), (vec![17], 5.0, 5.0));
 }
 
 /// ScoreBoardRQ's rule: a hole goes once any SACKed data lies above it (RFC 6675 waits
@@ -649,7 +666,7 @@ fn sack1_resends_a_hole_with_one_sacked_segment_above() {
     assert_eq!(got, vec![1], "fast retransmit of the first hole");
     for (k, end) in [6, 7, 8, 9].into_iter().enumerate() {
         let (got, _) = deliver(&mut s, (13 + k as Time) * MS, ack(1, &[(2, end)]));
-        assert!(got.is_empty(), "pipe {} ≥ cwnd", s.sack1.pipe);
+        assert!(got.is_empty(), "pipe {} ≥ cwnd", sack1_pipe(&s));
     }
     // 10 SACKed: pipe 4 < 5, and hole 9 (one SACKed segment above it) goes before new data
     let (got, resent) = deliver(&mut s, 20 * MS, ack(1, &[(10, 11), (2, 9)]));
@@ -668,17 +685,17 @@ fn sack1_counts_only_informative_duplicates_and_handles_partial_acks() {
     assert_eq!(got, vec![11]);
     let (got, _) = deliver(&mut s, 11 * MS, ack(1, &[(2, 3)])); // nothing new: not counted
     assert!(got.is_empty());
-    assert_eq!(s.dupacks, 1);
+    assert_eq!(s.tcb.dupacks, 1);
     deliver(&mut s, 12 * MS, ack(1, &[(2, 4)])); // 12
     let (got, _) = deliver(&mut s, 13 * MS, ack(1, &[(2, 5), (7, 8)])); // 6 lost too
     assert_eq!(got, vec![1]);
-    assert_eq!(s.sack1.pipe, 9);
+    assert_eq!(sack1_pipe(&s), 9);
     // the resent 1 arrives: cumulative 6 (2..5 held) is below recover (13): a partial
     // ACK. pipe 9 − 1 − 1 = 7: nothing sent; the timer restarts.
     let (got, _) = deliver(&mut s, 20 * MS, ack(6, &[(7, 8)]));
     assert!(got.is_empty() && s.in_recovery());
-    assert_eq!(s.sack1.pipe, 7);
-    assert_eq!(s.timer_deadline(), Some(20 * MS + s.rto.current()));
+    assert_eq!(sack1_pipe(&s), 7);
+    assert_eq!(s.timer_deadline(), Some(20 * MS + s.tcb.rto.current()));
 }
 
 /// After a timeout (go_back_n): duplicates and their SACK blocks are ignored until the
@@ -691,16 +708,16 @@ fn ns2_timeout_goes_back_n_and_ignores_duplicates_until_a_new_ack() {
     let deadline = s.timer_deadline().unwrap();
     assert!(s.on_timer(deadline, &mut out));
     assert_eq!(seqs(&out), vec![1], "cwnd 1: the first unacknowledged again");
-    assert_eq!((s.window.cwnd, s.window.ssthresh), (1.0, 2.0), "ssthresh ⌊4/2⌋");
+    assert_eq!((s.window().cwnd, s.window().ssthresh), (1.0, 2.0), "ssthresh ⌊4/2⌋");
     for k in 0..4 {
         let (got, _) = deliver(&mut s, deadline + k * MS, ack(1, &[(2, 4)]));
         assert!(got.is_empty());
     }
-    assert_eq!(s.dupacks, 0, "ignored, not counted");
+    assert_eq!(s.tcb.dupacks, 0, "ignored, not counted");
     // 1 arrives; 2 and 3 were held: cumulative 4. Slow start: cwnd 2; go-back-N goes on
     // at 4 (sent before, not held), then 5 (new)
     let (got, _) = deliver(&mut s, deadline + 10 * MS, ack(4, &[]));
-    assert_eq!((got, s.window.cwnd), (vec![4, 5], 2.0));
+    assert_eq!((got, s.window().cwnd), (vec![4, 5], 2.0));
     let (got, _) = deliver(&mut s, deadline + 20 * MS, ack(4, &[(5, 6)])); // limited transmit
     assert_eq!(got, vec![6]);
     let (got, _) = deliver(&mut s, deadline + 21 * MS, ack(4, &[(5, 7)]));
@@ -708,7 +725,7 @@ fn ns2_timeout_goes_back_n_and_ignores_duplicates_until_a_new_ack() {
     // third: snd_una 4 has not passed what was out at the timeout (1..=4): nothing
     let (got, _) = deliver(&mut s, deadline + 22 * MS, ack(4, &[(5, 8)]));
     assert!(got.is_empty() && !s.in_recovery());
-    assert_eq!(s.stats.fast_recoveries, 0);
+    assert_eq!(s.stats().fast_recoveries, 0);
 }
 
 /// integer_ssthresh alone (with RFC 6675 recovery): a cut from cwnd 3 leaves ssthresh 2
@@ -725,8 +742,8 @@ fn ns2_cut_can_leave_less_than_two_segments() {
     deliver(&mut s, 11 * MS, ack(0, &[(1, 3)])); // 4
     deliver(&mut s, 12 * MS, ack(0, &[(1, 4)])); // third: cut
     assert!(s.in_recovery());
-    assert_eq!((s.window.cwnd, s.window.ssthresh), (1.5, 2.0));
+    assert_eq!((s.window().cwnd, s.window().ssthresh), (1.5, 2.0));
     deliver(&mut s, 30 * MS, ack(5, &[]));
     assert!(!s.in_recovery());
-    assert_eq!(s.window.cwnd, 1.5, "not raised to ssthresh");
+    assert_eq!(s.window().cwnd, 1.5, "not raised to ssthresh");
 }

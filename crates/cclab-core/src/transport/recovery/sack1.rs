@@ -21,13 +21,13 @@
 //!   been sent then (`bugFix_`), except straight after an ECN reaction, when it resends
 //!   the first hole without cutting again; leaving recovery clears it;
 //! * `last_ack_` stays where it was when recovery began until recovery ends.
-use super::{AckInfo, Outbox, Seq, TcpSender};
-use crate::cc::CongestionSignal;
 use crate::sim::Time;
+use crate::transport::tcb::{Sacked, Tcb};
+use crate::transport::{AckInfo, Outbox, Seq};
 
 /// What the last window reduction was for (ns-2 `last_cwnd_action_`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) enum LastAction {
+pub enum LastAction {
     #[default]
     None,
     Dupack,
@@ -133,180 +133,181 @@ impl Scoreboard {
     }
 }
 
-/// Sack1's recovery state beside the sender's shared state.
+/// Sack1's recovery state beside the sender's control block.
 #[derive(Clone, Debug)]
-pub(super) struct Sack1State {
-    pub scoreboard: Scoreboard,
+pub struct Sack1Recovery {
+    scoreboard: Scoreboard,
     /// ns-2 `pipe_` (may go negative).
-    pub pipe: i64,
+    pub(crate) pipe: i64,
     /// One past ns-2's `last_ack_`: frozen while in recovery.
-    pub last_ack: Seq,
+    last_ack: Seq,
     /// One past ns-2's `recover_`; 1 is its "none" (0).
-    pub recover: Seq,
-    pub last_action: LastAction,
+    recover: Seq,
+    last_action: LastAction,
 }
 
-impl Default for Sack1State {
+impl Default for Sack1Recovery {
     fn default() -> Self {
-        Sack1State { scoreboard: Scoreboard::default(), pipe: 0, last_ack: 0, recover: 1, last_action: LastAction::None }
+        Sack1Recovery { scoreboard: Scoreboard::default(), pipe: 0, last_ack: 0, recover: 1, last_action: LastAction::None }
     }
 }
 
-impl TcpSender {
+impl Sack1Recovery {
     /// Sack1TcpAgent::recv for an ACK within [snd_una, snd_max].
-    pub(super) fn on_ack_sack1(&mut self, now: Time, ack: &AckInfo, out: &mut impl Outbox) {
-        if self.cfg.ecn && ack.ece {
-            self.ecn_response_sack1(now, ack.cumulative);
+    pub(in crate::transport) fn on_ack(&mut self, tcb: &mut Tcb, now: Time, ack: &AckInfo, out: &mut impl Outbox) {
+        if tcb.cfg.ecn && ack.ece {
+            self.ecn_response(tcb, now, ack.cumulative);
         }
-        let valid = ack.cumulative >= self.sack1.last_ack;
-        if !self.in_recovery {
-            if ack.cumulative > self.sack1.last_ack {
-                let previously_sacked = self.sack1.scoreboard.count_below(ack.cumulative);
-                self.new_ack(now, ack, previously_sacked, 0, true);
-                self.ignoring_dupacks = false;
-                self.sack1.scoreboard.clear();
-            } else if ack.cumulative == self.sack1.last_ack && !self.ignoring_dupacks {
-                let before = self.sack1.scoreboard.total();
-                let changed = self.sack1.scoreboard.update(self.snd_una, ack.sack_blocks());
-                self.report_duplicate(now, ack, self.sack1.scoreboard.total().saturating_sub(before));
+        let valid = ack.cumulative >= self.last_ack;
+        if !tcb.in_recovery {
+            if ack.cumulative > self.last_ack {
+                let previously_sacked = self.scoreboard.count_below(ack.cumulative);
+                tcb.new_ack(now, ack, previously_sacked, Sacked::default(), true);
+                self.last_ack = ack.cumulative;
+                tcb.ignoring_dupacks = false;
+                self.scoreboard.clear();
+            } else if ack.cumulative == self.last_ack && !tcb.ignoring_dupacks {
+                let before = self.scoreboard.total();
+                let changed = self.scoreboard.update(tcb.snd_una, ack.sack_blocks());
+                tcb.report_duplicate(now, ack, Sacked::fresh(self.scoreboard.total().saturating_sub(before)));
                 if changed {
-                    self.dupacks += 1;
-                    if self.dupacks == self.cfg.dupack_threshold {
-                        self.dupack_action_sack1(now, out);
-                    } else if self.dupacks < self.cfg.dupack_threshold && self.cfg.limited_transmit {
-                        self.send_one(now, out);
+                    tcb.dupacks += 1;
+                    if tcb.dupacks == tcb.cfg.dupack_threshold {
+                        self.dupack_action(tcb, now, out);
+                    } else if tcb.dupacks < tcb.cfg.dupack_threshold && tcb.cfg.limited_transmit {
+                        Self::send_one(tcb, now, out);
                     }
                 }
             }
-            if valid && self.dupacks == 0 {
-                self.send_much(now, out);
+            if valid && tcb.dupacks == 0 {
+                self.send_much(tcb, now, out);
             }
             return;
         }
-        self.sack1.pipe -= 1;
-        if ack.cumulative >= self.sack1.recover {
+        self.pipe -= 1;
+        if ack.cumulative >= self.recover {
             // Recovery is over (newack, without opening the window); after an ECN reaction
             // `recover_` can be snd_una itself, and a duplicate ends it.
-            self.sack1.recover = 1;
-            self.in_recovery = false;
-            let previously_sacked = self.sack1.scoreboard.count_below(ack.cumulative);
-            self.new_ack(now, ack, previously_sacked, 0, false);
-            self.end_recovery(now);
-            self.ignoring_dupacks = false;
-            self.sack1.scoreboard.clear();
-        } else if ack.cumulative > self.snd_una {
+            self.recover = 1;
+            tcb.in_recovery = false;
+            let previously_sacked = self.scoreboard.count_below(ack.cumulative);
+            tcb.new_ack(now, ack, previously_sacked, Sacked::default(), false);
+            self.last_ack = ack.cumulative;
+            tcb.end_recovery(now);
+            tcb.ignoring_dupacks = false;
+            self.scoreboard.clear();
+        } else if ack.cumulative > tcb.snd_una {
             // A partial ACK: snd_una moves, last_ack_ does not.
-            let previously_sacked = self.sack1.scoreboard.count_below(ack.cumulative);
-            let before = self.sack1.scoreboard.total();
-            self.sack1.scoreboard.update(ack.cumulative, ack.sack_blocks());
-            let newly_sacked = (self.sack1.scoreboard.total() + previously_sacked).saturating_sub(before);
-            let mut sample = self.sample(now, ack, newly_sacked);
-            self.advance_and_report(now, ack, previously_sacked, newly_sacked, &mut sample);
-            self.sack1.pipe -= 1;
+            let previously_sacked = self.scoreboard.count_below(ack.cumulative);
+            let before = self.scoreboard.total();
+            self.scoreboard.update(ack.cumulative, ack.sack_blocks());
+            let newly_sacked = (self.scoreboard.total() + previously_sacked).saturating_sub(before);
+            let mut sample = tcb.sample(now, ack, newly_sacked);
+            tcb.advance_and_report(now, ack, previously_sacked, Sacked::fresh(newly_sacked), &mut sample);
+            self.pipe -= 1;
             // newtimer(), and the back-off ends (t_backoff_ = 1)
-            self.rto.end_backoff();
-            self.restart_timer(now);
-        } else if !self.ignoring_dupacks {
-            let before = self.sack1.scoreboard.total();
-            if self.sack1.scoreboard.update(self.snd_una, ack.sack_blocks()) && self.dupacks > 0 {
-                self.dupacks += 1;
+            tcb.rto.end_backoff();
+            tcb.restart_timer(now);
+        } else if !tcb.ignoring_dupacks {
+            let before = self.scoreboard.total();
+            if self.scoreboard.update(tcb.snd_una, ack.sack_blocks()) && tcb.dupacks > 0 {
+                tcb.dupacks += 1;
             }
-            self.report_duplicate(now, ack, self.sack1.scoreboard.total().saturating_sub(before));
+            tcb.report_duplicate(now, ack, Sacked::fresh(self.scoreboard.total().saturating_sub(before)));
         }
         if valid {
-            self.send_much(now, out);
+            self.send_much(tcb, now, out);
         }
     }
 
     /// The third counted duplicate (`Sack1TcpAgent::dupack_action`).
-    fn dupack_action_sack1(&mut self, now: Time, out: &mut impl Outbox) {
+    fn dupack_action(&mut self, tcb: &mut Tcb, now: Time, out: &mut impl Outbox) {
         // Fast retransmit is allowed past `recover_`, or for a loss of the first segment.
-        let recovered = self.snd_una > self.sack1.recover || self.snd_una == self.first_data.max(1);
+        let recovered = tcb.snd_una > self.recover || tcb.snd_una == tcb.first_data.max(1);
         if !recovered {
-            if self.cfg.ecn && self.sack1.last_action == LastAction::Ecn {
+            if tcb.cfg.ecn && self.last_action == LastAction::Ecn {
                 // The window was already cut for this loss's congestion: resend, no cut.
-                self.sack1.last_action = LastAction::Dupack;
-                self.start_sack1_recovery(now, out);
+                self.last_action = LastAction::Dupack;
+                self.start_recovery(tcb, now, out);
             }
             return; // bugFix_: one fast retransmit per window
         }
-        self.sack1.recover = self.snd_max;
-        self.sack1.last_action = LastAction::Dupack;
-        self.reduce(now, CongestionSignal::FastRetransmit);
-        self.stats.fast_recoveries += 1;
-        self.start_sack1_recovery(now, out);
+        self.recover = tcb.snd_max;
+        self.last_action = LastAction::Dupack;
+        tcb.fast_retransmit_cut(now);
+        self.start_recovery(tcb, now, out);
     }
 
     /// Recovery starts: pipe, timer (restarted, RTT timing stopped), the first hole resent.
-    fn start_sack1_recovery(&mut self, now: Time, out: &mut impl Outbox) {
-        self.sack1.pipe = self.outstanding() as i64 - self.cfg.dupack_threshold as i64;
-        self.restart_timer(now);
-        self.rtt_probe = None;
-        self.in_recovery = true;
-        let first = self.sack1.last_ack;
-        self.sack1.scoreboard.mark_resent(first);
-        self.retransmit(now, first, false, out);
+    fn start_recovery(&mut self, tcb: &mut Tcb, now: Time, out: &mut impl Outbox) {
+        self.pipe = tcb.outstanding() as i64 - tcb.cfg.dupack_threshold as i64;
+        tcb.restart_timer(now);
+        tcb.rtt_probe = None;
+        tcb.in_recovery = true;
+        let first = self.last_ack;
+        self.scoreboard.mark_resent(first);
+        tcb.retransmit(now, first, false, out);
     }
 
     /// Sack1TcpAgent::send_much: holes first, then the next segment (new data, or the
     /// go-back-N resend after a timeout), while the window or pipe allows.
-    pub(super) fn send_much(&mut self, now: Time, out: &mut impl Outbox) {
-        let max_window = self.cfg.max_window;
-        let win = (self.window.cwnd.min(max_window as f64) as u32).max(0);
+    pub(in crate::transport) fn send_much(&mut self, tcb: &mut Tcb, now: Time, out: &mut impl Outbox) {
+        let max_window = tcb.cfg.max_window;
+        let win = (tcb.window.cwnd.min(max_window as f64) as u32).max(0);
         loop {
-            let open = if self.in_recovery {
-                self.sack1.pipe < self.window.cwnd as i64
+            let open = if tcb.in_recovery {
+                self.pipe < tcb.window.cwnd as i64
             } else {
-                self.snd_nxt < self.sack1.last_ack.saturating_add(win)
+                tcb.snd_nxt < self.last_ack.saturating_add(win)
             };
             if !open {
                 break;
             }
-            match self.sack1.scoreboard.next_hole(self.snd_una) {
+            match self.scoreboard.next_hole(tcb.snd_una) {
                 None => {
-                    let room = if self.in_recovery { max_window } else { win };
-                    if self.snd_nxt >= self.snd_una.saturating_add(room) || !self.next_segment_ready(now) {
+                    let room = if tcb.in_recovery { max_window } else { win };
+                    if tcb.snd_nxt >= tcb.snd_una.saturating_add(room) || !tcb.next_segment_ready(now) {
                         break;
                     }
-                    self.send_next(now, out);
+                    tcb.send_next(now, out);
                 }
-                Some(hole) if self.sack1.recover > 1 && hole < self.snd_una.saturating_add(max_window) => {
-                    self.sack1.scoreboard.mark_resent(hole);
-                    self.retransmit(now, hole, false, out);
-                    self.snd_nxt = self.snd_nxt.max(hole + 1);
+                Some(hole) if self.recover > 1 && hole < tcb.snd_una.saturating_add(max_window) => {
+                    self.scoreboard.mark_resent(hole);
+                    tcb.retransmit(now, hole, false, out);
+                    tcb.snd_nxt = tcb.snd_nxt.max(hole + 1);
                 }
                 Some(_) => break,
             }
-            self.sack1.pipe += 1;
+            self.pipe += 1;
         }
     }
 
     /// Limited transmit (`send_one`): the next segment, if it lies below
     /// snd_una + cwnd + dupacks.
-    fn send_one(&mut self, now: Time, out: &mut impl Outbox) {
-        let ahead = (self.snd_nxt + 1 - self.snd_una) as f64;
-        if self.snd_nxt < self.snd_una.saturating_add(self.cfg.max_window)
-            && ahead <= self.window.cwnd + self.dupacks as f64
-            && self.next_segment_ready(now)
+    fn send_one(tcb: &mut Tcb, now: Time, out: &mut impl Outbox) {
+        let ahead = (tcb.snd_nxt + 1 - tcb.snd_una) as f64;
+        if tcb.snd_nxt < tcb.snd_una.saturating_add(tcb.cfg.max_window)
+            && ahead <= tcb.window.cwnd + tcb.dupacks as f64
+            && tcb.next_segment_ready(now)
         {
-            self.send_next(now, out);
+            tcb.send_next(now, out);
         }
     }
 
-    /// Sack1TcpAgent::timeout's own part (before the common timeout rule).
-    pub(super) fn timeout_sack1(&mut self) {
-        self.sack1.last_ack = self.sack1.last_ack.max(self.snd_una);
-        self.sack1.recover = self.snd_max;
-        self.sack1.scoreboard.clear();
-        self.sack1.last_action = LastAction::Timeout;
+    /// Sack1TcpAgent::timeout's own part (the sender applies the common timeout rule).
+    pub(in crate::transport) fn on_timeout(&mut self, tcb: &mut Tcb) {
+        self.last_ack = self.last_ack.max(tcb.snd_una);
+        self.recover = tcb.snd_max;
+        self.scoreboard.clear();
+        self.last_action = LastAction::Timeout;
     }
 
     /// TcpAgent::ecn: once per window (past `recover_`, or after a timeout).
-    fn ecn_response_sack1(&mut self, now: Time, cumulative: Seq) {
-        if cumulative > self.sack1.recover || self.sack1.last_action == LastAction::Timeout {
-            self.sack1.recover = self.snd_max;
-            self.sack1.last_action = LastAction::Ecn;
-            self.ecn_reduction(now);
+    fn ecn_response(&mut self, tcb: &mut Tcb, now: Time, cumulative: Seq) {
+        if cumulative > self.recover || self.last_action == LastAction::Timeout {
+            self.recover = tcb.snd_max;
+            self.last_action = LastAction::Ecn;
+            tcb.ecn_reduction(now);
         }
     }
 }
