@@ -403,6 +403,32 @@ fn rtt_and_acked_segment_counters() {
     assert_eq!((s.last_rtt(), s.acked_segments()), (Some(130 * MS), 3));
 }
 
+/// An ACK that fills a hole gives no RTT sample (Linux `tcp_clean_rtx_queue`): not from
+/// a segment SACKed long before, nor from any ACK covering a retransmission — either
+/// would time the whole recovery. The next clean ACK does.
+#[test]
+fn no_rtt_sample_from_an_ack_that_fills_a_hole() {
+    for recovery in [Recovery::Sack, Recovery::Newreno] {
+        let mut s = sender(|cfg| cfg.recovery = recovery);
+        start(&mut s);
+        // segment 0 lost; 1, 2, 3 arrive (SACKed with SACK): three duplicates, 0 resent
+        for (k, end) in [(0, 2), (1, 3), (2, 4)] {
+            let blocks: &[(Seq, Seq)] = if recovery == Recovery::Sack { &[(1, end)] } else { &[] };
+            deliver(&mut s, (100 + k) * MS, ack(0, blocks));
+        }
+        assert_eq!(s.stats().retransmitted_packets, 1, "{recovery:?}");
+        deliver(&mut s, 300 * MS, ack(4, &[])); // the resent 0 fills the hole
+        assert_eq!(s.last_rtt(), None, "{recovery:?}: the fill timed the recovery");
+        deliver(&mut s, 310 * MS, ack(5, &[]));
+        if recovery == Recovery::Newreno {
+            // ack(4) was partial: NewReno resent 4 (RFC 6582 §3.2 step 3), and so on
+            assert_eq!(s.last_rtt(), None);
+        } else {
+            assert_eq!(s.last_rtt(), Some(310 * MS), "segment 4, sent once at 0");
+        }
+    }
+}
+
 /// ns-2's SYN-like first packet: alone on the wire whatever the window, not counted as
 /// data, and its ACK opens the data window without growing it.
 #[test]

@@ -473,9 +473,10 @@ impl Tcb {
     }
 
     /// Drop state for segments below `cumulative`; returns (segments, those delivered
-    /// before: SACKed, now or before a timeout).
-    fn advance_una(&mut self, cumulative: Seq) -> (u32, u32) {
+    /// before: SACKed, now or before a timeout, and whether any was retransmitted).
+    fn advance_una(&mut self, cumulative: Seq) -> (u32, u32, bool) {
         let mut previously_sacked = 0;
+        let mut flags = 0;
         let count = cumulative - self.snd_una;
         if self.rate.is_some() {
             self.rate_on_cumulative(count);
@@ -483,6 +484,7 @@ impl Tcb {
         for _ in 0..count {
             let seg = self.board.pop_front().expect("acked segment is on the board");
             previously_sacked += (seg.flags & DELIVERED != 0) as u32;
+            flags |= seg.flags;
             if seg.flags & SACKED != 0 {
                 self.sacked -= 1;
             }
@@ -495,7 +497,7 @@ impl Tcb {
             self.snd_una += 1;
         }
         self.snd_nxt = self.snd_nxt.max(self.snd_una);
-        (count, previously_sacked)
+        (count, previously_sacked, flags & RETRANSMITTED != 0)
     }
 
     fn congestion_event(&self, now: Time, signal: CongestionSignal) -> CongestionEvent {
@@ -544,13 +546,18 @@ impl Tcb {
         sample: &mut AckSample,
     ) -> bool {
         let syn_acked = self.syn_pending() && ack.cumulative > self.snd_una;
-        if ack.cumulative > self.snd_una {
-            let newest_seg = *self.seg(ack.cumulative - 1);
-            if newest_seg.flags & RETRANSMITTED == 0 {
-                sample.rtt = Some(now - newest_seg.sent_at);
-                self.last_rtt = sample.rtt;
+        // The ACK's RTT sample, from the newest segment it acknowledges — unless that was
+        // SACKed before (it reached the receiver long ago) or the ACK covers a
+        // retransmission (Karn; Linux `tcp_clean_rtx_queue` takes no sample when
+        // FLAG_RETRANS_DATA_ACKED): otherwise a hole filled late would time the whole
+        // recovery.
+        let newest_sent_at = match ack.cumulative > self.snd_una {
+            true => {
+                let newest = self.seg(ack.cumulative - 1);
+                (newest.flags & DELIVERED == 0).then_some(newest.sent_at)
             }
-        }
+            false => None,
+        };
         if let Some((probe, sent_at)) = self.rtt_probe {
             if ack.cumulative > probe {
                 sample.timed_rtt = std::num::NonZeroU64::new(self.rto.on_sample(sent_at, now));
@@ -560,7 +567,11 @@ impl Tcb {
                 self.rtt_probe = None;
             }
         }
-        let (acked, board_sacked) = self.advance_una(ack.cumulative);
+        let (acked, board_sacked, retransmission_acked) = self.advance_una(ack.cumulative);
+        if let (Some(sent_at), false) = (newest_sent_at, retransmission_acked) {
+            sample.rtt = Some(now - sent_at);
+            self.last_rtt = sample.rtt;
+        }
         // Delivered: each segment once, when first SACKed or cumulatively ACKed.
         self.delivered += (acked - board_sacked - previously_sacked + sacked.newly - sacked.resacked) as u64;
         sample.segments_acked = acked;
