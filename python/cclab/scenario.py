@@ -46,6 +46,10 @@ def load_scenario(source: ScenarioSource, overrides: Overrides = None) -> dict:
         scenario = read_stdin()
     else:
         scenario = read_toml(Path(source))
+        if "python" in str(scenario.get("flows", "")):  # a file names its Python code beside it
+            from cclab.cc import resolve_paths
+
+            resolve_paths(scenario, Path(source).parent)
     return apply_overrides(scenario, overrides)
 
 

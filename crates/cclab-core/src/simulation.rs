@@ -2,6 +2,8 @@
 //! endpoints, and moves packets between them. It knows no protocol: endpoints are
 //! sans-IO state machines ([`Endpoint`]) that take packets and timer calls and hand back
 //! packets to send. Nothing here knows about Python or files.
+use crate::cc::external::ExternalConfig;
+use crate::cc::{CcConfig, CongestionControl, Controller};
 use crate::app::{PacketSchedule, TcpApplication};
 use crate::metrics::*;
 use crate::net::link::Admission;
@@ -332,6 +334,18 @@ impl Simulation {
 
     /// A simulation of `scenario` if it fits `limits` (checked before anything is built).
     pub fn with_limits(scenario: Scenario, limits: &RunLimits) -> Result<Simulation, ScenarioError> {
+        Simulation::with_controllers(scenario, limits, None)
+    }
+
+    /// As [`Simulation::with_limits`], with `controllers` making the congestion control
+    /// of each flow whose group declares `algorithm = "python"` (the front end's: the
+    /// core holds no Python); an error from it is the scenario's, one line. Without it
+    /// such a scenario is refused.
+    pub fn with_controllers(
+        scenario: Scenario,
+        limits: &RunLimits,
+        mut controllers: Option<&mut ControllerFactory<'_>>,
+    ) -> Result<Simulation, ScenarioError> {
         let plans = scenario.flow_windows();
         let mut graph = scenario.expand_topology()?;
         let needed = check_memory(&scenario, graph.links.len() as u64, limits)?;
@@ -388,7 +402,15 @@ impl Simulation {
                     if cc.dctcp_ecn() {
                         receiver = receiver.with_dctcp_echo();
                     }
-                    let mut controller = cc.build();
+                    let mut controller = match (&cc, controllers.as_mut()) {
+                        (CcConfig::External(config), Some(make)) => Controller::Custom(make(id as u32, config).map_err(ScenarioError)?),
+                        (CcConfig::External(_), None) => {
+                            return Err(ScenarioError(format!(
+                                "flows[{g}].cc.algorithm: \"python\" runs through the Python front end (cclab run, cclab.run), not the core alone"
+                            )))
+                        }
+                        _ => cc.build(),
+                    };
                     crate::cc::CongestionControl::set_seed(&mut controller, rand::Rng::gen(&mut stream(scenario.seed, CC_STREAMS + id as u64)));
                     let mut sender = TcpSender::new(tcp, controller, start, data_bytes, ack_bytes);
                     sender.set_newreno_agent(cc.ns2_agent());
@@ -932,4 +954,18 @@ pub fn run(scenario: Scenario) -> Result<RunResult, ScenarioError> {
 /// Validate and run a scenario within `limits`.
 pub fn run_with_limits(scenario: Scenario, limits: &RunLimits) -> Result<RunResult, ScenarioError> {
     Ok(Simulation::with_limits(scenario, limits)?.run())
+}
+
+/// Makes the congestion control of flow `id` (numbered as in results) from its group's
+/// `algorithm = "python"` declaration, or says in one line why it cannot.
+pub type ControllerFactory<'a> = dyn FnMut(u32, &ExternalConfig) -> Result<Box<dyn CongestionControl + Send>, String> + 'a;
+
+/// Validate and run a scenario within `limits`, `controllers` making the flows' external
+/// congestion controls ([`Simulation::with_controllers`]).
+pub fn run_with_controllers(
+    scenario: Scenario,
+    limits: &RunLimits,
+    controllers: &mut ControllerFactory<'_>,
+) -> Result<RunResult, ScenarioError> {
+    Ok(Simulation::with_controllers(scenario, limits, Some(controllers))?.run())
 }
