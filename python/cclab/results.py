@@ -72,15 +72,52 @@ class Result:
         import pandas as pd
 
         flows = pd.DataFrame(self.raw["flows"])
+        if flows.empty:  # only arriving flows (see fcts): the columns, no rows
+            flows = pd.DataFrame(columns=["id", "group", "transport", "cc", "goodput_mbps", "throughput_mbps",
+                                          "start_s", "stop_s"])
         if "stop_s" in flows:  # null (runs to the end) becomes NaN in a float column
             flows["stop_s"] = flows["stop_s"].astype(float)
         return flows
 
     @cached_property
     def groups(self) -> pd.DataFrame:
+        """One row per flow group; groups with finite flows add their completion times
+        (``fct_flows``, ``fct_completed``, ``mean_fct_ms``, ``p50_fct_ms``, ``p99_fct_ms``
+        and the same of ``slowdown``; by size in :attr:`fct_by_size`)."""
         import pandas as pd
 
-        return pd.DataFrame(self.raw["groups"])
+        rows = []
+        for group in self.raw["groups"]:
+            row = {key: value for key, value in group.items() if key != "fct"}
+            fct = group.get("fct")
+            if fct:
+                row.update({"fct_flows": fct["flows"], "fct_completed": fct["completed"]})
+                row.update({key: fct[key] for key in fct if key.endswith(("_ms", "_slowdown")) or key == "mean_slowdown"})
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    @cached_property
+    def fcts(self) -> Optional[pd.DataFrame]:
+        """Every finite flow (flows with a size, and flows that arrived): group,
+        start_s, size_bytes, completed, fct_ms, ideal_fct_ms, slowdown; None without any."""
+        import pandas as pd
+
+        table = self.raw.get("fcts")
+        if not table:
+            return None
+        frame = pd.DataFrame(table)
+        for column in ("fct_ms", "slowdown"):
+            frame[column] = frame[column].astype(float)  # null (not completed) as NaN
+        return frame
+
+    @cached_property
+    def fct_by_size(self) -> Optional[pd.DataFrame]:
+        """Completion-time percentiles of each group's finite flows by size bucket."""
+        import pandas as pd
+
+        rows = [{"group": group["name"], **bucket} for group in self.raw["groups"] if group.get("fct")
+                for bucket in group["fct"]["by_size"]]
+        return pd.DataFrame(rows) if rows else None
 
     @cached_property
     def links(self) -> pd.DataFrame:
@@ -169,10 +206,15 @@ class Result:
         return tables or None
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        """Every table of this result by file stem: flows, groups, links, bins, system_bins
-        and, when traced, trace_flows, trace_bottleneck_queue and trace_links."""
+        """Every table of this result by file stem: flows, groups, links, bins, system_bins,
+        with finite flows fcts and fct_by_size, and when traced trace_flows,
+        trace_bottleneck_queue and trace_links."""
         tables = {"flows": self.flows, "groups": self.groups, "links": self.links, "bins": self.bins,
                   "system_bins": self.system_bins}
+        for name in ("fcts", "fct_by_size"):
+            table = getattr(self, name)
+            if table is not None:
+                tables[name] = table
         for name, table in (self.traces or {}).items():
             tables[f"trace_{name}"] = table
         return tables

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from os import PathLike
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 try:
     import tomllib
@@ -40,17 +40,36 @@ def load_scenario(source: ScenarioSource, overrides: Overrides = None) -> dict:
     ``--set``), whose values are parsed as TOML values, or a mapping from dotted path to
     a Python value. A dict ``source`` is deep-copied, never modified.
     """
+    scenario, folder = load_unresolved(source, overrides)
+    return resolve_files(scenario, folder)
+
+
+def load_unresolved(source: ScenarioSource, overrides: Overrides = None) -> tuple[dict, Optional[Path]]:
+    """As :func:`load_scenario`, with the files it names not yet read, and the folder
+    they are read from (the scenario file's; None for the working directory)."""
+    folder = None
     if isinstance(source, Mapping):
         scenario = copy.deepcopy(dict(source))
     elif str(source) == "-":
         scenario = read_stdin()
     else:
         scenario = read_toml(Path(source))
+        folder = Path(source).parent
         if "python" in str(scenario.get("flows", "")):  # a file names its Python code beside it
             from cclab.cc import resolve_paths
 
-            resolve_paths(scenario, Path(source).parent)
-    return apply_overrides(scenario, overrides)
+            resolve_paths(scenario, folder)
+    return apply_overrides(scenario, overrides), folder
+
+
+def resolve_files(scenario: dict, folder: Optional[Path] = None) -> dict:
+    """Read the files a scenario names for the engine (flow-size CDFs), relative to
+    ``folder`` (the scenario file's; the working directory otherwise)."""
+    if '"cdf"' in str(scenario.get("flows", "")).replace("'", '"'):
+        from cclab.workloads import resolve_size_files
+
+        resolve_size_files(scenario, folder)
+    return scenario
 
 
 def validate(source: ScenarioSource, overrides: Overrides = None) -> dict:

@@ -142,6 +142,12 @@ pub struct FlowGroup {
     /// CBR writer; over UDP (required) a CBR or on/off source.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app: Option<AppSpec>,
+    /// TCP only: flows arrive over the run instead of all running from the start —
+    /// `{ kind = "poisson", load = 0.5, sizes = { kind = "pareto", mean = "100KB" } }`
+    /// (see [`crate::app::arrivals`]). `count` is then the number of source/sink pairs
+    /// the arriving flows take in turn; each flow ends when its sink has all its bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrivals: Option<crate::app::ArrivalSpec>,
 }
 
 /// Which way a dumbbell flow's data goes.
@@ -237,6 +243,12 @@ impl FlowGroup {
 
     /// Fill in the defaults of the group's transport, and reject what does not apply to it.
     fn normalize(&mut self, packet_bytes: u32, profile: crate::transport::TcpProfile) -> Result<(), (&'static str, String)> {
+        if self.transport != Transport::Tcp && self.arrivals.is_some() {
+            return Err(("arrivals", format!("arriving finite flows are TCP flows, not {:?}", self.transport.name())));
+        }
+        if self.arrivals.is_some() && self.schedule.is_some() {
+            return Err(("arrivals", "give either arrivals or a schedule, not both".into()));
+        }
         if self.transport != Transport::Tfrc && self.tfrc.is_some() {
             return Err(("tfrc", format!("applies to transport = \"tfrc\" only, not {:?}", self.transport.name())));
         }
@@ -248,8 +260,8 @@ impl FlowGroup {
                 if self.tcp.is_some() {
                     return Err(("tcp", "a TFRC flow has no TCP parameters (use tfrc = { ... })".into()));
                 }
-                if !matches!(self.app.get_or_insert(AppSpec::Bulk), AppSpec::Bulk) {
-                    return Err(("app", "a TFRC flow always has data to send (\"bulk\")".into()));
+                if !matches!(self.app.get_or_insert(AppSpec::default()), AppSpec::Bulk { size: None }) {
+                    return Err(("app", "a TFRC flow always has data to send (\"bulk\" without a size)".into()));
                 }
                 let tfrc = self.tfrc.get_or_insert_with(TfrcConfig::default);
                 tfrc.profile.get_or_insert(match profile {
@@ -277,7 +289,18 @@ impl FlowGroup {
                     };
                     (field, message)
                 })?;
-                match self.app.get_or_insert(AppSpec::Bulk) {
+                if let Some(cc @ CcConfig::External(_)) = &self.cc {
+                    if self.arrivals.is_some() {
+                        return Err(("arrivals", format!("{:?}: arriving flows are made during the run; use a built-in algorithm", cc.label())));
+                    }
+                }
+                match self.app.get_or_insert(AppSpec::default()) {
+                    AppSpec::Bulk { size: Some(_) } if self.arrivals.is_some() => {
+                        return Err(("app.size", "arriving flows take their sizes from arrivals.sizes".into()));
+                    }
+                    AppSpec::Cbr { .. } if self.arrivals.is_some() => {
+                        return Err(("app", "arriving flows are finite bulk transfers; give no app".into()));
+                    }
                     AppSpec::Onoff { .. } => {
                         return Err(("app", "an on/off source needs transport = \"udp\"".into()));
                     }
@@ -301,7 +324,7 @@ impl FlowGroup {
                             "a UDP flow needs { kind = \"cbr\", rate = ... } or { kind = \"onoff\", rate = ..., on = ..., off = ... }".into(),
                         ))
                     }
-                    Some(AppSpec::Bulk) => return Err(("app", "\"bulk\" is a TCP application; UDP sends cbr or onoff".into())),
+                    Some(AppSpec::Bulk { .. }) => return Err(("app", "\"bulk\" is a TCP application; UDP sends cbr or onoff".into())),
                     Some(app) => {
                         let rate = app.rate().expect("cbr and onoff have rates");
                         // One packet per nanosecond at most: the clock's resolution.

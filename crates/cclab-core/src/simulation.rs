@@ -12,7 +12,7 @@ use crate::net::network::{build_links, pass_through_links, Stream};
 use crate::net::topology::Graph;
 use crate::net::{LinkId, RouteId};
 use crate::scenario::{AppSpec, Scenario, ScenarioError, Transport};
-use crate::sim::rng::{stream, APP_STREAMS, CC_STREAMS, TCP_CLOCK_STREAMS};
+use crate::sim::rng::{stream, RngStream, APP_STREAMS, ARRIVAL_STREAMS, CC_STREAMS, TCP_CLOCK_STREAMS};
 use crate::sim::events::MAX_EVENT_ID;
 use crate::sim::{Event, EventQueue, Time, NS_PER_SEC};
 use crate::transport::tfrc::{TfrcReceiver, TfrcSender};
@@ -30,6 +30,46 @@ struct Flow {
     stop: Option<Time>,
     delivered_bins: Vec<u64>,
     trace: Option<FlowTrace>,
+    /// A finite flow (`app = { kind = "bulk", size }`, or one that arrived): its size
+    /// and when its sink had it all.
+    finite: Option<Finite>,
+}
+
+/// A finite flow's size and completion.
+#[derive(Clone, Copy)]
+struct Finite {
+    packets: u64,
+    /// The least time the flow can take (see `Simulation::ideal_fct`).
+    ideal: Time,
+    done: Option<Time>,
+}
+
+/// Packet destinations hold the endpoint id in these bits and, above them, the
+/// generation of the flow slot (see [`Host::tag`]).
+const ENDPOINT_MASK: u32 = MAX_EVENT_ID;
+const GENERATION_SHIFT: u32 = MAX_EVENT_ID.count_ones();
+
+/// A group whose flows arrive during the run (`arrivals`): its Poisson process and the
+/// source/sink pairs (paths) its flows take in turn.
+struct Arrivals {
+    group: usize,
+    spec: crate::app::ArrivalSpec,
+    mean_gap_ns: f64,
+    rng: RngStream,
+    pairs: Vec<PairPath>,
+    next_pair: usize,
+    stop: Option<Time>,
+    /// Flows started so far (their CC seeds), and arrivals refused for want of event ids.
+    started: u64,
+    refused: u64,
+}
+
+/// Where the flows of one source/sink pair of an arrivals group send.
+#[derive(Clone, Copy)]
+struct PairPath {
+    data_route: RouteId,
+    reply_route: RouteId,
+    base_rtt: Time,
 }
 
 /// An endpoint, the engine's one timer event for it, and what the hot path needs to
@@ -44,12 +84,15 @@ struct Host {
     traced: bool,
     /// What this host (a sink) delivered.
     deliveries: Deliveries,
+    /// The generation of the flow slot this host belongs to, shifted above the endpoint
+    /// bits: packets carry their destination's tag, so a packet of a flow that has ended
+    /// cannot reach the flow that took its slot (0 for flows that never end).
+    tag: u32,
 }
 
 /// A sink's deliveries, counted on its host and moved into its flow's bins only when a
 /// bin closes: with thousands of flows a delivery then touches no memory the sink's own
 /// call does not. Deliveries to a host come in time order (see `arrive_at_host`).
-#[derive(Default)]
 struct Deliveries {
     /// Application packets delivered (TCP: in order) by the end of the run.
     total: u64,
@@ -57,6 +100,14 @@ struct Deliveries {
     bin: usize,
     bin_end: Time,
     in_bin: u64,
+    /// A finite flow is complete when `total` reaches this (u64::MAX otherwise).
+    goal: u64,
+}
+
+impl Default for Deliveries {
+    fn default() -> Deliveries {
+        Deliveries { total: 0, bin: 0, bin_end: 0, in_bin: 0, goal: u64::MAX }
+    }
 }
 
 /// Ends each route in `Simulation::route_links` (no link has this id: event ids are
@@ -258,6 +309,29 @@ pub struct Simulation {
     payload_bytes: u32,
     bin_width: Time,
     counts: Counts,
+    /// Groups whose flows arrive over the run; their generators' timer ids count down
+    /// below the dequeue-time links' (see `on_reserved_timer`).
+    arrivals: Vec<Arrivals>,
+    /// Slots of ended arrived flows, with when they ended, oldest first.
+    free_slots: std::collections::VecDeque<(Time, u32)>,
+    /// Every finite flow that ended, and (at the end) every one still running.
+    fcts: Vec<FctRecord>,
+    /// Route table starts, by route id (for flows made during the run).
+    route_starts: Vec<u32>,
+    /// Flows 0..static_flows are the scenario's own; above are arrived flows' slots.
+    static_flows: usize,
+    /// What the arrived flows of each arrivals group did, moved here as their slots
+    /// are reused (and at the end).
+    arrival_totals: Vec<ArrivalTotals>,
+}
+
+/// What the flows of an arrivals group did, all together.
+#[derive(Clone, Copy, Default)]
+struct ArrivalTotals {
+    delivered_packets: u64,
+    data_packets_sent: u64,
+    retransmitted_packets: u64,
+    timeouts: u64,
 }
 
 /// Packets of each class (indexed by `PacketClass as usize`) by what became of them.
@@ -270,6 +344,8 @@ struct Counts {
     late: [u64; PacketClass::COUNT],
     /// What the links named in `trace.pcap` transmitted.
     captures: Captures,
+    /// Packets that reached a host after their flow ended and its slot went to another.
+    stale: [u64; PacketClass::COUNT],
 }
 
 /// The link direction a `trace.links` / `trace.pcap` entry names, or an error naming it.
@@ -318,13 +394,62 @@ impl Captures {
         };
         capture.t_ns.push(at);
         capture.bytes.push(packet.size);
-        capture.flow.push(flow_of(packet.destination));
+        capture.flow.push(flow_of(packet.destination & ENDPOINT_MASK));
         capture.kind.push(kind);
         capture.seq.push(seq);
         capture.ack.push(ack);
         capture.flags.push(flags);
         capture.ecn.push(ecn);
     }
+}
+
+/// A TCP sender and its sink for flow `id` (its random streams) of group `g`, starting
+/// at `start`; `packets` for a finite application; `controller` when the embedder made
+/// the congestion control.
+fn tcp_pair(
+    scenario: &Scenario,
+    g: usize,
+    id: u64,
+    start: Time,
+    stop: Option<Time>,
+    packets: Option<u64>,
+    controller: Option<Controller>,
+) -> (Endpoint, Endpoint) {
+    let group = &scenario.flows[g];
+    let (data_bytes, ack_bytes) = (scenario.packet_size.get() + scenario.header_size, scenario.ack_size.get());
+    let tcp = group.tcp();
+    let first_data = if tcp.syn { 1 } else { 0 };
+    let mut receiver = TcpReceiver::new(
+        tcp.recovery == crate::transport::Recovery::Sack,
+        tcp.delayed_ack.then_some(tcp.delayed_ack_timeout.ns()),
+        first_data,
+    );
+    let rules = tcp.ns2_rules();
+    if rules.ecn {
+        receiver = receiver.with_ns2_ecn();
+    }
+    let cc = group.cc();
+    if cc.dctcp_ecn() {
+        receiver = receiver.with_dctcp_echo();
+    }
+    let mut controller = controller.unwrap_or_else(|| cc.build());
+    crate::cc::CongestionControl::set_seed(&mut controller, rand::Rng::gen(&mut stream(scenario.seed, CC_STREAMS + id)));
+    let mut sender = TcpSender::new(tcp, controller, start, data_bytes, ack_bytes);
+    sender.set_newreno_agent(cc.ns2_agent());
+    if rules.tick_clock {
+        sender.set_ns2_clock(stream(scenario.seed, TCP_CLOCK_STREAMS + id));
+    }
+    if let Some(stop) = stop {
+        sender.stop_application_at(stop);
+    }
+    if let Some(packets) = packets {
+        sender.set_flow_segments(u32::try_from(packets).unwrap_or(u32::MAX));
+    }
+    if let AppSpec::Cbr { rate, .. } = group.app() {
+        let bits = scenario.packet_size.get() as f64 * 8.0;
+        sender.set_application(TcpApplication::Cbr { ns_per_segment: bits * 1e9 / rate.bps() as f64 });
+    }
+    (Endpoint::TcpSender(Box::new(sender)), Endpoint::TcpSink { receiver, ack_bytes })
 }
 
 /// What a run may use of the machine.
@@ -455,49 +580,49 @@ impl Simulation {
         let mut flows = Vec::with_capacity(plans.len());
         let mut hosts = Vec::with_capacity(2 * plans.len());
         let mut streams = Vec::with_capacity(2 * plans.len());
-        for (id, (plan, path)) in plans.into_iter().zip(&graph.paths).enumerate() {
+        let payload = scenario.packet_size.get();
+        let mut arrivals: Vec<Arrivals> = Vec::new();
+        for (plan, path) in plans.iter().zip(&graph.paths) {
+            let Some(spec) = &scenario.flows[plan.group].arrivals else { continue };
+            if arrivals.last().map_or(true, |a| a.group != plan.group) {
+                let g = plan.group;
+                arrivals.push(Arrivals {
+                    group: g,
+                    spec: spec.clone(),
+                    mean_gap_ns: 0.0,
+                    rng: stream(scenario.seed, ARRIVAL_STREAMS + g as u64),
+                    pairs: Vec::new(),
+                    next_pair: 0,
+                    stop: plan.stop,
+                    started: 0,
+                    refused: 0,
+                });
+            }
+            let pair = PairPath { data_route: path.data_route, reply_route: path.reply_route, base_rtt: path.base_rtt };
+            arrivals.last_mut().expect("pushed above").pairs.push(pair);
+        }
+        for (plan, path) in plans.iter().zip(&graph.paths).filter(|(plan, _)| scenario.flows[plan.group].arrivals.is_none()) {
+            let id = flows.len();
             let (g, start, stop) = (plan.group, plan.start, plan.stop);
             let group = &scenario.flows[g];
+            let finite = match group.app() {
+                AppSpec::Bulk { size: Some(size) } if group.transport == Transport::Tcp => Some(size.0.div_ceil(payload as u64)),
+                _ => None,
+            };
             let (source, sink) = match group.transport {
                 Transport::Tcp => {
-                    let tcp = group.tcp();
-                    let first_data = if tcp.syn { 1 } else { 0 };
-                    let mut receiver = TcpReceiver::new(
-                        tcp.recovery == crate::transport::Recovery::Sack,
-                        tcp.delayed_ack.then_some(tcp.delayed_ack_timeout.ns()),
-                        first_data,
-                    );
-                    let rules = tcp.ns2_rules();
-                    if rules.ecn {
-                        receiver = receiver.with_ns2_ecn();
-                    }
-                    let cc = group.cc();
-                    if cc.dctcp_ecn() {
-                        receiver = receiver.with_dctcp_echo();
-                    }
-                    let mut controller = match (&cc, controllers.as_mut()) {
-                        (CcConfig::External(config), Some(make)) => Controller::Custom(make(id as u32, config).map_err(ScenarioError)?),
+                    let controller = match (group.cc(), controllers.as_mut()) {
+                        (CcConfig::External(config), Some(make)) => {
+                            Some(Controller::Custom(make(id as u32, &config).map_err(ScenarioError)?))
+                        }
                         (CcConfig::External(_), None) => {
                             return Err(ScenarioError(format!(
                                 "flows[{g}].cc.algorithm: \"python\" runs through the Python front end (cclab run, cclab.run), not the core alone"
                             )))
                         }
-                        _ => cc.build(),
+                        _ => None,
                     };
-                    crate::cc::CongestionControl::set_seed(&mut controller, rand::Rng::gen(&mut stream(scenario.seed, CC_STREAMS + id as u64)));
-                    let mut sender = TcpSender::new(tcp, controller, start, data_bytes, ack_bytes);
-                    sender.set_newreno_agent(cc.ns2_agent());
-                    if rules.tick_clock {
-                        sender.set_ns2_clock(stream(scenario.seed, TCP_CLOCK_STREAMS + id as u64));
-                    }
-                    if let Some(stop) = stop {
-                        sender.stop_application_at(stop);
-                    }
-                    if let AppSpec::Cbr { rate, .. } = group.app() {
-                        let bits = scenario.packet_size.get() as f64 * 8.0;
-                        sender.set_application(TcpApplication::Cbr { ns_per_segment: bits * 1e9 / rate.bps() as f64 });
-                    }
-                    (Endpoint::TcpSender(Box::new(sender)), Endpoint::TcpSink { receiver, ack_bytes })
+                    tcp_pair(&scenario, g, id as u64, start, stop, finite, controller)
                 }
                 Transport::Udp => {
                     let rng = stream(scenario.seed, APP_STREAMS + id as u64);
@@ -508,7 +633,6 @@ impl Simulation {
                 Transport::Tfrc => {
                     let tfrc = group.tfrc();
                     // TFRC's s is the payload (as ns-2's packetSize_); headers ride on top.
-                    let payload = scenario.packet_size.get();
                     let sender = TfrcSender::new(tfrc.sender_rules(payload), start, stop);
                     let receiver = TfrcReceiver::new(tfrc.receiver_rules(payload));
                     (
@@ -531,9 +655,14 @@ impl Simulation {
                 first_link: route_links[route_starts[route as usize] as usize],
                 traced,
                 deliveries: Deliveries { bin_end: if bins > 1 { bin_width } else { Time::MAX }, ..Default::default() },
+                tag: 0,
             };
             hosts.push(host(source, path.data_route, traced));
-            hosts.push(host(sink, path.reply_route, false));
+            let mut sink_host = host(sink, path.reply_route, false);
+            if let Some(packets) = finite {
+                sink_host.deliveries.goal = packets;
+            }
+            hosts.push(sink_host);
             let trace = traced.then(|| FlowTrace { id: id as u32, ..Default::default() });
             flows.push(Flow {
                 group: g,
@@ -542,12 +671,24 @@ impl Simulation {
                 stop,
                 delivered_bins: vec![0; bins],
                 trace,
+                finite: finite.map(|packets| Finite { packets, ideal: 0, done: None }),
             });
+        }
+        // Two stand-in flows per pair of an arrivals group, for the pass-through analysis:
+        // the flows that will share the pair's routes, so that none is taken for a route's
+        // only feeder.
+        let mut stand_ins = hosts.len() as u32;
+        for pair in arrivals.iter().flat_map(|a| &a.pairs) {
+            for _ in 0..2 {
+                streams.push(Stream { route: pair.data_route, from: stand_ins, to: stand_ins + 1 });
+                streams.push(Stream { route: pair.reply_route, from: stand_ins + 1, to: stand_ins });
+                stand_ins += 2;
+            }
         }
         let routes = std::mem::take(&mut graph.routes);
         let mut links = build_links(&graph, scenario.seed);
         let scheduled: Vec<bool> = graph.links.iter().map(|d| graph.params[d.params as usize].queue.dequeues()).collect();
-        let pass_through = pass_through_links(&routes, links.len(), hosts.len(), &streams, &scheduled);
+        let pass_through = pass_through_links(&routes, links.len(), stand_ins as usize, &streams, &scheduled);
         for (link, pass) in links.iter_mut().zip(pass_through) {
             link.pass_through = pass;
             link.horizon = horizon;
@@ -581,6 +722,7 @@ impl Simulation {
             bottleneck.queue_trace = Some(Vec::new());
             bottleneck.queue_trace_limit = (share / BYTES_PER_QUEUE_SAMPLE) as usize;
         }
+        let flows_len = flows.len();
         let mut simulation = Simulation {
             payload_bytes: scenario.packet_size.get(),
             bin_width,
@@ -597,14 +739,72 @@ impl Simulation {
             trace_rows_left: share / BYTES_PER_TRACE_ROW,
             trace_stopped_at: None,
             counts: Counts { captures, ..Counts::default() },
+            static_flows: flows_len,
+            arrivals,
+            arrival_totals: Vec::new(),
+            free_slots: Default::default(),
+            fcts: Vec::new(),
+            route_starts,
             scenario,
         };
+        simulation.arrival_totals = vec![ArrivalTotals::default(); simulation.scenario.flows.len()];
+        // A finite flow's least completion time, for its slowdown.
+        let static_paths = plans.iter().zip(&simulation.graph.paths).filter(|(plan, _)| simulation.scenario.flows[plan.group].arrivals.is_none());
+        let ideals: Vec<Option<Time>> = static_paths
+            .enumerate()
+            .map(|(id, (plan, path))| {
+                let syn = simulation.scenario.flows[plan.group].tcp().syn;
+                simulation.flows[id].finite.map(|f| simulation.ideal_fct(path.data_route, path.reply_route, f.packets, syn))
+            })
+            .collect();
+        for (flow, ideal) in simulation.flows.iter_mut().zip(ideals) {
+            if let (Some(finite), Some(ideal)) = (flow.finite.as_mut(), ideal) {
+                finite.ideal = ideal;
+            }
+        }
+        // Arrivals: λ from the slowest link on the first pair's data route.
+        for (k, arrival) in simulation.arrivals.iter_mut().enumerate() {
+            let route = &simulation.route_links[simulation.route_starts[arrival.pairs[0].data_route as usize] as usize..];
+            let capacity = route.iter().take_while(|&&l| l != ROUTE_END).map(|&l| simulation.links[l as usize].rate.bps()).min();
+            arrival.mean_gap_ns = arrival.spec.mean_gap_ns(capacity.expect("a route has a link") as f64);
+            let start = simulation.scenario.flows[arrival.group].start.at.ns();
+            let first = start.saturating_add(arrival.spec.draw_gap(arrival.mean_gap_ns, &mut arrival.rng));
+            let id = MAX_EVENT_ID - simulation.links.len() as u32 - k as u32;
+            simulation.events.schedule(first, Event::Timer(id));
+        }
         // Every source's first deadline is its start; sinks may have none yet (the
         // deadline is noted for every endpoint).
         for endpoint in 0..simulation.hosts.len() as u32 {
             simulation.arm_timer(endpoint);
         }
         Ok(simulation)
+    }
+
+    /// The least time a finite flow of `packets` can take from its start to its last
+    /// packet's arrival: its first packet's store-and-forward trip along `data_route`
+    /// (every link's delay and serialisation), the other packets one serialisation apart
+    /// at the slowest link, and first, with the SYN-like packet, that packet's trip and
+    /// its ACK's back. Serialisations are rounded down, so no flow can beat it.
+    fn ideal_fct(&self, data_route: RouteId, reply_route: RouteId, packets: u64, syn: bool) -> Time {
+        let data_bytes = (self.payload_bytes + self.scenario.header_size) as u64;
+        let trip = |route: RouteId, bytes: u64| -> (Time, Time) {
+            let start = self.route_starts[route as usize] as usize;
+            let (mut total, mut slowest) = (0, 0);
+            for &link in self.route_links[start..].iter().take_while(|&&l| l != ROUTE_END) {
+                let link = &self.links[link as usize];
+                let serialise = (bytes as u128 * 8 * NS_PER_SEC as u128 / link.rate.bps() as u128) as Time;
+                total += link.delay + serialise;
+                slowest = slowest.max(serialise);
+            }
+            (total, slowest)
+        };
+        let (first, slowest) = trip(data_route, data_bytes);
+        let mut ideal = first + packets.saturating_sub(1) * slowest;
+        if syn {
+            let header = self.scenario.header_size.max(1) as u64;
+            ideal += trip(data_route, header).0 + trip(reply_route, self.scenario.ack_size.get() as u64).0;
+        }
+        ideal
     }
 
     /// Turn off pass-through links and eager hosts: every hop becomes an event. The
@@ -619,13 +819,25 @@ impl Simulation {
 
     /// Run to the end of the scenario and summarise.
     pub fn run(mut self) -> RunResult {
+        self.run_events();
+        self.summarise()
+    }
+
+    fn run_events(&mut self) {
         while let Some((now, event)) = self.events.pop_until(self.horizon) {
             match event {
                 Event::LinkArrival(link) => self.on_link_arrival(now, link),
                 Event::Timer(endpoint) => self.on_timer(now, endpoint),
             }
         }
-        self.summarise()
+    }
+
+    /// Run, and say how many flow slots the arrived flows needed (tests: memory follows
+    /// the flows alive).
+    #[doc(hidden)]
+    pub fn run_and_count_slots(mut self) -> usize {
+        self.run_events();
+        self.flows.len() - self.static_flows
     }
 
     /// The transmitter of a dequeue-time link falls free (out of line: FIFO links never
@@ -727,7 +939,10 @@ impl Simulation {
 
     fn deliver(&mut self, now: Time, ecn_bits: u8, packet: &Packet) {
         self.counts.received[packet.class as usize] += 1;
-        let endpoint = packet.destination;
+        let endpoint = packet.destination & ENDPOINT_MASK;
+        if packet.destination != endpoint | self.hosts[endpoint as usize].tag {
+            return self.count_stale(packet);
+        }
         self.fire_due_timers(endpoint, now);
         let (host, mut outbox) = self.endpoint_and_outbox(now, endpoint);
         let delivered = host.on_packet(now, &packet.header, ecn_bits, &mut outbox);
@@ -738,8 +953,148 @@ impl Simulation {
             let deliveries = &mut self.hosts[endpoint as usize].deliveries;
             deliveries.in_bin += delivered as u64;
             deliveries.total += delivered as u64;
+            if deliveries.total >= deliveries.goal {
+                self.flow_done(now, endpoint);
+            }
         }
         self.after_endpoint(now, endpoint, Cause::Arrival);
+    }
+
+    /// A packet for a flow whose slot another flow has taken since: it arrives (it was
+    /// received) and is dropped by the host, as a real host drops a segment of a closed
+    /// connection.
+    #[cold]
+    #[inline(never)]
+    fn count_stale(&mut self, packet: &Packet) {
+        self.counts.stale[packet.class as usize] += 1;
+    }
+
+    /// The sink `endpoint` has every packet of its finite flow at `now`. An arrived
+    /// flow's slot goes to the free list (reused by a flow arriving at `now` or later).
+    #[cold]
+    #[inline(never)]
+    fn flow_done(&mut self, now: Time, endpoint: u32) {
+        let slot = flow_of(endpoint) as usize;
+        self.hosts[endpoint as usize].deliveries.goal = u64::MAX;
+        let flow = &mut self.flows[slot];
+        let finite = flow.finite.as_mut().expect("a sink with a goal belongs to a finite flow");
+        finite.done = Some(now);
+        if slot >= self.static_flows {
+            let record = FctRecord::new(flow.group as u32, flow.start, finite.packets * self.payload_bytes as u64, Some(now - flow.start), finite.ideal);
+            self.fcts.push(record);
+            self.free_slots.push_back((now, slot as u32));
+        }
+    }
+
+    /// A timer event whose id is no endpoint's: a dequeue-time link's (ids counted down
+    /// from the top) or, below those, an arrivals group's next arrival.
+    #[cold]
+    #[inline(never)]
+    fn on_reserved_timer(&mut self, now: Time, id: u32) {
+        let below_top = (MAX_EVENT_ID - id) as usize;
+        if below_top < self.links.len() {
+            self.on_link_dequeue(now, below_top as LinkId);
+        } else {
+            self.on_flow_arrival(now, below_top - self.links.len());
+        }
+    }
+
+    /// Arrivals group `k`'s next flow starts at `now`: a size drawn, the next pair's
+    /// paths, a free slot (or a new one), and the arrival after it scheduled.
+    fn on_flow_arrival(&mut self, now: Time, k: usize) {
+        let payload = self.payload_bytes as u64;
+        let arrival = &mut self.arrivals[k];
+        if arrival.stop.is_some_and(|stop| now >= stop) {
+            return;
+        }
+        let size = arrival.spec.sizes.draw(&mut arrival.rng);
+        let gap = arrival.spec.draw_gap(arrival.mean_gap_ns, &mut arrival.rng);
+        let pair = arrival.pairs[arrival.next_pair];
+        arrival.next_pair = (arrival.next_pair + 1) % arrival.pairs.len();
+        let number = arrival.started;
+        let group = arrival.group;
+        let generator = MAX_EVENT_ID - self.links.len() as u32 - k as u32;
+        self.events.schedule(now.saturating_add(gap), Event::Timer(generator));
+        let packets = size.div_ceil(payload);
+        let slot = match self.free_slots.front() {
+            Some(&(done, slot)) if done <= now => {
+                self.free_slots.pop_front();
+                self.retire_slot(slot as usize);
+                slot as usize
+            }
+            _ => {
+                // Endpoint ids must stay below the reserved timer ids.
+                let lowest_reserved = MAX_EVENT_ID as usize + 1 - self.links.len() - self.arrivals.len();
+                if self.hosts.len() + 2 > lowest_reserved {
+                    self.arrivals[k].refused += 1;
+                    return;
+                }
+                self.flows.push(Flow {
+                    group,
+                    base_rtt: 0,
+                    start: 0,
+                    stop: None,
+                    delivered_bins: Vec::new(),
+                    trace: None,
+                    finite: None,
+                });
+                for route in [pair.data_route, pair.reply_route] {
+                    let start = self.route_starts[route as usize];
+                    self.hosts.push(Host {
+                        endpoint: Endpoint::UdpSink(Default::default()),
+                        timer: LazyTimer::default(),
+                        route: start,
+                        first_link: self.route_links[start as usize],
+                        traced: false,
+                        deliveries: Deliveries::default(),
+                        tag: 0,
+                    });
+                }
+                self.flows.len() - 1
+            }
+        };
+        self.arrivals[k].started += 1;
+        // Random streams of arrived flows: ids above every scenario flow's (< 2^23).
+        let stream_id = (1 << 31) | ((k as u64 & 0x7f) << 24) | (number & 0xff_ffff);
+        let (source, sink) = tcp_pair(&self.scenario, group, stream_id, now, None, Some(packets), None);
+        let syn = self.scenario.flows[group].tcp().syn;
+        let ideal = self.ideal_fct(pair.data_route, pair.reply_route, packets, syn);
+        self.flows[slot] = Flow {
+            group,
+            base_rtt: pair.base_rtt,
+            start: now,
+            stop: None,
+            delivered_bins: Vec::new(),
+            trace: None,
+            finite: Some(Finite { packets, ideal, done: None }),
+        };
+        let source_id = source_of(slot as u32);
+        for (endpoint, (id, route)) in [source, sink].into_iter().zip([(source_id, pair.data_route), (source_id + 1, pair.reply_route)]) {
+            let start = self.route_starts[route as usize];
+            let host = &mut self.hosts[id as usize];
+            host.endpoint = endpoint;
+            host.route = start;
+            host.first_link = self.route_links[start as usize];
+            host.tag = host.tag.wrapping_add(1 << GENERATION_SHIFT);
+            // The pending timer event (if any) stays: it finds the new deadline and re-arms.
+            host.timer.deadline = None;
+            host.deliveries = Deliveries { bin_end: Time::MAX, goal: if id == source_id { u64::MAX } else { packets }, ..Deliveries::default() };
+        }
+        self.arm_timer(source_id);
+        self.arm_timer(source_id + 1);
+    }
+
+    /// Move what the flow in `slot` (of arrivals group `k`) did into its group's totals.
+    fn retire_slot(&mut self, slot: usize) {
+        let source = source_of(slot as u32) as usize;
+        let totals = &mut self.arrival_totals[self.flows[slot].group];
+        totals.delivered_packets += self.hosts[source + 1].deliveries.total;
+        if let Endpoint::TcpSender(sender) = &self.hosts[source].endpoint {
+            let stats = sender.stats();
+            totals.data_packets_sent += stats.data_packets_sent;
+            totals.retransmitted_packets += stats.retransmitted_packets;
+            totals.timeouts += stats.timeouts;
+        }
     }
 
     /// Move a sink's deliveries in its current bin into its flow's bins and start the bin
@@ -766,7 +1121,7 @@ impl Simulation {
             link_id: host.first_link,
             events: &mut self.events,
             counts: &mut self.counts,
-            destination: endpoint ^ 1,
+            destination: (endpoint ^ 1) | host.tag,
             route: host.route,
         };
         (&mut host.endpoint, outbox)
@@ -789,7 +1144,7 @@ impl Simulation {
 
     fn on_timer(&mut self, now: Time, endpoint: u32) {
         if endpoint as usize >= self.hosts.len() {
-            return self.on_link_dequeue(now, MAX_EVENT_ID - endpoint);
+            return self.on_reserved_timer(now, endpoint);
         }
         self.hosts[endpoint as usize].timer.fired(now);
         if !self.fire_timer(now, endpoint) {
@@ -848,14 +1203,27 @@ impl Simulation {
     }
 
     fn summarise(mut self) -> RunResult {
-        for flow in 0..self.flows.len() as u32 {
+        for flow in 0..self.static_flows as u32 {
             self.close_delivery_bin(source_of(flow) + 1, self.horizon);
         }
+        // Arrived flows: what every slot's last flow did, and those still running.
+        for slot in self.static_flows..self.flows.len() {
+            self.retire_slot(slot);
+            let flow = &self.flows[slot];
+            let finite = flow.finite.expect("arrived flows are finite");
+            if finite.done.is_none() {
+                let size = finite.packets * self.payload_bytes as u64;
+                self.fcts.push(FctRecord::new(flow.group as u32, flow.start, size, None, finite.ideal));
+            }
+        }
+        let arrived_flows: Vec<u64> = (0..self.scenario.flows.len())
+            .map(|g| self.arrivals.iter().filter(|a| a.group == g).map(|a| a.started).sum())
+            .collect();
         let duration_s = self.horizon as f64 / NS_PER_SEC as f64;
         let mbps = |bytes: u64| bytes as f64 * 8.0 / duration_s / 1e6;
         let payload = self.payload_bytes as u64;
         let mut flows = Vec::with_capacity(self.flows.len());
-        for (id, flow) in self.flows.iter().enumerate() {
+        for (id, flow) in self.flows[..self.static_flows].iter().enumerate() {
             let delivered = self.hosts[source_of(id as u32) as usize + 1].deliveries.total;
             let group = &self.scenario.flows[flow.group];
             let mut metrics = FlowMetrics {
@@ -879,7 +1247,19 @@ impl Simulation {
                 cc_state: Default::default(),
                 lost_packets: None,
                 mean_delay_ms: None,
+                size_bytes: None,
+                completed: None,
+                fct_ms: None,
+                slowdown: None,
             };
+            if let Some(finite) = flow.finite {
+                let record = FctRecord::new(flow.group as u32, flow.start, finite.packets * payload, finite.done.map(|t| t - flow.start), finite.ideal);
+                metrics.size_bytes = Some(record.size_bytes);
+                metrics.completed = Some(finite.done.is_some());
+                metrics.fct_ms = record.fct.map(|ns| ns as f64 / 1e6);
+                metrics.slowdown = record.slowdown();
+                self.fcts.push(record);
+            }
             let source = &self.hosts[source_of(id as u32) as usize].endpoint;
             let sink = &self.hosts[source_of(id as u32) as usize + 1].endpoint;
             match (source, sink) {
@@ -925,26 +1305,31 @@ impl Simulation {
             metrics.throughput_mbps = mbps(metrics.data_packets_sent * payload);
             flows.push(metrics);
         }
-        let groups = (0..self.scenario.flows.len())
+        let groups: Vec<GroupMetrics> = (0..self.scenario.flows.len())
             .map(|g| {
                 let members: Vec<&FlowMetrics> =
                     flows.iter().zip(&self.flows).filter(|(_, f)| f.group == g).map(|(m, _)| m).collect();
                 let group = &self.scenario.flows[g];
+                let arrived = self.arrival_totals[g];
+                let finite: Vec<&FctRecord> = self.fcts.iter().filter(|r| r.group == g as u32).collect();
                 GroupMetrics {
                     name: self.scenario.group_name(g),
                     transport: group.transport.name(),
                     cc: group.label(),
-                    flows: members.len() as u32,
-                    goodput_mbps: members.iter().map(|m| m.goodput_mbps).sum(),
-                    throughput_mbps: members.iter().map(|m| m.throughput_mbps).sum(),
+                    flows: (members.len() as u64 + arrived_flows[g]).min(u32::MAX as u64) as u32,
+                    goodput_mbps: members.iter().map(|m| m.goodput_mbps).sum::<f64>() + mbps(arrived.delivered_packets * payload),
+                    throughput_mbps: members.iter().map(|m| m.throughput_mbps).sum::<f64>()
+                        + mbps(arrived.data_packets_sent * payload),
+                    fct: (!finite.is_empty()).then(|| FctSummary::of(&finite)),
                 }
             })
             .collect();
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_mbps).collect();
         let bottleneck = &self.links[self.graph.bottleneck as usize];
         let system = SystemMetrics {
-            goodput_mbps: goodputs.iter().sum(),
-            throughput_mbps: flows.iter().map(|f| f.throughput_mbps).sum(),
+            goodput_mbps: goodputs.iter().sum::<f64>() + groups.iter().zip(&self.arrival_totals).map(|(_, a)| mbps(a.delivered_packets * payload)).sum::<f64>(),
+            throughput_mbps: flows.iter().map(|f| f.throughput_mbps).sum::<f64>()
+                + self.arrival_totals.iter().map(|a| mbps(a.data_packets_sent * payload)).sum::<f64>(),
             jain_index: jain_index(&goodputs),
             bottleneck_utilization: bottleneck.utilization(),
             bottleneck_drops: bottleneck.stats.queue_drops,
@@ -986,7 +1371,8 @@ impl Simulation {
             }
         }
         let (data, acks, syn) = (PacketClass::Data as usize, PacketClass::Ack as usize, PacketClass::Syn as usize);
-        let data_sent: u64 = flows.iter().map(|f| f.data_packets_sent).sum();
+        let data_sent: u64 = flows.iter().map(|f| f.data_packets_sent).sum::<u64>()
+            + self.arrival_totals.iter().map(|a| a.data_packets_sent).sum::<u64>();
         debug_assert_eq!(data_sent, self.counts.sent[data], "sources and network disagree on packets sent");
         let counts = &self.counts;
         let conservation = Conservation {
@@ -1015,6 +1401,27 @@ impl Simulation {
             captures,
         });
         let mut warnings = self.scenario.warnings();
+        for arrival in self.arrivals.iter().filter(|a| a.refused > 0) {
+            warnings.push(format!(
+                "flows[{}].arrivals: {} arrivals found no free flow id and were not started (too many flows at once)",
+                arrival.group, arrival.refused
+            ));
+        }
+        let fcts = (!self.fcts.is_empty()).then(|| {
+            let mut table = FctTable::default();
+            let mut order: Vec<&FctRecord> = self.fcts.iter().collect();
+            order.sort_by_key(|r| (r.start, r.group));
+            for record in order {
+                table.group.push(self.scenario.group_name(record.group as usize));
+                table.start_s.push(record.start as f64 / NS_PER_SEC as f64);
+                table.size_bytes.push(record.size_bytes);
+                table.completed.push(record.fct.is_some());
+                table.fct_ms.push(record.fct.map(|ns| ns as f64 / 1e6));
+                table.ideal_fct_ms.push(record.ideal as f64 / 1e6);
+                table.slowdown.push(record.slowdown());
+            }
+            table
+        });
         if let Some(at) = self.trace_stopped_at {
             warnings.push(format!(
                 "trace.flows: stopped at {} s, when the traces reached the memory limit (raise --max-memory, or trace a shorter run or fewer flows)",
@@ -1046,7 +1453,7 @@ impl Simulation {
             bins: Bins {
                 width_s: self.bin_width as f64 / NS_PER_SEC as f64,
                 // Moved, not copied: with many flows and long runs they are most of the result.
-                delivered_bytes: self.flows.iter_mut().map(|f| std::mem::take(&mut f.delivered_bins)).collect(),
+                delivered_bytes: self.flows[..self.static_flows].iter_mut().map(|f| std::mem::take(&mut f.delivered_bins)).collect(),
                 bottleneck_arrivals: bottleneck.bins().map_or_else(Vec::new, |b| b.arrivals.clone()),
                 bottleneck_drops: bottleneck.bins().map_or_else(Vec::new, |b| b.drops.clone()),
                 bottleneck_transmitted_bytes: bottleneck.bins().map_or_else(Vec::new, |b| b.transmitted_bytes.clone()),
@@ -1054,6 +1461,7 @@ impl Simulation {
             flows,
             conservation,
             traces,
+            fcts,
         }
     }
 }

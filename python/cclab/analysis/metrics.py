@@ -26,6 +26,8 @@ def bin_goodput(delivered_bytes: Sequence[Sequence[int]], width_s: float, durati
     its goodput is taken over its real length.
     """
     delivered = np.asarray(delivered_bytes, dtype=float)
+    if delivered.ndim != 2:  # no flow of its own (a group of arriving flows only)
+        delivered = np.zeros((0, int(np.ceil(duration_s / width_s))))
     flow_count, bin_count = delivered.shape
     starts = np.arange(bin_count) * width_s
     lengths = np.minimum(width_s, duration_s - starts)

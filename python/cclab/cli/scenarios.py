@@ -89,7 +89,9 @@ def print_summary(raw: dict) -> None:
     def number(value, spec: str, unit: str = "") -> str:
         return "n/a" if value is None else f"{value:{spec}}{unit}"
 
-    title = (f"{raw['scenario'].get('name', 'scenario')}: {len(raw['flows'])} flows, "
+    arrived = sum(g["flows"] for g in raw["groups"]) - len(raw["flows"])
+    title = (f"{raw['scenario'].get('name', 'scenario')}: {len(raw['flows'])} flows"
+             f"{f' and {arrived:,} arrived' if arrived else ''}, "
              f"{raw['duration_s']:g} s simulated in {raw['wall_time_s']:.2f} s")
     console.print(title)
     print_table("system", ["metric", "value"], [
@@ -109,6 +111,12 @@ def print_summary(raw: dict) -> None:
     print_table("groups", ["name", "protocol", "flows", "goodput_mbps", "throughput_mbps"],
                 [(g["name"], g["cc"] or g["transport"], g["flows"], g["goodput_mbps"], g["throughput_mbps"])
                  for g in raw["groups"]], console)
+    finite = [g for g in raw["groups"] if g.get("fct")]
+    if finite:
+        print_table("flow completion times (completed flows)",
+                    ["group", "flows", "completed", "p50_fct_ms", "p99_fct_ms", "p50_slowdown", "p99_slowdown"],
+                    [(g["name"], g["fct"]["flows"], g["fct"]["completed"], g["fct"]["p50_fct_ms"], g["fct"]["p99_fct_ms"],
+                      g["fct"]["p50_slowdown"], g["fct"]["p99_slowdown"]) for g in finite], console)
     used = [link for link in raw["links"] if link["arrivals"] > 0]
     shown = sorted(used, key=lambda link: -link["utilization"])[:LINKS_SHOWN]
     columns = ["name", "rate_mbps", "utilization", "queue_drops", "aqm_drops", "loss_drops", "ecn_marks",

@@ -12,7 +12,7 @@ from cclab.core import run_json
 from cclab.results import Result
 from cclab.runs.plan import Plan, PlanSource
 from cclab.runs.runner import SweepOutcome, run_many, run_plan
-from cclab.scenario import Overrides, ScenarioSource, apply_overrides, load_scenario, parse_memory, scenario_json
+from cclab.scenario import Overrides, ScenarioSource, apply_overrides, load_scenario, load_unresolved, resolve_files, parse_memory, scenario_json
 
 
 def run(source: ScenarioSource, *, overrides: Overrides = None, max_memory: Union[str, int, None] = None,
@@ -31,7 +31,8 @@ def run(source: ScenarioSource, *, overrides: Overrides = None, max_memory: Unio
     if isinstance(overrides, Mapping):
         overrides = {key: bind_value(value) for key, value in overrides.items()}
     settings = {key: bind_value(value) for key, value in settings.items()}
-    scenario = apply_overrides(load_scenario(source, overrides), settings)
+    scenario, folder = load_unresolved(source, overrides)
+    scenario = resolve_files(apply_overrides(scenario, settings), folder)
     return Result(json.loads(run_json(scenario_json(scenario), parse_memory(max_memory))))
 
 

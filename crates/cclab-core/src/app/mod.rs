@@ -5,20 +5,27 @@
 //! * Over UDP: `cbr` (one packet every size/rate, optionally jittered as ns-2's CBR
 //!   `random_`) or `onoff` (CBR at `rate` during on periods, silent during off periods;
 //!   fixed, exponential or Pareto period lengths): [`PacketSchedule`].
+pub mod arrivals;
+pub use arrivals::{ArrivalSpec, FlowSize, SizeDistribution};
+
 use crate::schema::{deserialize_tagged, duration_or_table, nested_error, parse_params, unknown_variant};
 use crate::sim::rng::RngStream;
 use crate::sim::{Duration, Rate, Time, NS_PER_SEC};
 use rand::Rng;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// Scenario form: `app = "bulk"`, `{ kind = "cbr", rate = "1Mbps" }` or
+/// Scenario form: `app = "bulk"`, `{ kind = "bulk", size = "100KB" }` (a finite flow),
+/// `{ kind = "cbr", rate = "1Mbps" }` or
 /// `{ kind = "onoff", rate = "6Mbps", on = "1s", off = { exponential = "1s" } }`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum AppSpec {
-    /// Always has data (ns-2 FTP). TCP only.
-    #[default]
-    Bulk,
+    /// Always has data (ns-2 FTP), or with `size` that many bytes (rounded up to whole
+    /// packets) and then nothing: the flow completes when the sink has them all. TCP only.
+    Bulk {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        size: Option<FlowSize>,
+    },
     /// Constant bit rate. Over TCP it writes into the socket and the sender is limited by
     /// what has been written; over UDP it sends one packet every size × 8 / rate.
     Cbr {
@@ -32,6 +39,12 @@ pub enum AppSpec {
     Onoff { rate: Rate, on: Period, off: Period },
 }
 
+impl Default for AppSpec {
+    fn default() -> AppSpec {
+        AppSpec::Bulk { size: None }
+    }
+}
+
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
 }
@@ -40,6 +53,11 @@ pub const APP_KINDS: &[&str] = &["bulk", "cbr", "onoff"];
 
 impl<'de> Deserialize<'de> for AppSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Bulk {
+            size: Option<FlowSize>,
+        }
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
         struct Cbr {
@@ -57,9 +75,9 @@ impl<'de> Deserialize<'de> for AppSpec {
         deserialize_tagged(
             d,
             "kind",
-            "\"bulk\", { kind = \"cbr\", rate = \"1Mbps\" } or { kind = \"onoff\", rate = \"1Mbps\", on = \"1s\", off = \"1s\" }",
+            "\"bulk\", { kind = \"bulk\", size = \"100KB\" }, { kind = \"cbr\", rate = \"1Mbps\" } or { kind = \"onoff\", rate = \"1Mbps\", on = \"1s\", off = \"1s\" }",
             |kind, params| match kind {
-                "bulk" => crate::schema::no_params(params, "bulk").map(|()| AppSpec::Bulk),
+                "bulk" => parse_params::<Bulk>(params).map(|b| AppSpec::Bulk { size: b.size }),
                 "cbr" => {
                     let c: Cbr = parse_params(params)?;
                     if !(c.jitter.is_finite() && (0.0..=1.0).contains(&c.jitter)) {
@@ -85,13 +103,13 @@ impl AppSpec {
     /// The sending rate of a CBR or on/off source.
     pub fn rate(&self) -> Option<Rate> {
         match *self {
-            AppSpec::Bulk => None,
+            AppSpec::Bulk { .. } => None,
             AppSpec::Cbr { rate, .. } | AppSpec::Onoff { rate, .. } => Some(rate),
         }
     }
     pub fn kind(&self) -> &'static str {
         match self {
-            AppSpec::Bulk => "bulk",
+            AppSpec::Bulk { .. } => "bulk",
             AppSpec::Cbr { .. } => "cbr",
             AppSpec::Onoff { .. } => "onoff",
         }
@@ -211,7 +229,7 @@ impl PacketSchedule {
         let (jitter, on) = match *spec {
             AppSpec::Cbr { jitter, .. } => (jitter, None),
             AppSpec::Onoff { on, off, .. } => (0.0, Some((on, off))),
-            AppSpec::Bulk => return None,
+            AppSpec::Bulk { .. } => return None,
         };
         let on_until = on.map_or(Time::MAX, |(on, _)| start.saturating_add(on.draw(&mut rng).max(1)));
         Some(PacketSchedule { interval, jitter, on, rng, origin: start, index: 0, on_until })

@@ -70,6 +70,138 @@ pub struct GroupMetrics {
     pub flows: u32,
     pub goodput_mbps: f64,
     pub throughput_mbps: f64,
+    /// Groups with finite flows (a `size`, or `arrivals`): completion times.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fct: Option<FctSummary>,
+}
+
+/// One finite flow: when it started, its size, and how long it took (None if it had not
+/// completed by the end of the run). Kept compactly: an arrivals group may see millions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FctRecord {
+    pub group: u32,
+    pub start: u64,
+    pub size_bytes: u64,
+    pub fct: Option<u64>,
+    pub ideal: u64,
+}
+
+impl FctRecord {
+    pub fn new(group: u32, start: u64, size_bytes: u64, fct: Option<u64>, ideal: u64) -> FctRecord {
+        FctRecord { group, start, size_bytes, fct, ideal }
+    }
+    /// FCT over the least time a flow of its size could take on its path (>= 1).
+    pub fn slowdown(&self) -> Option<f64> {
+        self.fct.map(|fct| fct as f64 / self.ideal.max(1) as f64)
+    }
+}
+
+/// Flow completion times of a group's finite flows (those completed; incomplete ones
+/// are counted but in no percentile). Percentiles interpolate linearly between order
+/// statistics (numpy's default).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FctSummary {
+    pub flows: u64,
+    pub completed: u64,
+    pub mean_fct_ms: Option<f64>,
+    pub p50_fct_ms: Option<f64>,
+    pub p99_fct_ms: Option<f64>,
+    pub mean_slowdown: Option<f64>,
+    pub p50_slowdown: Option<f64>,
+    pub p99_slowdown: Option<f64>,
+    /// The same by flow size: (0, 10KB], (10KB, 100KB], (100KB, 1MB], (1MB, 10MB], above.
+    pub by_size: Vec<FctBucket>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FctBucket {
+    /// "(0, 10KB]", ..., "> 10MB".
+    pub sizes: &'static str,
+    pub max_bytes: Option<u64>,
+    pub flows: u64,
+    pub completed: u64,
+    pub p50_fct_ms: Option<f64>,
+    pub p99_fct_ms: Option<f64>,
+    pub p50_slowdown: Option<f64>,
+    pub p99_slowdown: Option<f64>,
+}
+
+const SIZE_BUCKETS: [(&str, Option<u64>); 5] = [
+    ("(0, 10KB]", Some(10_000)),
+    ("(10KB, 100KB]", Some(100_000)),
+    ("(100KB, 1MB]", Some(1_000_000)),
+    ("(1MB, 10MB]", Some(10_000_000)),
+    ("> 10MB", None),
+];
+
+/// The `q`-quantile (0..=1) of sorted values, linear between order statistics.
+pub fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
+    let last = sorted.len().checked_sub(1)?;
+    let position = q * last as f64;
+    let (below, frac) = (position.floor() as usize, position.fract());
+    let above = (below + 1).min(last);
+    Some(sorted[below] + (sorted[above] - sorted[below]) * frac)
+}
+
+impl FctSummary {
+    pub fn of(records: &[&FctRecord]) -> FctSummary {
+        fn stats(records: &[&FctRecord]) -> (u64, u64, Vec<f64>, Vec<f64>) {
+            let mut fcts: Vec<f64> = records.iter().filter_map(|r| r.fct).map(|ns| ns as f64 / 1e6).collect();
+            let mut slowdowns: Vec<f64> = records.iter().filter_map(|r| r.slowdown()).collect();
+            fcts.sort_by(f64::total_cmp);
+            slowdowns.sort_by(f64::total_cmp);
+            (records.len() as u64, fcts.len() as u64, fcts, slowdowns)
+        }
+        let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+        let (flows, completed, fcts, slowdowns) = stats(records);
+        let mut lower = 0;
+        let by_size = SIZE_BUCKETS
+            .iter()
+            .map(|&(sizes, max_bytes)| {
+                let members: Vec<&FctRecord> = records
+                    .iter()
+                    .copied()
+                    .filter(|r| r.size_bytes > lower && max_bytes.map_or(true, |max| r.size_bytes <= max))
+                    .collect();
+                lower = max_bytes.unwrap_or(u64::MAX);
+                let (flows, completed, fcts, slowdowns) = stats(&members);
+                FctBucket {
+                    sizes,
+                    max_bytes,
+                    flows,
+                    completed,
+                    p50_fct_ms: quantile(&fcts, 0.5),
+                    p99_fct_ms: quantile(&fcts, 0.99),
+                    p50_slowdown: quantile(&slowdowns, 0.5),
+                    p99_slowdown: quantile(&slowdowns, 0.99),
+                }
+            })
+            .collect();
+        FctSummary {
+            flows,
+            completed,
+            mean_fct_ms: mean(&fcts),
+            p50_fct_ms: quantile(&fcts, 0.5),
+            p99_fct_ms: quantile(&fcts, 0.99),
+            mean_slowdown: mean(&slowdowns),
+            p50_slowdown: quantile(&slowdowns, 0.5),
+            p99_slowdown: quantile(&slowdowns, 0.99),
+            by_size,
+        }
+    }
+}
+
+/// Every finite flow of the run, one column per quantity (`fct_ms` and `slowdown` null
+/// for flows that had not completed).
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct FctTable {
+    pub group: Vec<String>,
+    pub start_s: Vec<f64>,
+    pub size_bytes: Vec<u64>,
+    pub completed: Vec<bool>,
+    pub fct_ms: Vec<Option<f64>>,
+    pub ideal_fct_ms: Vec<f64>,
+    pub slowdown: Vec<Option<f64>>,
 }
 
 /// One flow's results. Counters that exist for one transport only are null for the other.
@@ -107,6 +239,17 @@ pub struct FlowMetrics {
     pub lost_packets: Option<u64>,
     /// UDP: mean one-way delay of the datagrams received.
     pub mean_delay_ms: Option<f64>,
+    /// Finite flows (`app = { kind = "bulk", size }`): bytes to deliver (whole packets),
+    /// whether the sink had them all by the end, the completion time (start to the last
+    /// byte's in-order delivery) and it over the least possible (`slowdown`, >= 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completed: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fct_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slowdown: Option<f64>,
 }
 
 /// Data-packet accounting: sent = received + dropped + in flight.
@@ -246,6 +389,9 @@ pub struct RunResult {
     pub bins: Bins,
     pub conservation: Conservation,
     pub traces: Option<Traces>,
+    /// Every finite flow (scenario flows with a size, and arrived flows), when there are any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fcts: Option<FctTable>,
 }
 
 /// Jain's fairness index (Σx)² / (n·Σx²), in [1/n, 1]; NaN (null in JSON) for an empty

@@ -17,6 +17,8 @@ pub const TCP_CLOCK_STREAMS: u64 = 5 << 32;
 pub const CC_STREAMS: u64 = 6 << 32;
 /// An admission-time queue discipline's draws (PIE), one stream per link direction.
 pub const AQM_STREAMS: u64 = 7 << 32;
+/// One stream per group with flow arrivals: gaps and sizes.
+pub const ARRIVAL_STREAMS: u64 = 8 << 32;
 
 pub fn stream(seed: u64, stream_id: u64) -> RngStream {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);

@@ -82,6 +82,12 @@ impl TcpSender {
         self.tcb.stop_at = Some(at);
     }
 
+    /// A finite application: it writes `segments` data segments and no more (the flow
+    /// ends when they are all acknowledged).
+    pub fn set_flow_segments(&mut self, segments: u32) {
+        self.tcb.data_end = self.tcb.first_data.saturating_add(segments);
+    }
+
     pub fn set_application(&mut self, app: TcpApplication) {
         self.tcb.app = app;
     }

@@ -84,6 +84,9 @@ pub(super) struct Tcb {
     pub(super) app_wakeup: Option<Time>,
     /// The application stops offering new data at this time (losses are still repaired).
     pub(super) stop_at: Option<Time>,
+    /// One past the last segment a finite application writes (`app = { kind = "bulk",
+    /// size }`); Seq::MAX for an application that never runs out.
+    pub(super) data_end: Seq,
     pub(super) round_end: Seq,
     /// Segments flagged SACKED, LOST and RETX_IN_FLIGHT (RFC 6675 SetPipe's terms): 0
     /// but with SACK recovery.
@@ -165,6 +168,7 @@ impl Tcb {
             syn_bytes,
             rtt_probe: None,
             stop_at: None,
+            data_end: Seq::MAX,
             reductions: 0,
             ecn_recover: 0,
             pending_cwr: false,
@@ -234,7 +238,7 @@ impl Tcb {
     }
 
     pub(super) fn may_send_new(&self, now: Time) -> bool {
-        if self.stop_at.is_some_and(|stop| now >= stop) {
+        if self.stop_at.is_some_and(|stop| now >= stop) || self.snd_max >= self.data_end {
             return false;
         }
         if self.snd_max >= self.first_data && self.written_at(self.snd_max) > now {
@@ -418,6 +422,7 @@ impl Tcb {
             return;
         }
         let out_of_data = self.stop_at.is_some_and(|stop| now >= stop)
+            || self.snd_max >= self.data_end
             || (self.snd_max >= self.first_data && self.written_at(self.snd_max) > now);
         if out_of_data {
             let (delivered, in_flight) = (self.delivered, self.pipe());
