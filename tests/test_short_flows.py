@@ -96,3 +96,19 @@ def test_the_example_runs_from_the_command_line_and_saves_fct_tables(tmp_path):
     assert done.returncode == 0, done.stderr
     saved = {path.stem for path in (tmp_path / "out").rglob("*") if path.is_file()}
     assert {"fcts", "fct_by_size"} <= saved, saved
+
+
+def test_one_way_delay_columns_and_histogram():
+    scenario = dumbbell({"count": 2})
+    scenario["trace"] = {"delays": True, "delay_histogram": "0.5ms"}
+    result = cclab.run(scenario)
+    flows = result.flows
+    for column in ("delay_samples", "owd_mean_ms", "owd_min_ms", "owd_max_ms", "owd_std_ms", "jitter_ms"):
+        assert column in flows and flows[column].notna().all(), column
+    # 4 ms of propagation at least; a 100-packet queue at 100 Mb/s adds at most 8.32 ms.
+    assert (flows["owd_min_ms"] >= 4.0).all() and (flows["owd_max_ms"] <= 4.2 + 8.32).all()
+    histogram = result.traces["delay_histogram"]
+    totals = histogram.groupby("flow_id")["packets"].sum()
+    assert totals.tolist() == flows["delay_samples"].tolist()
+    with pytest.raises(ScenarioError, match=r"^trace\.delay_histogram: needs trace\.delays = true$"):
+        cclab.run(dumbbell({}), **{"trace.delay_histogram": "1ms"})

@@ -203,6 +203,15 @@ class Result:
             )
             columns = list(tables["links"].columns)
             tables["links"] = tables["links"][["link"] + [c for c in columns if c != "link"]]
+        if traces.get("delay_histograms"):
+            # one row per (flow, bin): the bin's lower edge and the packets in it
+            tables["delay_histogram"] = pd.concat(
+                [pd.DataFrame({"flow_id": histogram["flow"],
+                               "delay_ms": [k * histogram["bin_ms"] for k in range(len(histogram["counts"]))],
+                               "packets": histogram["counts"]})
+                 for histogram in traces["delay_histograms"]],
+                ignore_index=True,
+            )
         return tables or None
 
     def tables(self) -> dict[str, pd.DataFrame]:

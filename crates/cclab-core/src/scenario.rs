@@ -432,6 +432,14 @@ pub struct TraceConfig {
     /// each (written by the front end; `Traces::captures`).
     #[serde(default)]
     pub pcap: Vec<String>,
+    /// One-way delay statistics of every flow's data packets (mean, min, max, standard
+    /// deviation, RFC 3550 jitter): columns `owd_*_ms` and `jitter_ms` of the flow rows.
+    #[serde(default)]
+    pub delays: bool,
+    /// With `delays`: a histogram of each flow's one-way delays in bins of this width
+    /// (at most 100000 bins; the last also counts every longer delay).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_histogram: Option<Duration>,
 }
 
 impl Scenario {
@@ -504,6 +512,14 @@ impl Scenario {
         ] {
             if value > limit {
                 return err(field.into(), format!("{value} bytes is above {limit}, the largest cclab takes"));
+            }
+        }
+        if let Some(bin) = self.trace.delay_histogram {
+            if !self.trace.delays {
+                return err("trace.delay_histogram".into(), "needs trace.delays = true".into());
+            }
+            if bin == Duration::ZERO {
+                return err("trace.delay_histogram".into(), "must be > 0".into());
             }
         }
         if self.flows.is_empty() {

@@ -88,6 +88,8 @@ struct Host {
     /// bits: packets carry their destination's tag, so a packet of a flow that has ended
     /// cannot reach the flow that took its slot (0 for flows that never end).
     tag: u32,
+    /// A sink's one-way delay statistics (`trace.delays`).
+    delays: Option<Box<DelayStats>>,
 }
 
 /// A sink's deliveries, counted on its host and moved into its flow's bins only when a
@@ -656,9 +658,13 @@ impl Simulation {
                 traced,
                 deliveries: Deliveries { bin_end: if bins > 1 { bin_width } else { Time::MAX }, ..Default::default() },
                 tag: 0,
+                delays: None,
             };
             hosts.push(host(source, path.data_route, traced));
             let mut sink_host = host(sink, path.reply_route, false);
+            if scenario.trace.delays {
+                sink_host.delays = Some(Box::new(DelayStats::new(scenario.trace.delay_histogram.map(|d| d.ns()))));
+            }
             if let Some(packets) = finite {
                 sink_host.deliveries.goal = packets;
             }
@@ -943,6 +949,9 @@ impl Simulation {
         if packet.destination != endpoint | self.hosts[endpoint as usize].tag {
             return self.count_stale(packet);
         }
+        if self.hosts[endpoint as usize].delays.is_some() {
+            self.record_delay(now, endpoint, packet);
+        }
         self.fire_due_timers(endpoint, now);
         let (host, mut outbox) = self.endpoint_and_outbox(now, endpoint);
         let delivered = host.on_packet(now, &packet.header, ecn_bits, &mut outbox);
@@ -958,6 +967,20 @@ impl Simulation {
             }
         }
         self.after_endpoint(now, endpoint, Cause::Arrival);
+    }
+
+    /// A data packet's one-way delay, into its sink's statistics.
+    #[cold]
+    #[inline(never)]
+    fn record_delay(&mut self, now: Time, endpoint: u32, packet: &Packet) {
+        let sent = match packet.header {
+            Header::TcpData { syn: false, sent_at, .. } | Header::Udp { sent_at, .. } => sent_at,
+            Header::TfrcData(data) => data.sent_at,
+            _ => return,
+        };
+        if let Some(stats) = self.hosts[endpoint as usize].delays.as_deref_mut() {
+            stats.record(now.saturating_sub(sent));
+        }
     }
 
     /// A packet for a flow whose slot another flow has taken since: it arrives (it was
@@ -1048,6 +1071,7 @@ impl Simulation {
                         traced: false,
                         deliveries: Deliveries::default(),
                         tag: 0,
+                        delays: None,
                     });
                 }
                 self.flows.len() - 1
@@ -1251,7 +1275,20 @@ impl Simulation {
                 completed: None,
                 fct_ms: None,
                 slowdown: None,
+                delay_samples: None,
+                owd_mean_ms: None,
+                owd_min_ms: None,
+                owd_max_ms: None,
+                owd_std_ms: None,
+                jitter_ms: None,
             };
+            if let Some(stats) = self.hosts[source_of(id as u32) as usize + 1].delays.as_deref() {
+                metrics.delay_samples = Some(stats.count);
+                if let Some((mean, min, max, std, jitter)) = stats.summary_ms() {
+                    (metrics.owd_mean_ms, metrics.owd_min_ms, metrics.owd_max_ms) = (Some(mean), Some(min), Some(max));
+                    (metrics.owd_std_ms, metrics.jitter_ms) = (Some(std), Some(jitter));
+                }
+            }
             if let Some(finite) = flow.finite {
                 let record = FctRecord::new(flow.group as u32, flow.start, finite.packets * payload, finite.done.map(|t| t - flow.start), finite.ideal);
                 metrics.size_bytes = Some(record.size_bytes);
@@ -1391,7 +1428,16 @@ impl Simulation {
             std::mem::take(&mut self.counts.captures.by_link).into_iter().map(|(_, capture)| capture).collect();
         let bottleneck = &self.links[self.graph.bottleneck as usize];
         let trace = &self.scenario.trace;
-        let traces = (trace.flows || trace.queue || !trace.links.is_empty() || !trace.pcap.is_empty()).then(|| Traces {
+        let delay_histograms: Vec<DelayHistogram> = match trace.delay_histogram {
+            Some(bin) => (0..self.static_flows)
+                .filter_map(|id| {
+                    let stats = self.hosts[source_of(id as u32) as usize + 1].delays.as_deref()?;
+                    Some(DelayHistogram { flow: id as u32, bin_ms: bin.ns() as f64 / 1e6, counts: stats.histogram.clone() })
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        let traces = (trace.flows || trace.queue || !trace.links.is_empty() || !trace.pcap.is_empty() || !delay_histograms.is_empty()).then(|| Traces {
             flows: self.flows.iter().filter_map(|f| f.trace.clone()).collect(),
             bottleneck_queue: bottleneck.extras.as_ref().and_then(|x| x.queue_trace.as_ref()).map(|samples| QueueTrace {
                 t_s: samples.iter().map(|&(t, _)| t as f64 / NS_PER_SEC as f64).collect(),
@@ -1399,6 +1445,7 @@ impl Simulation {
             }),
             links: trace.links.iter().map(|name| self.link_trace(name)).collect(),
             captures,
+            delay_histograms,
         });
         let mut warnings = self.scenario.warnings();
         for arrival in self.arrivals.iter().filter(|a| a.refused > 0) {

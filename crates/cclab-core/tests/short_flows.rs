@@ -151,3 +151,31 @@ fn bad_arrivals_are_one_line_errors() {
     assert!(err("[[flows]]\napp = { kind = \"bulk\", size = \"1KB\" }\narrivals = { kind = \"poisson\", load = 0.5, sizes = { kind = \"fixed\", size = \"1KB\" } }")
         .starts_with("flows[0].app.size: arriving flows take their sizes from arrivals.sizes"));
 }
+
+#[test]
+fn one_way_delays_are_at_least_the_path_and_at_most_path_plus_a_full_queue() {
+    // 100 Mb/s, 100-packet buffer: a data packet's one-way delay is 7 ms of propagation
+    // plus serialisations (8.3 µs at 1 Gb/s twice, 83.2 µs at 100 Mb/s), plus at most
+    // 100 packets of queue at the bottleneck (8.32 ms).
+    let text = dumbbell("[[flows]]\ncount = 3", "10s", false) + "[trace]\ndelays = true\ndelay_histogram = \"1ms\"\n";
+    let r = run(scenario(&text)).unwrap();
+    let floor = 7.0 + 2.0 * 0.00832 + 0.0832;
+    let histograms = &r.traces.as_ref().unwrap().delay_histograms;
+    assert_eq!(histograms.len(), 3);
+    for (flow, histogram) in r.flows.iter().zip(histograms) {
+        let (min, max, mean) = (flow.owd_min_ms.unwrap(), flow.owd_max_ms.unwrap(), flow.owd_mean_ms.unwrap());
+        assert!(min >= floor - 1e-9 && min < floor + 0.1, "min {min} vs {floor}");
+        assert!(max <= floor + 100.0 * 0.0832 + 1e-6, "max {max}");
+        assert!(min <= mean && mean <= max && flow.jitter_ms.unwrap() > 0.0);
+        // Every data packet that arrived is in the histogram, in the bins its delays fall in.
+        assert_eq!(histogram.counts.iter().sum::<u64>(), flow.delay_samples.unwrap());
+        assert!(flow.delay_samples.unwrap() >= flow.delivered_packets);
+        assert_eq!(histogram.counts.iter().position(|&c| c > 0), Some((min / 1.0) as usize));
+        assert_eq!(histogram.counts.len(), (max / 1.0) as usize + 1);
+    }
+    // Off by default: no columns, and the rest of the result unchanged.
+    let plain = run(scenario(&dumbbell("[[flows]]\ncount = 3", "10s", false))).unwrap();
+    assert!(plain.flows[0].owd_mean_ms.is_none());
+    assert_eq!(plain.flows[0].delivered_packets, r.flows[0].delivered_packets);
+    assert_eq!(plain.events, r.events);
+}

@@ -250,6 +250,20 @@ pub struct FlowMetrics {
     pub fct_ms: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slowdown: Option<f64>,
+    /// With `trace.delays`: one-way delay of the data packets that reached the sink
+    /// (every copy: retransmissions too), and their RFC 3550 jitter.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delay_samples: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owd_mean_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owd_min_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owd_max_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owd_std_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jitter_ms: Option<f64>,
 }
 
 /// Data-packet accounting: sent = received + dropped + in flight.
@@ -308,6 +322,73 @@ pub struct Traces {
     pub links: Vec<LinkTrace>,
     /// One per link direction named in `trace.pcap`, in the order named.
     pub captures: Vec<Capture>,
+    /// With `trace.delay_histogram`: each flow's one-way delays, binned.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub delay_histograms: Vec<DelayHistogram>,
+}
+
+/// One flow's one-way delays of data packets in bins of `bin_ms` from 0 (the last bin
+/// also counts every longer delay).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct DelayHistogram {
+    pub flow: u32,
+    pub bin_ms: f64,
+    pub counts: Vec<u64>,
+}
+
+/// The most bins a delay histogram grows to.
+pub const MAX_DELAY_BINS: usize = 100_000;
+
+/// One-way delays of the data packets reaching a sink (`trace.delays`): moments, extremes,
+/// the interarrival jitter of RFC 3550 §6.4.1 (J += (|D| − J)/16, D the change in transit
+/// time between consecutive packets), and optionally a histogram.
+#[derive(Clone, Debug, Default)]
+pub struct DelayStats {
+    pub count: u64,
+    sum: f64,
+    sum_sq: f64,
+    min: u64,
+    max: u64,
+    jitter: f64,
+    last: Option<u64>,
+    bin: u64,
+    pub histogram: Vec<u64>,
+}
+
+impl DelayStats {
+    pub fn new(histogram_bin: Option<u64>) -> DelayStats {
+        DelayStats { min: u64::MAX, bin: histogram_bin.unwrap_or(0), ..Default::default() }
+    }
+
+    pub fn record(&mut self, delay: u64) {
+        self.count += 1;
+        let d = delay as f64;
+        self.sum += d;
+        self.sum_sq += d * d;
+        self.min = self.min.min(delay);
+        self.max = self.max.max(delay);
+        if let Some(last) = self.last {
+            self.jitter += ((delay as f64 - last as f64).abs() - self.jitter) / 16.0;
+        }
+        self.last = Some(delay);
+        if self.bin > 0 {
+            let index = ((delay / self.bin) as usize).min(MAX_DELAY_BINS - 1);
+            if index >= self.histogram.len() {
+                self.histogram.resize(index + 1, 0);
+            }
+            self.histogram[index] += 1;
+        }
+    }
+
+    /// (mean, min, max, standard deviation, jitter) in ms; None without a sample.
+    pub fn summary_ms(&self) -> Option<(f64, f64, f64, f64, f64)> {
+        (self.count > 0).then(|| {
+            let n = self.count as f64;
+            let mean = self.sum / n;
+            let variance = (self.sum_sq / n - mean * mean).max(0.0);
+            (mean / 1e6, self.min as f64 / 1e6, self.max as f64 / 1e6, variance.sqrt() / 1e6, self.jitter / 1e6)
+        })
+    }
 }
 
 /// Every packet a link direction transmitted (`trace.pcap`), a column each: when its

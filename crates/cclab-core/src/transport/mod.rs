@@ -61,7 +61,8 @@ impl AckInfo {
 pub enum Header {
     /// A TCP data segment, or ns-2's SYN-like first packet (`syn`, no payload). `cwr`:
     /// Congestion Window Reduced (RFC 3168), tells the receiver to stop echoing ECE.
-    TcpData { seq: Seq, syn: bool, cwr: bool },
+    /// `sent_at`: when it left the sender (for one-way delay statistics only).
+    TcpData { seq: Seq, syn: bool, cwr: bool, sent_at: Time },
     TcpAck(AckInfo),
     /// A UDP datagram: its number in the flow and when it left the source.
     Udp { seq: u32, sent_at: Time },
@@ -91,7 +92,7 @@ impl PacketClass {
 /// (The value of a packet slot no packet has filled yet.)
 impl Default for Header {
     fn default() -> Header {
-        Header::TcpData { seq: 0, syn: false, cwr: false }
+        Header::TcpData { seq: 0, syn: false, cwr: false, sent_at: 0 }
     }
 }
 

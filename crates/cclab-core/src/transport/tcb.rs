@@ -268,7 +268,7 @@ impl Tcb {
         self.pending_cwr &= !cwr;
         // RFC 3168 §6.1.5: retransmissions (and the SYN) are not ECN-capable.
         out.send(Outgoing {
-            header: Header::TcpData { seq, syn, cwr },
+            header: Header::TcpData { seq, syn, cwr, sent_at: now },
             size: if syn { self.syn_bytes } else { self.data_bytes },
             // (ns-2 marks its retransmissions ECN-capable too: `ns2.ecn`)
             ect: self.cfg.ecn && !syn && (!retransmission || self.rules.ecn),
