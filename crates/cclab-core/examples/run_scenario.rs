@@ -1,6 +1,6 @@
 //! Run a TOML scenario without Python: `cargo run --release --example run_scenario -- FILE.toml`.
 //! Prints the result summary as JSON (bins and traces omitted; flows and links only with
-//! CCLAB_FLOWS=1 / CCLAB_LINKS=1).
+//! CCLAB_FLOWS=1 / CCLAB_LINKS=1, finite flows' rows only with CCLAB_FCTS=1).
 fn main() {
     let path = std::env::args().nth(1).expect("usage: run_scenario FILE.toml");
     let text = std::fs::read_to_string(&path).expect("readable scenario file");
@@ -27,6 +27,9 @@ fn main() {
     }
     if std::env::var("CCLAB_LINKS").is_err() {
         result.links.clear();
+    }
+    if std::env::var("CCLAB_FCTS").is_err() {
+        result.fcts = None;
     }
     println!("{}", serde_json::to_string_pretty(&result).unwrap());
     eprintln!("wall {wall:.3} s, {:.1} M events/s", result.events as f64 / wall / 1e6);

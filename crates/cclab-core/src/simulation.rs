@@ -946,7 +946,8 @@ impl Simulation {
     fn deliver(&mut self, now: Time, ecn_bits: u8, packet: &Packet) {
         self.counts.received[packet.class as usize] += 1;
         let endpoint = packet.destination & ENDPOINT_MASK;
-        if packet.destination != endpoint | self.hosts[endpoint as usize].tag {
+        // Only packets of arrived flows carry a generation (never 0: see `on_flow_arrival`).
+        if packet.destination > ENDPOINT_MASK && packet.destination != endpoint | self.hosts[endpoint as usize].tag {
             return self.count_stale(packet);
         }
         if self.hosts[endpoint as usize].delays.is_some() {
@@ -1099,7 +1100,11 @@ impl Simulation {
             host.endpoint = endpoint;
             host.route = start;
             host.first_link = self.route_links[start as usize];
-            host.tag = host.tag.wrapping_add(1 << GENERATION_SHIFT);
+            // Generations run 1..=511 and round again: 0 marks flows that never end.
+            host.tag = match host.tag.wrapping_add(1 << GENERATION_SHIFT) {
+                0 => 1 << GENERATION_SHIFT,
+                tag => tag,
+            };
             // The pending timer event (if any) stays: it finds the new deadline and re-arms.
             host.timer.deadline = None;
             host.deliveries = Deliveries { bin_end: Time::MAX, goal: if id == source_id { u64::MAX } else { packets }, ..Deliveries::default() };
