@@ -9,7 +9,7 @@ import pytest
 import cclab
 
 QUEUES = ["droptail", "red", "codel", "fq_codel", "pie", {"kind": "step_mark", "threshold": 15}]
-ALGORITHMS = {"cubic": ["cc_w_max", "cc_k"], "bbr": ["cc_mode", "cc_btl_bw", "cc_min_rtt", "cc_pacing_rate"],
+ALGORITHMS = {"cubic": ["cc_w_max", "cc_k_s"], "bbr": ["cc_mode", "cc_btl_bw_pps", "cc_min_rtt_s", "cc_pacing_rate_pps"],
               "vegas": ["cc_diff", "cc_base_rtt_ms"], "dctcp": ["cc_alpha"]}
 
 

@@ -41,8 +41,8 @@ def test_each_algorithm_runs_traces_its_estimate_and_beats_newreno_under_random_
     assert flow["cc"] == algorithm
     # The estimate is traced and ends plausible: between 0.5 and 6 Mb/s on a 5 Mb/s link.
     trace = result.traces["flows"]
-    assert 0.5 < float(to_mbps(trace["cc_ere"].iloc[-1])) < 6
-    assert flow["cc_state"]["ere"] > 0 and 0.07 <= flow["cc_state"]["rtt_min"] < 0.08
+    assert 0.5 < float(to_mbps(trace["cc_ere_pps"].iloc[-1])) < 6
+    assert flow["cc_state"]["ere_pps"] > 0 and 0.07 <= flow["cc_state"]["rtt_min_s"] < 0.08
     # Setting ssthresh from the rate instead of halving: more throughput under 1 % random loss
     # (60 s, seed 1: 1.65–2.45 × NewReno's 1.46 Mb/s; halving instead would give ≈ 1×).
     assert flow["throughput_mbps"] > 1.4 * newreno.flows.iloc[0]["throughput_mbps"]
@@ -53,12 +53,12 @@ def test_abse_traces_its_interval_and_tau():
     late = trace[trace["t_s"] > 5]
     # the rows of ACKs that closed a sample (T_k and τ_k are those of the latest sample,
     # taken with the SRTT of its ACK)
-    sampled = late[late["cc_interval"].diff().ne(0) | late["cc_tau"].diff().ne(0)].iloc[1:]
+    sampled = late[late["cc_interval_s"].diff().ne(0) | late["cc_tau_s"].diff().ne(0)].iloc[1:]
     assert len(sampled) > 50
     srtt = sampled["srtt_ms"] / 1000
     # T_k within [T_min, RTT] (clamped), τ_k within [RTT, 11 RTT] (Eq. 6 with N = 10)
-    assert (sampled["cc_interval"] <= srtt * 1.0001).all() and (sampled["cc_interval"] > 0).all()
-    assert (sampled["cc_tau"] >= srtt * 0.9999).all() and (sampled["cc_tau"] <= 11 * srtt * 1.0001).all()
+    assert (sampled["cc_interval_s"] <= srtt * 1.0001).all() and (sampled["cc_interval_s"] > 0).all()
+    assert (sampled["cc_tau_s"] >= srtt * 0.9999).all() and (sampled["cc_tau_s"] <= 11 * srtt * 1.0001).all()
 
 
 def test_same_seed_same_result_bit_for_bit():

@@ -96,7 +96,7 @@ def test_the_paper_profile_does_not_match_the_agent(reference):
 
     result = cclab.run(dict(scenario, seed=reference["seeds"][0]))
     trace = result.traces["flows"]
-    estimates = [time_average(rows.assign(ere_mbps=to_mbps(rows["cc_ere"])), "ere_mbps", reference["warmup_s"],
+    estimates = [time_average(rows.assign(ere_mbps=to_mbps(rows["cc_ere_pps"])), "ere_mbps", reference["warmup_s"],
                               result.duration_s) for _, rows in trace.groupby("flow_id")]
     assert statistics.fmean(estimates) < (1 - ESTIMATE_TOLERANCE) * case["mean"]["ere_mbps"]
 

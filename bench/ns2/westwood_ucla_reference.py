@@ -66,11 +66,11 @@ def measure(result) -> dict:
     ere = []
     traces = result.traces["flows"] if result.traces is not None else None
     for flow_id in flows["id"]:
-        if traces is None or "cc_ere" not in traces:
+        if traces is None or "cc_ere_pps" not in traces:
             ere.append(None)
             continue
         trace = traces[traces["flow_id"] == flow_id]
-        trace = trace.assign(ere_mbps=to_mbps(trace["cc_ere"]))
+        trace = trace.assign(ere_mbps=to_mbps(trace["cc_ere_pps"]))
         ere.append(time_average(trace, "ere_mbps", WARMUP_S, result.duration_s))
     return {"goodput_mbps": [float(x) for x in flows["goodput_mbps"]], "ere_mbps": ere,
             "timeouts": [int(x) for x in flows["timeouts"]],

@@ -12,7 +12,7 @@ fct_compare.py's dumbbell: one BulkSend per flow, started on a given schedule.
      "tcp": {"sack": true, "initial_window": 10, "min_rto_ms": 200, "initial_rto_ms": 1000,
              "granularity_ms": 10, "delayed_ack": false},
      "flows": [{"start_s": 0.078, "size_bytes": 66000, "pair": 0}, ...],
-     "pcap": "/tmp/fct"}                                # optional: pcaps of the bottleneck
+     "pcap": "/tmp/fct"}    # optional: the bottleneck's pcaps, PREFIX-<node>-<device>.pcap
 
 Topology: ``pairs`` sources —access— r1 —bottleneck— r2 —access— ``pairs`` sinks, each
 link a point-to-point link in both directions. Flow k runs from source ``pair`` to sink
@@ -24,7 +24,8 @@ application has received size_bytes, minus start_s (a C++ callback on the sink's
 Queues: no queue discs (the FqCoDel that address assignment installs is removed from
 every device); each device's DropTail queue holds buffer − 1 packets. A point-to-point
 device takes the packet it transmits out of its queue, so at most ``buffer`` packets are
-at a link, the one in transmission included: cclab's buffer.
+at a link, the one in transmission included: cclab's buffer. (A full device queue stops
+its NetDeviceQueue, and traffic control drops the next packet: the TcDrop trace.)
 
 TCP: TcpNewReno, segments of packet_size bytes without timestamps (20 + 20 bytes of
 IP/TCP headers: cclab's 40-byte header_size; the link adds a 2-byte PPP header), SACK on
@@ -36,7 +37,8 @@ Nagle is off (ns-3's default). The three-way handshake is ns-3's own.
 
 Prints one JSON object: per-flow completion (fct_ms, null if unfinished), each flow's
 timeouts (entries into CA_LOSS), fast recoveries and retransmitted segments, the SYN
-retransmissions, and drops at the bottleneck device queue.
+retransmissions, and drops at the bottleneck (r1's traffic-control drops, with its device
+queue stopped when full) and elsewhere.
 """
 from __future__ import annotations
 
@@ -58,6 +60,9 @@ struct Flows {
     std::vector<uint64_t> target, received;
     std::vector<double> done;                                  // completion time (s), -1 until then
     std::vector<uint32_t> timeouts, recoveries, retransmissions, synRetx;
+    uint64_t r1Drops = 0, otherDrops = 0;  // traffic control's drops at a stopped device queue
+    void R1Drop(Ptr<const Packet>) { ++r1Drops; }
+    void OtherDrop(Ptr<const Packet>) { ++otherDrops; }
     void Add(uint64_t bytes) {
         target.push_back(bytes); received.push_back(0); done.push_back(-1);
         timeouts.push_back(0); recoveries.push_back(0); retransmissions.push_back(0); synRetx.push_back(0);
@@ -90,6 +95,12 @@ void Watch(Flows* f, Ptr<Application> app, uint32_t flow, double start) {
 }
 void ConnectSink(Flows* f, Ptr<Application> sink, uint32_t flow) {
     sink->TraceConnectWithoutContext("Rx", MakeCallback(&Flows::Rx, f).Bind(flow));
+}
+// Without a queue disc, a full device queue stops its NetDeviceQueue and traffic control
+// drops the next packet (its TcDrop trace); the device queue itself then never overflows.
+bool ConnectDrops(Flows* f, Ptr<Node> node, bool r1) {
+    return node->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
+        "TcDrop", MakeCallback(r1 ? &Flows::R1Drop : &Flows::OtherDrop, f));
 }
 uint32_t Dropped(Ptr<NetDevice> device) {
     return DynamicCast<PointToPointNetDevice>(device)->GetQueue()->GetTotalDroppedPackets();
@@ -154,6 +165,10 @@ ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
 flows = cppyy.gbl.fctbench.Flows()
 flows.__python_owns__ = False
 
+for i in range(2 * n + 2):  # on r1 only the bottleneck can fill (its other devices carry ACKs)
+    if not cppyy.gbl.fctbench.ConnectDrops(flows, nodes.Get(i), i == R1):
+        sys.exit("no TcDrop trace source")
+
 for k, flow in enumerate(spec["flows"]):
     pair, port = flow["pair"], 10000 + k
     flows.Add(flow["size_bytes"])
@@ -175,8 +190,9 @@ ns.Simulator.Stop(ns.Seconds(spec["duration_s"]))
 ns.Simulator.Run()
 events = int(ns.Simulator.GetEventCount())
 dropped = cppyy.gbl.fctbench.Dropped
-bottleneck_drops = int(dropped(bottleneck.Get(0)))
-other_drops = int(dropped(bottleneck.Get(1))) + sum(int(dropped(d.Get(j))) for d in sources + sinks for j in range(2))
+bottleneck_drops = int(flows.r1Drops) + int(dropped(bottleneck.Get(0)))
+other_drops = int(flows.otherDrops) + int(dropped(bottleneck.Get(1))) + sum(
+    int(dropped(d.Get(j))) for d in sources + sinks for j in range(2))
 rows = []
 for k, flow in enumerate(spec["flows"]):
     done = float(flows.done[k])

@@ -37,8 +37,8 @@ def measure(cc, seeds, duration, profile="ns2") -> tuple[float, float]:
     for seed in seeds:
         result = cclab.run(scenarios.estimates(("x", cc), "loss", duration_s=duration, seed=seed, profile=profile))
         trace = result.traces["flows"]
-        if "cc_ere" in trace:
-            estimates.append(time_average(trace.assign(ere_mbps=to_mbps(trace["cc_ere"])), "ere_mbps", 10,
+        if "cc_ere_pps" in trace:
+            estimates.append(time_average(trace.assign(ere_mbps=to_mbps(trace["cc_ere_pps"])), "ere_mbps", 10,
                                           result.duration_s))
         throughputs.append(float(result.flows["throughput_mbps"].iloc[0]))
     return (statistics.fmean(estimates) if estimates else float("nan")), statistics.fmean(throughputs)

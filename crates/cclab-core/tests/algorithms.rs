@@ -43,7 +43,7 @@ fn cubic_follows_its_cubic_curve_between_losses() {
     let r = one_flow("\"cubic\"", "50Mbps", "50ms", "300", "90s");
     let trace = &r.traces.as_ref().unwrap().flows[0];
     let (t, cwnd) = (&trace.t_s, column(trace, "cwnd"));
-    let (w_max, k, w_est) = (column(trace, "cc_w_max"), column(trace, "cc_k"), column(trace, "cc_w_est"));
+    let (w_max, k, w_est) = (column(trace, "cc_w_max"), column(trace, "cc_k_s"), column(trace, "cc_w_est"));
     // Epochs: each starts where K is recomputed (the first ACK after a reduction).
     let starts: Vec<usize> = (1..t.len()).filter(|&i| k[i] != k[i - 1]).collect();
     assert!(starts.len() >= 3, "{} epochs in 90 s", starts.len());
@@ -86,10 +86,10 @@ fn bbr_keeps_a_deep_buffer_nearly_empty_where_cubic_fills_it() {
     assert_eq!(bbr.system.bottleneck_drops, 0);
     // its model of the path: the bottleneck rate in segments/s and the base RTT
     let trace = &bbr.traces.as_ref().unwrap().flows[0];
-    let btl_bw = *column(trace, "cc_btl_bw").last().unwrap();
+    let btl_bw = *column(trace, "cc_btl_bw_pps").last().unwrap();
     let segments_per_s = 10e6 / (1040.0 * 8.0);
     assert!((btl_bw / segments_per_s - 1.0).abs() < 0.05, "btl_bw {btl_bw} vs {segments_per_s}");
-    let min_rtt_ms = column(trace, "cc_min_rtt").last().unwrap() * 1e3;
+    let min_rtt_ms = column(trace, "cc_min_rtt_s").last().unwrap() * 1e3;
     assert!(min_rtt_ms >= base_rtt_ms && min_rtt_ms < base_rtt_ms + 3.0, "min_rtt {min_rtt_ms} ms, base {base_rtt_ms}");
     // probe_rtt every 10 s: the mode (3 = probe_rtt) is entered at least three times in 40 s
     let mode = column(trace, "cc_mode");

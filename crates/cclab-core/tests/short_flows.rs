@@ -179,3 +179,4 @@ fn one_way_delays_are_at_least_the_path_and_at_most_path_plus_a_full_queue() {
     assert_eq!(plain.flows[0].delivered_packets, r.flows[0].delivered_packets);
     assert_eq!(plain.events, r.events);
 }
+

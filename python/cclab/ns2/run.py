@@ -185,13 +185,13 @@ def to_raw(script: Script, output: dict, wall_time_s: float, files: Optional[dic
 def _traces(script: Script, files: dict[str, str]) -> Optional[dict[str, Any]]:
     """Flow traces from ns-2's variable traces: a row at every change of cwnd_ or
     ssthresh_, with both values in force then (cclab's rows come at every ACK; ns-2
-    records no SRTT here), and for UCLA's agent every sample of its estimate (``cc_ere``,
-    segments/s) and of its smallest RTT (``cc_rtt_min``, s; the ssthresh rule's RTTmin)."""
+    records no SRTT here), and for UCLA's agent every sample of its estimate (``cc_ere_pps``,
+    segments/s) and of its smallest RTT (``cc_rtt_min_s``, s; the ssthresh rule's RTTmin)."""
     if not script.trace_files:
         return None
     flows = []
     for flow_id, name in script.trace_files.items():
-        rows: dict[str, list] = {"t_s": [], "event": [], "cwnd": [], "ssthresh": [], "cc_ere": [], "cc_rtt_min": []}
+        rows: dict[str, list] = {"t_s": [], "event": [], "cwnd": [], "ssthresh": [], "cc_ere_pps": [], "cc_rtt_min_s": []}
         current = {"cwnd_": float("nan"), "ssthresh_": float("nan"), "ere_": float("nan"), "rtt_min_": float("nan")}
         for line in files.get(name, "").splitlines():
             fields = line.split()
@@ -202,10 +202,10 @@ def _traces(script: Script, files: dict[str, str]) -> Optional[dict[str, Any]]:
             rows["event"].append("sample" if fields[5] in ("ere_", "rtt_min_") else "change")
             rows["cwnd"].append(current["cwnd_"])
             rows["ssthresh"].append(current["ssthresh_"])
-            rows["cc_ere"].append(current["ere_"])
-            rows["cc_rtt_min"].append(current["rtt_min_"])
-        if all(math.isnan(value) for value in rows["cc_ere"]):
-            del rows["cc_ere"], rows["cc_rtt_min"]  # no estimate sampled: not a UCLA agent
+            rows["cc_ere_pps"].append(current["ere_"])
+            rows["cc_rtt_min_s"].append(current["rtt_min_"])
+        if all(math.isnan(value) for value in rows["cc_ere_pps"]):
+            del rows["cc_ere_pps"], rows["cc_rtt_min_s"]  # no estimate sampled: not a UCLA agent
         flows.append({"id": flow_id, **rows})
     return {"flows": flows, "bottleneck_queue": None}
 

@@ -19,7 +19,7 @@ by their own behaviour:
   + ``Agent/TCPSink``; ``/DelAck`` sinks for delayed ACKs; ``westwood-be`` with
   ``profile = "ucla"``: UCLA's ``Agent/TCP/WestwoodNR``, which Debian's ns-2.35 lacks —
   a build with ``tcp-westwood-nr.cc`` added runs it, see ``bench/ns2/westwood_ucla.md``,
-  and its ``current_bwe_`` is sampled every 10 ms into the flow trace as ``cc_ere``), α and β as
+  and its ``current_bwe_`` is sampled every 10 ms into the flow trace as ``cc_ere_pps``), α and β as
   ``increase_num_``/``decrease_num_`` with ``windowOption_ 1``, the binomial controls as
   ``windowOption_ 6``, every TCP parameter cclab has that ns-2 has too; bulk data as FTP,
   CBR writers as ``Application/Traffic/CBR`` over the agent;

@@ -345,9 +345,9 @@ impl CongestionControl for Bbr {
 
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("mode", self.mode as u8 as f64));
-        out.push(("btl_bw", self.bandwidth()));
-        out.push(("min_rtt", self.min_rtt.unwrap_or(0.0)));
+        out.push(("btl_bw_pps", self.bandwidth()));
+        out.push(("min_rtt_s", self.min_rtt.unwrap_or(0.0)));
         out.push(("pacing_gain", self.pacing_gain));
-        out.push(("pacing_rate", self.pacing_rate));
+        out.push(("pacing_rate_pps", self.pacing_rate));
     }
 }

@@ -221,7 +221,7 @@ impl CongestionControl for Cubic {
 
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("w_max", self.w_max));
-        out.push(("k", self.k));
+        out.push(("k_s", self.k));
         out.push(("w_est", self.w_est));
     }
 }

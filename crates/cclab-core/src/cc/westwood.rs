@@ -166,8 +166,8 @@ impl<E: EligibleRate> CongestionControl for Westwood<E> {
 
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
         self.estimator.state(out);
-        out.push(("rtt_min", self.rtt_min.unwrap_or(0.0)));
-        out.push(("loss_ere", self.last_loss_ere));
+        out.push(("rtt_min_s", self.rtt_min.unwrap_or(0.0)));
+        out.push(("loss_ere_pps", self.last_loss_ere));
         if let LossRule::Ucla { fr_a } = self.rule {
             out.push(("fr_a", fr_a));
         }
@@ -213,7 +213,7 @@ pub(crate) mod tests {
             self.0
         }
         fn state(&self, out: &mut Vec<(&'static str, f64)>) {
-            out.push(("ere", self.0.unwrap_or(0.0)));
+            out.push(("ere_pps", self.0.unwrap_or(0.0)));
         }
     }
 

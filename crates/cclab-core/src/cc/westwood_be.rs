@@ -101,8 +101,8 @@ impl EligibleRate for BandwidthEstimator {
         self.filter.current()
     }
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
-        out.push(("ere", self.filter.estimate()));
-        out.push(("tau", self.tau));
+        out.push(("ere_pps", self.filter.estimate()));
+        out.push(("tau_s", self.tau));
     }
 }
 
@@ -225,7 +225,7 @@ mod tests {
         assert!((r.ssthresh - expected * 0.08).abs() < 1e-9, "{r:?}");
         let mut state = Vec::new();
         be.state(&mut state);
-        assert_eq!(state[0].0, "ere");
+        assert_eq!(state[0].0, "ere_pps");
         assert!((state[0].1 - expected).abs() < 1e-9);
     }
 }

@@ -114,9 +114,9 @@ impl EligibleRate for CombinedRate {
         Some(self.chosen(cwnd / rtt_min))
     }
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
-        out.push(("ere", self.chosen(self.expected)));
-        out.push(("ere_be", self.be.filter.estimate()));
-        out.push(("ere_re", self.re.filter.estimate()));
+        out.push(("ere_pps", self.chosen(self.expected)));
+        out.push(("ere_be_pps", self.be.filter.estimate()));
+        out.push(("ere_re_pps", self.re.filter.estimate()));
         out.push((
             "congestion",
             if self.congestion(self.expected) {

@@ -190,8 +190,8 @@ impl CongestionControl for WestwoodPlus {
     }
 
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
-        out.push(("ere", self.bw_est));
-        out.push(("rtt_min", self.rtt_min.unwrap_or(0.0)));
+        out.push(("ere_pps", self.bw_est));
+        out.push(("rtt_min_s", self.rtt_min.unwrap_or(0.0)));
     }
 }
 

@@ -71,9 +71,9 @@ impl EligibleRate for IntervalEstimator {
         self.filter.current()
     }
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
-        out.push(("ere", self.filter.estimate()));
-        out.push(("interval", self.interval));
-        out.push(("tau", self.tau));
+        out.push(("ere_pps", self.filter.estimate()));
+        out.push(("interval_s", self.interval));
+        out.push(("tau_s", self.tau));
     }
 }
 

@@ -110,7 +110,7 @@ def measure_estimates(result, point: Point) -> dict[str, pd.DataFrame]:
     warmup = point.labels["warmup_s"]
     rows, traces = [], []
     for flow, trace in _flow_traces(result).items():
-        ere = trace.assign(ere_mbps=to_mbps(trace["cc_ere"]))
+        ere = trace.assign(ere_mbps=to_mbps(trace["cc_ere_pps"]))
         goodput = float(result.flows.loc[result.flows["id"] == flow, "throughput_mbps"].iloc[0])
         rows.append({"flow": flow, "ere_mbps": time_average(ere, "ere_mbps", warmup, result.duration_s),
                      "throughput_mbps": goodput})
@@ -137,10 +137,10 @@ def measure_system(result, point: Point) -> dict[str, pd.DataFrame]:
     if point.trace and result.traces is not None:
         trace = result.traces["flows"]
         one = trace[trace["flow_id"] == trace["flow_id"].min()]
-        columns = ["cwnd", "ssthresh"] + (["cc_ere"] if "cc_ere" in one else [])
+        columns = ["cwnd", "ssthresh"] + (["cc_ere_pps"] if "cc_ere_pps" in one else [])
         table = sampled(one, columns, 0.05, result.duration_s)
-        if "cc_ere" in table:
-            table["ere_packets"] = table.pop("cc_ere") * one["cc_rtt_min"].iloc[-1]  # ERE·RTTmin, packets
+        if "cc_ere_pps" in table:
+            table["ere_packets"] = table.pop("cc_ere_pps") * one["cc_rtt_min_s"].iloc[-1]  # ERE·RTTmin, packets
         tables["trace"] = table
     return tables
 
@@ -283,7 +283,7 @@ def measure_adaptive_tau(result, point: Point) -> dict[str, pd.DataFrame]:
     settled, from 5 s after the change) and stay there 2 s; and per segment the estimate's
     noise, its coefficient of variation over the settled part."""
     forward = _flow_traces(result)[0]
-    grid = sampled(forward.assign(ere_mbps=to_mbps(forward["cc_ere"])), ["ere_mbps"], 0.1, result.duration_s)
+    grid = sampled(forward.assign(ere_mbps=to_mbps(forward["cc_ere_pps"])), ["ere_mbps"], 0.1, result.duration_s)
     bins = result.bins[result.bins["flow_id"] == 0]
     wire = WIRE_BYTES / scenarios.PACKET_SIZE
     rows = []
@@ -370,7 +370,7 @@ def measure_compression(result, point: Point, window: tuple[float, float]) -> di
     """Flow 0's mean ERE and its throughput over ``window`` (from 2 s after its start, to
     let the estimate react) and over 8 s up to it."""
     forward = _flow_traces(result)[0]
-    ere = forward.assign(ere_mbps=to_mbps(forward["cc_ere"]))
+    ere = forward.assign(ere_mbps=to_mbps(forward["cc_ere_pps"]))
     bins = result.bins[result.bins["flow_id"] == 0]
     start, stop = window
     during = bins[(bins["bin_start_s"] >= start + 2) & (bins["bin_start_s"] < stop)]
