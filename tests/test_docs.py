@@ -7,7 +7,9 @@ A page marks a fenced block with an HTML comment on the line before it:
     <!-- run -->            the block runs (sh: bash -euo pipefail; python: a fresh interpreter)
     <!-- run: needs ns -->  the same, skipped when `ns` (ns-2.35) is missing, unless under CI
 
-Blocks of one page run in order, in one empty directory where the repository's
+Shell blocks run under `set -o pipefail`, so do not pipe cclab into `head`: cclab ends
+with exit code 1 when its reader closes the pipe early. Blocks of one page run in order,
+in one empty directory where the repository's
 `experiments/` and `examples/` are linked, with this environment's `cclab` first on PATH.
 """
 from __future__ import annotations
