@@ -11,7 +11,7 @@ simulators start each flow at the same instant) or at uniform times in
 [0, --start-window); measured from --warmup to --duration. Seeds are ns-3 run numbers
 (seed 1, run N: ns-3's way to independent replications).
 
-Set up as cclab's defaults (`cclab validate` on the scenario; README "TCP defaults"):
+Set up as cclab's defaults (`cclab validate` on the scenario; "TCP defaults" in docs/guide/scenarios.md):
 1000-byte segments without timestamps (1040-byte IP packets, cclab's packet_size +
 header_size; the point-to-point link adds its 2-byte PPP header), SACK with RFC 6675
 recovery (TcpClassicRecovery, not ns-3's default PRR), no delayed ACKs, initial window 2,

@@ -26,10 +26,13 @@ impl std::error::Error for ScenarioError {}
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
+    /// Label of the run (results, stores, reports).
     #[serde(default = "default_name")]
     pub name: String,
     /// Simulated time; metrics are computed over [0, duration].
     pub duration: Duration,
+    /// Root seed of every random stream (loss, random starts, RED, jitter, on/off
+    /// periods); a run is bit-identical for a seed.
     #[serde(default = "default_seed")]
     pub seed: u64,
     /// Application payload bytes per data packet (ns-2 `packetSize_`).
@@ -44,8 +47,11 @@ pub struct Scenario {
     /// Width of the per-interval bins (allotted goodput, allotted fairness).
     #[serde(default = "default_bin_width")]
     pub bin_width: Duration,
+    /// The network: `kind = "dumbbell"`, `"graph"`, `"chain"` or `"wired-wireless"`.
     pub topology: Topology,
+    /// The flow groups, one `[[flows]]` table each; at least one.
     pub flows: Vec<FlowGroup>,
+    /// What to record beyond the result tables (off by default, free when off).
     #[serde(default)]
     pub trace: TraceConfig,
     /// Whose rules every TCP and TFRC group follows unless it says otherwise: "rfc" (the
@@ -101,6 +107,8 @@ pub struct FlowGroup {
     /// TCP only (default "reno"); filled in when the scenario is normalised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cc: Option<CcConfig>,
+    /// When the group's flows start: a time ("2s"), or `{ at, stagger }` (flow i at
+    /// at + i·stagger/count), or `{ at, random }` (at + uniform [0, random)).
     #[serde(default)]
     pub start: StartSpec,
     /// When the application stops offering new data (outstanding losses are still repaired).
@@ -384,8 +392,11 @@ impl FlowGroup {
 pub struct StartSpec {
     #[serde(default)]
     pub at: Duration,
+    /// Flow i of the group starts at `at` + i × stagger / count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stagger: Option<Duration>,
+    /// Each flow starts at `at` + a uniform draw in [0, random) from the group's own
+    /// random stream.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub random: Option<Duration>,
 }

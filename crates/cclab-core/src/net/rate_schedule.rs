@@ -17,8 +17,11 @@ pub enum RateSchedule {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SquareWave {
+    /// The rate of the low half-periods (the link's `rate` is the high one).
     pub low: Rate,
+    /// How long each of `rate` and `low` lasts.
     pub period: Duration,
+    /// When the alternation begins, with `rate` (default 0).
     #[serde(default)]
     pub start: Duration,
 }

@@ -63,8 +63,11 @@ impl<'de> Deserialize<'de> for Topology {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Dumbbell {
+    /// The shared link `r1`–`r2`.
     pub bottleneck: LinkSpec,
+    /// Each flow's link from its source `s<i>` to `r1` (one per flow).
     pub source_access: LinkSpec,
+    /// Each flow's link from `r2` to its sink `d<i>` (one per flow).
     pub sink_access: LinkSpec,
 }
 
@@ -73,8 +76,12 @@ pub struct Dumbbell {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
+    /// Transmission rate of each direction.
     pub rate: Rate,
+    /// One-way propagation delay of each direction.
     pub delay: Duration,
+    /// Queue discipline of each direction: "droptail" (default), "red", "codel",
+    /// "fq_codel", "pie" or a table naming one with its parameters.
     #[serde(default)]
     pub queue: QueueSpec,
     /// Queue limit per direction: packets (integer) or a multiple of the bandwidth-delay
@@ -100,6 +107,7 @@ pub struct LinkSpec {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GraphTopology {
+    /// The duplex links: `{ from, to, rate, delay, ... }` each.
     pub links: Vec<GraphLink>,
     /// The link direction `system`'s bottleneck metrics describe (default: the slowest
     /// direction that carries data, the first listed among equals).
@@ -115,9 +123,14 @@ pub struct GraphTopology {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChainTopology {
+    /// The links in a row: hop i joins `n<i>` to `n<i+1>`.
     pub hops: Vec<GraphLink>,
+    /// The link direction `system`'s bottleneck metrics describe (default: the slowest
+    /// direction that carries data, the first listed among equals).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bottleneck: Option<String>,
+    /// The RTT that "Nbdp" buffers use (default: per link direction, the largest base
+    /// RTT of the flows routed over it, either way).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bdp_rtt: Option<Duration>,
 }
@@ -133,6 +146,8 @@ pub struct WiredWireless {
     /// base_station → mobile (default 11 Mb/s, 0.01 ms).
     #[serde(default)]
     pub wireless: PresetHop,
+    /// The RTT that "Nbdp" buffers use (default: per link direction, the largest base
+    /// RTT of the flows routed over it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bdp_rtt: Option<Duration>,
 }
@@ -141,18 +156,23 @@ pub struct WiredWireless {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PresetHop {
+    /// The hop's rate (default: the preset's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<Rate>,
+    /// The hop's one-way delay (default: the preset's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay: Option<Duration>,
+    /// The hop's queue discipline (default "droptail").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue: Option<QueueSpec>,
+    /// The hop's queue limit per direction: packets or "Nbdp" (default "1bdp").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer: Option<BufferSpec>,
     /// Loss on the data direction (towards the mobile); ACKs go back loss-free unless
     /// `reverse_loss` is set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<LossSpec>,
+    /// Loss on the way back (towards the source).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse_loss: Option<LossSpec>,
 }
@@ -198,14 +218,24 @@ pub struct GraphLink {
     /// Name of the from→to direction (default "FROM-TO").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// Transmission rate of the from→to direction (and of the reverse one unless
+    /// `reverse` changes it).
     pub rate: Rate,
+    /// One-way propagation delay (both directions unless `reverse` changes it).
     pub delay: Duration,
+    /// Queue discipline of each direction (default "droptail").
     #[serde(default)]
     pub queue: QueueSpec,
+    /// Queue limit per direction: packets, or a multiple of the bandwidth-delay product
+    /// ("1bdp").
     #[serde(default)]
     pub buffer: BufferSpec,
+    /// Optional limit in bytes as well: an arrival is dropped if the bytes waiting plus
+    /// its own would reach it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer_bytes: Option<NonZeroU64>,
+    /// Loss model at the head of the link, in both directions unless `reverse` changes
+    /// it (`reverse = { loss = "none" }`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<LossSpec>,
     /// Scheduled rate changes of the from→to direction (e.g. a square wave).
@@ -220,16 +250,22 @@ pub struct GraphLink {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkOverrides {
+    /// Name of the to→from direction (default "TO-FROM").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// Rate of the to→from direction (default: the forward one's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<Rate>,
+    /// Delay of the to→from direction (default: the forward one's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay: Option<Duration>,
+    /// Queue discipline of the to→from direction (default: the forward one's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue: Option<QueueSpec>,
+    /// Buffer of the to→from direction (default: the forward one's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer: Option<BufferSpec>,
+    /// Byte limit of the to→from direction (default: the forward one's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer_bytes: Option<NonZeroU64>,
     /// `"none"` removes the forward direction's loss model from this direction.

@@ -20,6 +20,7 @@ crate::schema::named_choice!(Recovery, "recovery", [Sack => "sack", Newreno => "
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
+    /// Loss recovery: "sack" (RFC 6675, the default) or "newreno" (RFC 6582).
     pub recovery: Recovery,
     /// Initial congestion window in segments (ns-2 `windowInit_ 2`).
     pub initial_window: f64,
@@ -47,6 +48,8 @@ pub struct TcpConfig {
     pub syn: bool,
     /// Receiver ACKs every second segment or after `delayed_ack_timeout` (ns-2 DelAck sink).
     pub delayed_ack: bool,
+    /// With `delayed_ack`, the longest a receiver holds an ACK back (ns-2 DelAck sink:
+    /// 100 ms).
     pub delayed_ack_timeout: Duration,
     /// Mark data ECT and react to ECN-Echo once per window (RFC 3168).
     pub ecn: bool,
