@@ -108,6 +108,12 @@ class SweepStore:
     def close(self) -> None:
         self._db.close()
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: plans with their runs and axes, the first runs (HTML tables)."""
+        from cclab.plots.html import store_html
+
+        return store_html(self)
+
     # ------------------------------------------------------------ writing
     def record_plan(self, plan: Plan) -> None:
         """Remember ``plan`` — a sweep :class:`Plan` or any batch with ``name``, ``hash``,
