@@ -76,10 +76,11 @@ def finish(figure: _MplFigure, page_width_in: float = PAGE_WIDTH_IN) -> _MplFigu
 
 
 # ---------------------------------------------------------------- data inside the axes
-def plotted_values(axis, which: str) -> np.ndarray:
+def plotted_values(axis, which: str, points_only: bool = False) -> np.ndarray:
     """Every finite value the axis draws along ``which`` ("x" or "y") in data
     coordinates: line points (a horizontal reference line's y too), bar extents,
-    error-bar ends, bands, scatter points."""
+    error-bar ends, bands, scatter points. ``points_only``: the values marked as points
+    (lines with markers, bars, scatter), not every vertex of a curve."""
     from matplotlib.collections import PathCollection
     from matplotlib.patches import Rectangle
 
@@ -87,6 +88,8 @@ def plotted_values(axis, which: str) -> np.ndarray:
     values: list[np.ndarray] = []
     for line in axis.get_lines():
         data = np.asarray(line.get_xydata(), dtype=float)
+        if points_only and line.get_marker() in (None, "", " ", "None", "none"):
+            continue
         if line.get_visible() and data.size and _in_data(line, axis, which):
             values.append(data[:, index])
     for patch in axis.patches:
@@ -101,6 +104,8 @@ def plotted_values(axis, which: str) -> np.ndarray:
             offsets = np.asarray(collection.get_offsets(), dtype=float)
             if offsets.size:
                 values.append(offsets[:, index])
+            continue
+        if points_only:
             continue
         for path in collection.get_paths():  # error bars, bands
             if len(path.vertices):
@@ -159,7 +164,8 @@ def plain_number(value: float) -> str:
 
 def log_ticks(axis, which: str = "x", values: Optional[Sequence[float]] = None) -> list[float]:
     """Label a log (or symlog) axis at each decade in its range and at the plotted
-    values (``values``, default the data drawn along it), in plain numbers, without
+    points (``values``, default the points drawn along it: markers, bars, scatter — not
+    every vertex of a curve), in plain numbers, without
     minor labels; 0 too on a symlog axis that reaches it. Labels that would overlap are
     thinned, decades kept first. Returns the ticks."""
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
@@ -167,17 +173,23 @@ def log_ticks(axis, which: str = "x", values: Optional[Sequence[float]] = None) 
     scale_axis = axis.xaxis if which == "x" else axis.yaxis
     low, high = sorted(getattr(axis, f"get_{which}lim")())
     symlog = getattr(axis, f"get_{which}scale")() == "symlog"
-    data = np.asarray(values if values is not None else plotted_values(axis, which), dtype=float)
+    data = np.asarray(values if values is not None else plotted_values(axis, which, points_only=True), dtype=float)
     data = data[np.isfinite(data) & (data >= low) & (data <= high)]
     positive = data[data > 0]
     smallest = positive.min() if positive.size else (low if low > 0 else None)
     ticks: set[float] = set(float(v) for v in (data if symlog else positive))
-    if smallest is not None and high > 0:
-        for exponent in range(math.floor(math.log10(smallest)), math.ceil(math.log10(high)) + 1):
-            if low <= 10.0 ** exponent <= high and 10.0 ** exponent >= smallest / 1.001:
+    # decades: all in range on a log axis; on a symlog axis those above its linear part
+    bottom = (smallest if symlog else low) if smallest is not None else None
+    if bottom is not None and bottom > 0 and high > 0:
+        for exponent in range(math.floor(math.log10(bottom)), math.ceil(math.log10(high)) + 1):
+            if low <= 10.0 ** exponent <= high and 10.0 ** exponent >= bottom / 1.001:
                 ticks.add(10.0 ** exponent)
     if symlog and low <= 0 <= high:
         ticks.add(0.0)
+    if len([t for t in ticks if t > 0]) < 2 and high > 0:  # less than a decade, no points: 1-2-5 steps
+        bottom = max(low, smallest or high / 1e3, 1e-300)
+        ticks.update(m * 10.0 ** k for k in range(math.floor(math.log10(bottom)), math.ceil(math.log10(high)) + 1)
+                     for m in (1, 2, 5) if bottom <= m * 10.0 ** k <= high)
     kept = _thin(sorted(ticks), axis, which)
     scale_axis.set_major_locator(FixedLocator(kept))
     scale_axis.set_major_formatter(FuncFormatter(lambda value, _position: plain_number(value)))
