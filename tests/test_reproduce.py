@@ -134,7 +134,7 @@ def test_dask_local_cluster_gives_identical_figures(uninterrupted, tmp_path):
     (["--from-store", "nowhere.duckdb"], "--from-store nowhere.duckdb: no such results file"),
     (["--from-store", "x.duckdb", "--store", "y.duckdb"], "--store and --from-store: give one"),
     (["--from-store", "x.duckdb", "--executor", "dask"], "--from-store simulates nothing"),
-    (["--figure", "fig9"], "--figure fig9: mraimd has no such figure (choose table1, fig4, fig5, fig6, fig7)"),
+    (["--figure", "fig9"], "--figure fig9: mraimd has no such figure; choose one of table1, 4, 5, 6, 7"),
 ])
 def test_bad_pipeline_options_are_one_line_errors(tmp_path, arguments, message):
     out = tmp_path / "out"

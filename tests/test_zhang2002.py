@@ -238,9 +238,9 @@ def test_handoff_and_playback_figures(number, cli, tmp_path):
 
 
 @pytest.mark.parametrize("arguments, message", [
-    (["--figure", "1"], "--figure 1: the paper's reproducible figures are 2–11"),
+    (["--figure", "1"], "--figure 1: zhang2002 has no such figure; choose one of 2, 3, 4, 5, 6, 7, 8, 9, 10, 11"),
     (["--figure", "12"], "--figure 12:"),
-    (["--figure", "two"], "--figure two: not a figure number"),
+    (["--figure", "two"], "--figure two: zhang2002 has no such figure"),
     (["--seeds", "0"], "--seeds 0: must be at least 1"),
     (["--seeds", "many"], "--seeds many: not a whole number"),
 ])

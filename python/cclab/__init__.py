@@ -8,6 +8,7 @@
     cclab.sweep("experiments/sweeps/static-wired.toml")   # a sweep plan -> results/sweeps/NAME.duckdb
     with cclab.SweepStore("results/sweeps/static-wired.duckdb", read_only=True) as store:
         store.runs()                                          # one row per run, one column per axis
+    cclab.plot.traces(result)                                 # matplotlib Figures (cclab.plot)
 
 Everything but the native core is imported on first use, so ``import cclab`` is cheap
 (the benchmark worker and the CLI's start-up depend on it).
@@ -26,7 +27,7 @@ _LAZY = {"load_scenario": "cclab.scenario", "validate": "cclab.scenario", "topol
 
 
 # Modules of the public API, by the name they had before the package was grouped by job.
-_LAZY_MODULES = {"stats": "cclab.analysis.stats"}
+_LAZY_MODULES = {"stats": "cclab.analysis.stats", "plot": "cclab.plot"}
 
 
 def __getattr__(name):

@@ -18,7 +18,7 @@ from cclab._core import parse_rate as _parse_rate
 from cclab._core import schedule_windows as _schedule_windows
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import Any, Optional
 
 # json (with re, enum...) is imported where it is used: a process that only runs a
@@ -29,14 +29,21 @@ __all__ = ["InternalError", "ScenarioError", "run_json", "validate_json", "topol
            "loss_outages_json"]
 
 
-def run_json(scenario_json: str, max_memory_bytes: Optional[int] = None) -> str:
+def run_json(scenario_json: str, max_memory_bytes: Optional[int] = None,
+             progress: Optional[Callable[[float, float], None]] = None) -> str:
     """Run a scenario given as JSON; the result as JSON. Groups with ``algorithm =
-    "python"`` get their controllers from :mod:`cclab.cc` (imported only then)."""
+    "python"`` get their controllers from :mod:`cclab.cc` (imported only then).
+
+    ``progress(simulated_s, total_s)``, if given, is called a few times a second while
+    the run goes on (:class:`cclab.progress.RunProgress` draws a bar). Ctrl-C stops the
+    run within a fraction of a second with ``KeyboardInterrupt``; so does any exception
+    ``progress`` raises, which is raised here.
+    """
     if '"python"' in scenario_json:
         from cclab.cc import controller_factory
 
-        return _run_json(scenario_json, max_memory_bytes, controller_factory())
-    return _run_json(scenario_json, max_memory_bytes)
+        return _run_json(scenario_json, max_memory_bytes, controller_factory(), progress)
+    return _run_json(scenario_json, max_memory_bytes, None, progress)
 
 
 def duration_s(value: Any) -> float:

@@ -228,6 +228,12 @@ class Result:
             tables[f"trace_{name}"] = table
         return tables
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: system metrics and one row per group, as HTML tables."""
+        from cclab.plots.html import result_html
+
+        return result_html(self)
+
     def __repr__(self) -> str:
         system = self.raw["system"]
         return (

@@ -138,3 +138,37 @@ cc = { algorithm = "aimd", alpha = 0.31, beta = 0.875 }
         assert_eq!(strip(fast), strip(slow));
     }
 }
+
+/// An observer sees the simulated time climb to the end and changes nothing: the run it
+/// watches gives the same result as an unwatched one, whatever the slice of events.
+#[test]
+fn an_observed_run_gives_the_same_result() {
+    use cclab_core::Observed;
+    let plain = serde_json::to_string(&run(scenario(MIXED_FLOWS, "", "5s")).unwrap()).unwrap();
+    for every in [1, 7, 1000, cclab_core::OBSERVE_EVERY, u64::MAX] {
+        let mut seen: Vec<(u64, u64)> = Vec::new();
+        let mut observer = |now: u64, end: u64| {
+            seen.push((now, end));
+            Observed::Continue
+        };
+        let result = Simulation::new(scenario(MIXED_FLOWS, "", "5s")).unwrap().run_observed(every, &mut observer).unwrap();
+        assert_eq!(serde_json::to_string(&result).unwrap(), plain, "every {every}");
+        assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0), "time only climbs");
+        assert!(seen.iter().all(|&(now, end)| end == 5_000_000_000 && now <= end));
+        let expected = if every == u64::MAX { 0 } else { result.events / every };
+        assert!(seen.len() as u64 == expected || seen.len() as u64 + 1 == expected, "every {every}: {} calls", seen.len());
+    }
+}
+
+/// An observer that says stop ends the run at once, with nothing returned.
+#[test]
+fn an_observer_stops_a_run() {
+    use cclab_core::Observed;
+    let mut calls = 0;
+    let mut stop_third = |_now: u64, _end: u64| {
+        calls += 1;
+        if calls == 3 { Observed::Stop } else { Observed::Continue }
+    };
+    assert!(Simulation::new(scenario(MIXED_FLOWS, "", "5s")).unwrap().run_observed(100, &mut stop_third).is_none());
+    assert_eq!(calls, 3);
+}

@@ -5,9 +5,9 @@
 mod python_cc;
 
 use cclab_core::cc::CongestionControl;
-use cclab_core::{RunLimits, Scenario, ScenarioError as CoreError};
+use cclab_core::{Observed, RunLimits, Scenario, ScenarioError as CoreError, Simulation, OBSERVE_EVERY};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -48,14 +48,79 @@ fn warnings_json(scenario_json: &str) -> PyResult<Vec<String>> {
     guarded(|| Scenario::from_json_str(scenario_json).map(|s| s.warnings()))
 }
 
+/// How often, in wall time, a run stops to check for Ctrl-C (Python's signal handlers)
+/// and to report progress: often enough that an interruption is seen at once, rarely
+/// enough that taking the GIL costs nothing measurable.
+const WATCH_INTERVAL: std::time::Duration = std::time::Duration::from_millis(50);
+/// Progress is reported at most this often.
+const PROGRESS_INTERVAL: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// What a run does between slices of events ([`cclab_core::Simulation::run_observed`]):
+/// every [`WATCH_INTERVAL`] of wall time it runs Python's pending signal handlers (so
+/// Ctrl-C raises `KeyboardInterrupt` and stops the run) and calls `progress(simulated_s,
+/// total_s)` if given. An exception from either stops the run and is raised.
+struct Watch {
+    progress: Option<PyObject>,
+    last_check: std::time::Instant,
+    last_progress: Option<std::time::Instant>,
+    error: Option<PyErr>,
+}
+
+impl Watch {
+    fn new(progress: Option<PyObject>) -> Watch {
+        Watch { progress, last_check: std::time::Instant::now(), last_progress: None, error: None }
+    }
+
+    /// Whether it is time to look (cheap: a clock read per slice, no GIL).
+    fn due(&mut self) -> bool {
+        if self.last_check.elapsed() < WATCH_INTERVAL {
+            return false;
+        }
+        self.last_check = std::time::Instant::now();
+        true
+    }
+
+    /// Check for signals and report progress (with the GIL).
+    fn look(&mut self, py: Python<'_>, now: u64, end: u64) -> Observed {
+        if let Err(error) = py.check_signals() {
+            self.error = Some(error);
+            return Observed::Stop;
+        }
+        if let Some(progress) = &self.progress {
+            if self.last_progress.map_or(true, |at| at.elapsed() >= PROGRESS_INTERVAL) {
+                self.last_progress = Some(std::time::Instant::now());
+                if let Err(error) = progress.call1(py, (now as f64 / 1e9, end as f64 / 1e9)) {
+                    self.error = Some(error);
+                    return Observed::Stop;
+                }
+            }
+        }
+        Observed::Continue
+    }
+
+    /// The run's result, or the exception that stopped it.
+    fn finish(self, outcome: Option<cclab_core::RunResult>) -> PyResult<cclab_core::RunResult> {
+        outcome.ok_or_else(|| self.error.unwrap_or_else(|| PyKeyboardInterrupt::new_err("the run was stopped")))
+    }
+}
+
 /// Validate and run a scenario given as JSON; return the result as JSON. A run whose
 /// estimated memory exceeds `max_memory_bytes` (default 8 GiB) is refused up front.
 /// `controllers(flow_id, config_json)` makes the congestion control of each flow of an
 /// `algorithm = "python"` group: it returns `(object, [names of the optional hooks the
 /// object's class defines])` (`cclab.cc` does this); the run then holds the GIL.
+/// `progress(simulated_s, total_s)`, if given, is called a few times a second while the
+/// run goes on. Ctrl-C (SIGINT, or any signal whose Python handler raises) stops the run
+/// within a fraction of a second: the handler's exception (`KeyboardInterrupt`) is raised.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, max_memory_bytes=None, controllers=None))]
-fn run_json(py: Python<'_>, scenario_json: &str, max_memory_bytes: Option<u64>, controllers: Option<PyObject>) -> PyResult<String> {
+#[pyo3(signature = (scenario_json, max_memory_bytes=None, controllers=None, progress=None))]
+fn run_json(
+    py: Python<'_>,
+    scenario_json: &str,
+    max_memory_bytes: Option<u64>,
+    controllers: Option<PyObject>,
+    progress: Option<PyObject>,
+) -> PyResult<String> {
     let scenario = guarded(|| Scenario::from_json_str(scenario_json))?;
     let normalized = scenario.to_json();
     let mut limits = RunLimits::default();
@@ -63,9 +128,23 @@ fn run_json(py: Python<'_>, scenario_json: &str, max_memory_bytes: Option<u64>, 
         limits.max_memory_bytes = bytes;
     }
     let started = std::time::Instant::now();
+    let mut watch = Watch::new(progress);
     let result = match controllers {
-        None => py.allow_threads(|| guarded(|| cclab_core::run_with_limits(scenario, &limits)))?,
-        Some(make) => run_with_python(py, scenario, &limits, make.bind(py))?,
+        None => {
+            let outcome = py.allow_threads(|| {
+                guarded(|| {
+                    let simulation = Simulation::with_limits(scenario, &limits)?;
+                    Ok(simulation.run_observed(OBSERVE_EVERY, &mut |now, end| {
+                        if !watch.due() {
+                            return Observed::Continue;
+                        }
+                        Python::with_gil(|py| watch.look(py, now, end))
+                    }))
+                })
+            })?;
+            watch.finish(outcome)?
+        }
+        Some(make) => run_with_python(py, scenario, &limits, make.bind(py), watch)?,
     };
     let wall_time_s = started.elapsed().as_secs_f64();
     // The result's JSON object with two more keys, written straight to text (a Value
@@ -82,7 +161,13 @@ fn run_json(py: Python<'_>, scenario_json: &str, max_memory_bytes: Option<u64>, 
 /// Run with Python congestion controls made by `make` (see [`run_json`]). A Python
 /// exception in a hook, or a value out of range, ends the run as a `ScenarioError`
 /// naming the file, line, method and flow.
-fn run_with_python(py: Python<'_>, scenario: Scenario, limits: &RunLimits, make: &Bound<'_, PyAny>) -> PyResult<cclab_core::RunResult> {
+fn run_with_python(
+    py: Python<'_>,
+    scenario: Scenario,
+    limits: &RunLimits,
+    make: &Bound<'_, PyAny>,
+    mut watch: Watch,
+) -> PyResult<cclab_core::RunResult> {
     let failure = python_cc::Failure::default();
     let mut factory = |flow: u32, config: &cclab_core::cc::external::ExternalConfig| -> Result<Box<dyn CongestionControl + Send>, String> {
         let config_json = serde_json::to_string(config).expect("a config serialises");
@@ -103,10 +188,16 @@ fn run_with_python(py: Python<'_>, scenario: Scenario, limits: &RunLimits, make:
         let controller = python_cc::PyController::new(py, object, hooks, config.label(), flow, failure.clone()).map_err(line)?;
         Ok(Box::new(controller))
     };
-    match catch_unwind(AssertUnwindSafe(|| cclab_core::run_with_controllers(scenario, limits, &mut factory))) {
-        Ok(result) => result.map_err(to_py),
+    let run = || {
+        let simulation = Simulation::with_controllers(scenario, limits, Some(&mut factory))?;
+        Ok(simulation.run_observed(OBSERVE_EVERY, &mut |now, end| if watch.due() { watch.look(py, now, end) } else { Observed::Continue }))
+    };
+    match catch_unwind(AssertUnwindSafe(run)) {
+        Ok(Ok(outcome)) => watch.finish(outcome),
+        Ok(Err(error)) => Err(to_py(error)),
         Err(_) => match failure.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            Some(line) => Err(ScenarioError::new_err(line)),
+            Some(python_cc::Failed::Line(line)) => Err(ScenarioError::new_err(line)),
+            Some(python_cc::Failed::Raise(error)) => Err(error),
             None => {
                 let what = LAST_PANIC.with(|last| last.borrow_mut().take()).unwrap_or_else(|| "unknown panic".into());
                 Err(InternalError::new_err(format!("internal error (a bug in cclab; please report it with the scenario): {what}")))

@@ -103,7 +103,16 @@ pub struct Hooks {
 }
 
 /// The first failure of any Python controller of a run (the run then unwinds).
-pub type Failure = Arc<Mutex<Option<String>>>;
+pub type Failure = Arc<Mutex<Option<Failed>>>;
+
+/// Why a Python controller ended its run.
+pub enum Failed {
+    /// An exception in a hook, or a value out of range: one line naming the place.
+    Line(String),
+    /// An exception that is not an error of the hook (`KeyboardInterrupt` from Ctrl-C
+    /// while the hook ran, `SystemExit`): raised again as it is.
+    Raise(PyErr),
+}
 
 pub struct PyController {
     object: Py<PyAny>,
@@ -145,10 +154,15 @@ impl PyController {
     /// Record `what` went wrong in `method` and end the run.
     fn fail(&self, py: Python<'_>, method: &str, what: String) -> ! {
         let line = format!("{what} (in {}.{method}, flow {})", self.class, self.flow);
-        let mut slot = self.failure.lock().unwrap_or_else(|e| e.into_inner());
-        slot.get_or_insert(line);
-        drop(slot);
         let _ = py;
+        self.end(Failed::Line(line))
+    }
+
+    /// Record why the run ends, unless a failure was recorded first, and unwind.
+    fn end(&self, failed: Failed) -> ! {
+        let mut slot = self.failure.lock().unwrap_or_else(|e| e.into_inner());
+        slot.get_or_insert(failed);
+        drop(slot);
         std::panic::resume_unwind(Box::new(ControllerFailed));
     }
 
@@ -171,6 +185,8 @@ impl PyController {
     fn call<'py>(&self, py: Python<'py>, method: &str, args: impl IntoPy<Py<PyTuple>>) -> Bound<'py, PyAny> {
         match self.object.bind(py).call_method1(method, args) {
             Ok(value) => value,
+            // Ctrl-C while a hook runs surfaces in the hook: not the hook's error.
+            Err(error) if !error.is_instance_of::<pyo3::exceptions::PyException>(py) => self.end(Failed::Raise(error)),
             Err(error) => self.fail(py, method, Self::describe(py, &error)),
         }
     }

@@ -19,7 +19,7 @@ from typing import Annotated, Optional, Sequence
 
 import typer
 
-from cclab.cli.common import INTERRUPTED, USAGE_ERROR
+from cclab.cli.common import INTERRUPTED, USAGE_ERROR, interrupted
 
 # Each top-level command and the module of cclab.cli whose register() adds it.
 COMMAND_MODULES = {"run": "scenarios", "validate": "scenarios", "reproduce": "papers", "sweep": "sweeps",
@@ -78,8 +78,9 @@ def main(arguments: Optional[Sequence[str]] = None) -> None:
     except typer.Exit as exit_:
         code = exit_.exit_code
     except (typer.Abort, KeyboardInterrupt):
-        typer.echo("interrupted", err=True)
         code = INTERRUPTED
+    if code == INTERRUPTED:  # (typer turns Ctrl-C into a silent exit code 130)
+        interrupted()
     _exit(code if isinstance(code, int) else 0, immediately=modules == ["scenarios"])
 
 

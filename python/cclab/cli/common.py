@@ -32,6 +32,17 @@ MemoryOption = Annotated[Optional[str], typer.Option("--max-memory", metavar="SI
                                                           "default 8GiB).")]
 
 
+_interruption_reported = False
+
+
+def interrupted(message: str = "interrupted") -> None:
+    """Say once, on stderr, that the command was interrupted (Ctrl-C: exit code 130)."""
+    global _interruption_reported
+    if not _interruption_reported:
+        typer.echo(message, err=True)
+        _interruption_reported = True
+
+
 def warn(messages) -> None:
     for message in messages:
         typer.echo(f"warning: {message}", err=True)

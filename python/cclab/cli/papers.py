@@ -10,8 +10,8 @@ import typer
 
 from cclab.cli.common import USAGE_ERROR, fail, user_errors
 
-Figures = Annotated[Optional[List[str]], typer.Option("--figure", metavar="N", help="Only this figure; repeat for "
-                                                      "several. Default: all.")]
+Figures = Annotated[Optional[List[str]], typer.Option("--figure", metavar="N", help="Only this figure (19, fig19 or "
+                                                      "'Figure 19'; table1); repeat for several. Default: all.")]
 Seeds = Annotated[Optional[str], typer.Option("--seeds", metavar="K", help="Seeds per point (default: the mode's).")]
 Jobs = Annotated[Optional[str], typer.Option("--jobs", "-j", metavar="J",
                                              help="Parallel runs on this machine (default: one per core).")]
@@ -55,7 +55,7 @@ def reproduce_mraimd(
     scheduler: Scheduler = None, store: Store = None, from_store: FromStore = None, report: Report = False,
     ns2: Ns2 = False,
 ) -> None:
-    """MR-AIMD (Psaras, Dianati & Tafazolli): Table 1 and Figures 4–7 (--figure table1, fig4 … fig7) as PNG +
+    """MR-AIMD (Psaras, Dianati & Tafazolli): Table 1 and Figures 4–7 (--figure table1, 4 … 7) as PNG +
     CSV/Parquet, and summary.md."""
     from cclab.papers.mraimd.run import MRAIMD
 
@@ -72,8 +72,9 @@ def reproduce_westwood(
     scheduler: Scheduler = None, store: Store = None, from_store: FromStore = None, report: Report = False,
     ns2: Ns2 = False,
 ) -> None:
-    """TCP Westwood BE/RE/CRB/ABSE (Wang et al., ICNP 2002): Figures 2–3, 5, 9–16, 18–21 (--figure fig2,
-    fig9, fig11, fig12, fig16, fig18, fig19, fig20, fig21) as PNG + CSV/Parquet, and summary.md."""
+    """TCP Westwood BE/RE/CRB/ABSE (Wang et al., ICNP 2002): Figures 2–3, 5, 7, 9–16, 18–21 (--figure 2, 7, 9,
+    11, 12, 16, 18, 19, 20, 21; a figure drawn with others, e.g. 3 with 2, selects their file) as PNG +
+    CSV/Parquet, and summary.md."""
     from cclab.papers.westwood.run import WESTWOOD
 
     _reproduce(WESTWOOD, WESTWOOD.select, quick, figure, out, seeds, jobs, executor, workers, scheduler, store,
@@ -89,8 +90,8 @@ def reproduce_slowcc(
     scheduler: Scheduler = None, store: Store = None, from_store: FromStore = None, report: Report = False,
     ns2: Ns2 = False,
 ) -> None:
-    """Slowly-responsive congestion control (Bansal et al., SIGCOMM 2001): Figures 11–17 (--figure 12 for
-    11–12, 13, 14 for 14–15, 16, 17) as PNG + CSV/Parquet, and summary.md."""
+    """Slowly-responsive congestion control (Bansal et al., SIGCOMM 2001): Figures 11–17 (--figure 11 … 17;
+    11 and 12 are one file, so are 14 and 15) as PNG + CSV/Parquet, and summary.md."""
     from cclab.papers.slowcc.run import SLOWCC
 
     _reproduce(SLOWCC, SLOWCC.select, quick, figure, out, seeds, jobs, executor, workers, scheduler, store,

@@ -28,7 +28,7 @@ def run(
     max_memory: MemoryOption = None,
 ) -> None:
     """Run a scenario (a file, or - for standard input); print a summary, or the result as JSON."""
-    from cclab.core import run_json, warnings_json
+    from cclab.core import warnings_json
     from cclab.scenario import parse_memory, scenario_json
 
     with user_errors():
@@ -39,7 +39,7 @@ def run(
             from cclab.store.directory import check_target
 
             check_target(out)
-        raw = run_json(payload, parse_memory(max_memory))
+        raw = _run_with_progress(payload, parse_memory(max_memory), show=not as_json)
         if out is not None:
             from cclab.results import Result
             from cclab.store.directory import save
@@ -51,6 +51,19 @@ def run(
     print_summary(json.loads(raw))
     if out is not None:
         typer.echo(f"saved to {out}")
+
+
+def _run_with_progress(payload: str, max_memory, show: bool) -> str:
+    """Run, with a progress bar on stderr once the run is older than two seconds, when
+    ``show`` and both stdout and stderr are terminals. Ctrl-C raises KeyboardInterrupt
+    (exit 130) within a fraction of a second, before anything is written."""
+    from cclab.core import run_json
+    from cclab.progress import RunProgress, on_terminal
+
+    if not (show and on_terminal()):
+        return run_json(payload, max_memory)
+    with RunProgress() as progress:
+        return run_json(payload, max_memory, progress)
 
 
 def validate_command(

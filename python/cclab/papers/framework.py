@@ -126,7 +126,7 @@ class Paper:
     measure: Callable[[Any, Any, Any], Tables]  # (figure, result, point) -> the tables one run contributes
     summary: Callable[["Outcome"], str]  # summary.md
     figure_title: Callable[[Any], str]  # "Figure 2", "Table 1"
-    figure_option: str  # what --figure takes, for messages: "2–11"
+    figure_option: str = ""  # (unused: --figure's choices are derived from the figure titles)
     finish: Callable[[Any, Tables], Tables] = lambda figure, tables: tables  # add model/paper tables
     meta: Callable[["Outcome"], dict] = lambda outcome: {}  # extra meta.json entries
     # With --ns2, judge a figure some of whose points ns-2 cannot run (an algorithm it has
@@ -135,18 +135,61 @@ class Paper:
     ns2_partial: bool = False
 
     def select(self, values: Optional[Iterable[Union[int, str]]]) -> list:
-        """Figure keys from ``--figure`` values (every figure when none are given)."""
+        """Figure keys from ``--figure`` values (every figure when none are given), in
+        the paper's order. Every paper takes the same names (:meth:`figure_names`): a
+        figure's number alone, ``fig19``, ``Fig. 19``, ``figure 19`` (a number of any
+        figure its key covers: westwood's ``fig2`` is Figures 2, 3 and 5, so ``3``
+        selects it too), a table's ``table1``, and the key itself."""
         if not values:
             return list(self.figures)
+        names = self.figure_names()
         keys = []
-        by_text = {str(key).lower(): key for key in self.figures}
         for value in values:
-            key = by_text.get(str(value).strip().lower())
+            key = names.get(figure_name(value))
             if key is None:
-                raise ReproduceError(f"--figure {value}: {self.key} has no such figure (choose {self.figure_option})")
+                raise ReproduceError(f"--figure {value}: {self.key} has no such figure; choose one of "
+                                     f"{self.figure_choices()} (a figure as 19, fig19 or 'Figure 19')")
             if key not in keys:
                 keys.append(key)
         return [key for key in self.figures if key in keys]
+
+    def figure_names(self) -> dict[str, Any]:
+        """Every name ``--figure`` takes (normalised by :func:`figure_name`) → figure key."""
+        names: dict[str, Any] = {}
+        for key, figure in self.figures.items():
+            kind, numbers = figure_numbers(self.figure_title(figure))
+            candidates = [figure_name(key)]
+            for number in numbers:
+                candidates += [f"table{number}", f"tab{number}"] if kind == "table" else \
+                    [str(number), f"fig{number}", f"figure{number}", f"figs{number}", f"figures{number}"]
+            for name in candidates:
+                names.setdefault(name, key)
+        return names
+
+    def figure_choices(self) -> str:
+        """The figures and tables ``--figure`` selects, for messages: ``table1, 4, 5, 6, 7``."""
+        tables, figures = [], []
+        for figure in self.figures.values():
+            kind, numbers = figure_numbers(self.figure_title(figure))
+            (tables if kind == "table" else figures).extend(numbers)
+        return ", ".join([f"table{n}" for n in sorted(set(tables))] + [str(n) for n in sorted(set(figures))])
+
+
+def figure_name(value: Union[int, str]) -> str:
+    """A ``--figure`` value normalised: lower case, no spaces, dots, dashes or
+    underscores, no leading zeros (``"Fig. 019"`` → ``"fig19"``)."""
+    text = re.sub(r"[\s._-]+", "", str(value).strip().lower())
+    return re.sub(r"(?<!\d)0+(?=\d)", "", text)
+
+
+def figure_numbers(title: str) -> tuple[str, list[int]]:
+    """``("figure", [2, 3, 5])`` from "Figures 2, 3, 5", ``("figure", [12, 13, 14, 15])``
+    from "Figures 12–15", ``("table", [1])`` from "Table 1"."""
+    kind = "table" if title.strip().lower().startswith("table") else "figure"
+    numbers: list[int] = []
+    for first, last in re.findall(r"(\d+)(?:\s*[–-]\s*(\d+))?", title):
+        numbers += list(range(int(first), int(last or first) + 1))
+    return kind, numbers
 
 
 @dataclass
@@ -499,11 +542,13 @@ def concat_tables(per_run: list[Tables]) -> Tables:
 def write_figure(figure: Any, tables: Tables, out: Path) -> list[Path]:
     """``figure.stem``.png (drawn by ``figure.plot``) and each table as CSV + Parquet;
     the first table is the figure's data, the others get ``_<name>`` suffixes."""
+    from cclab.store.directory import write_csv
+
     files = []
     for index, (name, table) in enumerate(tables.items()):
         stem = figure.stem if index == 0 else f"{figure.stem}_{name}"
         table.to_parquet(out / f"{stem}.parquet", index=False)
-        table.to_csv(out / f"{stem}.csv", index=False)
+        write_csv(table, out / f"{stem}.csv")
         files += [out / f"{stem}.csv", out / f"{stem}.parquet"]
     png = out / f"{figure.stem}.png"
     figure.plot(tables, png)

@@ -5,10 +5,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Optional
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from cclab.plots import canvas
 import pandas as pd  # noqa: E402
 
 
@@ -18,9 +15,10 @@ def mean_by(table: pd.DataFrame, keys: Sequence[str], value: str) -> pd.Series:
 
 
 def save(figure, path: Path) -> None:
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    """Write a paper figure: the axis rules of :mod:`cclab.plots.canvas` (every plotted
+    value inside the axes, log axes labelled at decades and points, laid out for the
+    report's page), then the file."""
+    canvas.save(figure, path, dpi=110)
 
 
 def mean_lines(axis, table: pd.DataFrame, x: str, y: str, hue: str = "protocol",

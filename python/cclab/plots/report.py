@@ -22,10 +22,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Optional
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+from cclab.plots import canvas
 import pandas as pd  # noqa: E402
 
 try:
@@ -136,7 +133,7 @@ def _plot_metric(plan: Plan, summary: pd.DataFrame, metric: str, path: Path, gro
     x_group, line_groups, panel_groups = figure_layout(plan, list(summary.columns), group_by)
     panels = _split_many(summary, panel_groups) if panel_groups else [("", summary)]
     integer_x = x_group is not None and all(isinstance(v, int) for v in plan.axes[x_group[0]])
-    figure, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.2), squeeze=False)
+    figure, axes = canvas.subplots(1, len(panels), figsize=(6 * len(panels), 4.2), squeeze=False)
     for axis, (panel_label, in_panel) in zip(axes[0], panels):
         for line_label, line in _split_many(in_panel, line_groups):
             if x_group is None:
@@ -162,9 +159,7 @@ def _plot_metric(plan: Plan, summary: pd.DataFrame, metric: str, path: Path, gro
         axis.grid(alpha=0.3)
         if line_groups:
             axis.legend(fontsize="small")
-    figure.tight_layout()
-    figure.savefig(path)
-    plt.close(figure)
+    canvas.save(figure, path)
 
 
 def _x_dimension(plan: Plan, dimensions: list[tuple[str, ...]]) -> Optional[tuple[str, ...]]:

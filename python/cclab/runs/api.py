@@ -16,7 +16,7 @@ from cclab.scenario import Overrides, ScenarioSource, apply_overrides, load_scen
 
 
 def run(source: ScenarioSource, *, overrides: Overrides = None, max_memory: Union[str, int, None] = None,
-        **settings: Any) -> Result:
+        progress: Union[bool, Callable[[float, float], None], None] = None, **settings: Any) -> Result:
     """Run the scenario in ``source`` (TOML path or dict) and return its :class:`Result`.
 
     ``overrides`` takes ``"key=value"`` strings or a mapping; keyword arguments are more
@@ -24,6 +24,11 @@ def run(source: ScenarioSource, *, overrides: Overrides = None, max_memory: Unio
     ``max_memory`` ("16GB", bytes; default 8 GiB): a run estimated to need more is refused
     before it starts, with a :class:`ScenarioError` naming what makes it big. A flow
     group's ``cc`` may be a Python class (:mod:`cclab.cc`).
+
+    ``progress``: ``True`` draws a bar on stderr once the run is older than two seconds
+    (simulated time out of the duration); a callable is called as ``progress(simulated_s,
+    total_s)`` a few times a second. Ctrl-C stops the run within a fraction of a second
+    and raises ``KeyboardInterrupt``.
     """
     from cclab.cc import bind_objects, bind_value  # a class as a flow group's cc
 
@@ -33,7 +38,13 @@ def run(source: ScenarioSource, *, overrides: Overrides = None, max_memory: Unio
     settings = {key: bind_value(value) for key, value in settings.items()}
     scenario, folder = load_unresolved(source, overrides)
     scenario = resolve_files(apply_overrides(scenario, settings), folder)
-    return Result(json.loads(run_json(scenario_json(scenario), parse_memory(max_memory))))
+    payload, memory = scenario_json(scenario), parse_memory(max_memory)
+    if progress is True:
+        from cclab.progress import RunProgress
+
+        with RunProgress() as bar:
+            return Result(json.loads(run_json(payload, memory, bar)))
+    return Result(json.loads(run_json(payload, memory, progress or None)))
 
 
 def sweep(

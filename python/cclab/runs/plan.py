@@ -288,6 +288,37 @@ def _plan_document(plan: Plan) -> dict:
             "scenario": copy.deepcopy(plan.base), "axes": copy.deepcopy(plan.axes)}
 
 
+def axis_label(value: Any) -> Any:
+    """An axis value as a table cell: a number or string as it is; a table or a list as
+    short readable text (tables and lists cannot be grouped, compared or shown plainly):
+    ``{ algorithm = "westwood-plus" }`` → ``westwood-plus``, ``{ algorithm = "aimd",
+    alpha = 1, beta = 0.5 }`` → ``aimd(alpha=1, beta=0.5)``, ``{ rate = "10Mbps",
+    delay = "5ms" }`` → ``{rate=10Mbps, delay=5ms}``, ``[["0s", 1], ["5s", 2]]`` →
+    ``[[0s, 1], [5s, 2]]``. Distinct values give distinct labels."""
+    if isinstance(value, Mapping):
+        return _table_label(value, top=True)
+    if isinstance(value, (list, tuple)):
+        return _table_label(value, top=True)
+    return value
+
+
+def _table_label(value: Any, top: bool = False) -> str:
+    if isinstance(value, Mapping):
+        items = dict(value)
+        name = items.pop("algorithm", None) if top and isinstance(items.get("algorithm"), str) else None
+        inner = ", ".join(f"{key}={_table_label(item)}" for key, item in items.items())
+        if name is not None:
+            return f"{name}({inner})" if inner else name
+        return f"{{{inner}}}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_table_label(item) for item in value) + "]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return repr(value)
+    return str(value)
+
+
 def _describe(point: Mapping[str, Any]) -> str:
     return ", ".join(f"{path}={json.dumps(value, default=str)}" for path, value in point.items()) or "(no axes)"
 

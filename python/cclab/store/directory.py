@@ -126,10 +126,21 @@ def metadata(result: Result) -> dict:
     }
 
 
+def write_csv(table: pd.DataFrame, path: str | PathLike) -> None:
+    """``table`` as CSV, a cell holding a table or a list (a flow's ``cc_state``) written
+    as JSON text (``{"alpha": 1.0}``), not as Python's repr of it."""
+    nested = [column for column in table.columns if table[column].dtype == object
+              and table[column].map(lambda value: isinstance(value, (dict, list, tuple))).any()]
+    if nested:
+        table = table.assign(**{column: table[column].map(
+            lambda value: json.dumps(value) if isinstance(value, (dict, list, tuple)) else value) for column in nested})
+    table.to_csv(path, index=False)
+
+
 def _write_files(result: Result, directory: Path) -> None:
     for name, table in result.tables().items():
         table.to_parquet(directory / f"{name}.parquet", index=False)
-        table.to_csv(directory / f"{name}.csv", index=False)
+        write_csv(table, directory / f"{name}.csv")
     (directory / "system.json").write_text(json.dumps(result.system, indent=2) + "\n", encoding="utf-8")
     (directory / "scenario.toml").write_text(scenario_toml(result.scenario), encoding="utf-8")
     (directory / RESULT_FILE).write_text(result.to_json(), encoding="utf-8")

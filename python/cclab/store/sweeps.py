@@ -108,6 +108,12 @@ class SweepStore:
     def close(self) -> None:
         self._db.close()
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: plans with their runs and axes, the first runs (HTML tables)."""
+        from cclab.plots.html import store_html
+
+        return store_html(self)
+
     # ------------------------------------------------------------ writing
     def record_plan(self, plan: Plan) -> None:
         """Remember ``plan`` — a sweep :class:`Plan` or any batch with ``name``, ``hash``,
@@ -320,12 +326,16 @@ def _nested_as_json(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def expand_params(frame: pd.DataFrame) -> pd.DataFrame:
-    """Replace the JSON ``params`` column by one column per axis path, placed first."""
+    """Replace the JSON ``params`` column by one column per axis path, placed first (a
+    table or list value as readable text: :func:`cclab.runs.plan.axis_label`)."""
+    from cclab.runs.plan import axis_label
+
     if "params" not in frame:
         return frame
     points = [json.loads(text) if isinstance(text, str) else {} for text in frame["params"]]
     axes: list[str] = list(dict.fromkeys(path for point in points for path in point))
-    expanded = pd.DataFrame({path: [point.get(path) for point in points] for path in axes}, index=frame.index)
+    expanded = pd.DataFrame({path: [axis_label(point.get(path)) for point in points] for path in axes},
+                            index=frame.index)
     rest = frame.drop(columns="params")
     return pd.concat([expanded, rest.drop(columns=[c for c in axes if c in rest])], axis=1)
 

@@ -15,10 +15,7 @@ from typing import Optional
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from cclab.plots import canvas
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -153,7 +150,7 @@ def table1_comparison(runs: pd.DataFrame) -> pd.DataFrame:
 def _table1_plot(tables, path: Path) -> None:
     runs = tables["runs"]
     settings = list(dict.fromkeys(runs["setting"]))
-    figure, axes = plt.subplots(1, 2 + len(settings) - 1, figsize=(5 * (1 + len(settings)), 4.2))
+    figure, axes = canvas.subplots(1, 2 + len(settings) - 1, figsize=(5 * (1 + len(settings)), 4.2))
     wired = runs[runs["setting"] == "wired"].assign(series=lambda t: t["flows"].map(lambda n: f"{n} flows (cclab)"))
     _lines(axes[0], wired, "a", "goodput_kBps", hue="series", colors=None)
     axes[0].plot(list(PAPER_WIRED_GOODPUT), list(PAPER_WIRED_GOODPUT.values()), "k*", markersize=9,
@@ -305,7 +302,7 @@ def _section4_plot(title: str) -> Callable:
     def plot(tables, path: Path) -> None:
         runs, trace = tables["runs"], tables.get("a_trace")
         pers = sorted(runs["per"].unique(), reverse=True)
-        figure, axes = plt.subplots(len(pers), 5, figsize=(24, 4.2 * len(pers)), squeeze=False)
+        figure, axes = canvas.subplots(len(pers), 5, figsize=(24, 4.2 * len(pers)), squeeze=False)
         for row, per in zip(axes, pers):
             at = runs[runs["per"] == per]
             where = f"PER {per:g}" if per else "no PER"
@@ -562,7 +559,7 @@ def _fig7_points(sizes: Sizes) -> list[Point]:
 
 def _fig7_plot(tables, path: Path) -> None:
     model, trace = tables["model"], tables["trace"]
-    figure, (left, right) = plt.subplots(1, 2, figsize=(13, 4.6))
+    figure, (left, right) = canvas.subplots(1, 2, figsize=(13, 4.6))
     left.plot(model["rtt"], model["tcp_eq5"], "b--", label="TCP-AIMD, Eq. 5 (a = 1)")
     left.plot(model["rtt"], model["mraimd_eq3_printed_0.5"], "r--", label="MR-AIMD, Eqs. 3–4 as printed, a′ = 0.5")
     left.plot(model["rtt"], model["mraimd_eq1_0.5"], "r:", label="MR-AIMD, Eq. 1 per RTT (a += a′), a′ = 0.5")

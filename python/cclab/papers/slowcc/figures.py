@@ -13,10 +13,7 @@ import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from cclab.plots import canvas
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -91,7 +88,7 @@ def model_13(slowness) -> pd.DataFrame:
 
 def plot_13(tables, path: Path) -> None:
     runs = tables["runs"]
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    fig, axes = canvas.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     for axis, k in zip(axes, (20, 200)):
         for control, rows in runs.groupby("control", sort=False):
             stats = rows.groupby("b")[f"f{k}"].agg(["mean", "min", "max"])
@@ -192,7 +189,7 @@ def measure_wave(result, point: Point) -> dict[str, pd.DataFrame]:
 
 def plot_wave(tables, path: Path, low: str) -> None:
     runs = tables["runs"]
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, axes = canvas.subplots(1, 2, figsize=(11, 4.2))
     plotting.mean_lines(axes[0], runs, "period_s", "utilization", hue="control", colors=COLORS)
     # As the paper's columns: each flow's share too (here the lowest and highest flow's,
     # each ÷ a tenth of the available bandwidth, mean over seeds), nudged apart per control.
@@ -275,11 +272,11 @@ def measure_17(result, point: Point) -> dict[str, pd.DataFrame]:
 
 def plot_17(tables, path: Path) -> None:
     trace = tables["trace"]
-    fig, axes = plt.subplots(2, 1, figsize=(9, 6), sharex=True, sharey=True)
+    fig, axes = canvas.subplots(2, 1, figsize=(9, 6), sharex=True, sharey=True)
     for axis, (control, rows) in zip(axes, trace.groupby("control", sort=False)):
         axis.plot(rows["t_s"], rows["kbytes_per_200ms"], lw=0.8, label=f"{control}, 0.2 s bins")
         per_second = rows.groupby(rows["t_s"] // 1)["kbytes_per_200ms"].mean()
-        axis.step(per_second.index, per_second.to_numpy(), where="post", lw=1.5, label="1 s bins (mean per 0.2 s)")
+        canvas.bin_steps(axis, per_second.index, per_second.to_numpy(), 1.0, lw=1.5, label="1 s bins (mean per 0.2 s)")
         lost = rows[rows["drops"] > 0]
         axis.plot(lost["t_s"], np.zeros(len(lost)), "x", color="tab:red", label="drops")
         axis.set_ylabel("throughput (KB / 0.2 s)")
@@ -338,7 +335,7 @@ def model_11() -> pd.DataFrame:
 
 
 def plot_12(tables, path: Path) -> None:
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, axes = canvas.subplots(1, 2, figsize=(11, 4.2))
     model = tables["model"]
     axes[0].plot(model["b"], model["acks"], color="tab:blue")
     axes[0].set_xscale("log")

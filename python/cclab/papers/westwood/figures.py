@@ -16,10 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from cclab.plots import canvas
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -173,7 +170,7 @@ def _estimate_points(sizes: Sizes) -> list[Point]:
 
 def _estimate_plot(tables, path: Path) -> None:
     trace = tables["trace"]
-    figure, axes = plt.subplots(2, 4, figsize=(19, 7), sharey="row")
+    figure, axes = canvas.subplots(2, 4, figsize=(19, 7), sharey="row")
     for row, case in zip(axes, ("congestion", "loss")):
         for axis, (protocol, _) in zip(row, ESTIMATORS):
             sel = trace[(trace["case"] == case) & (trace["protocol"] == protocol)]
@@ -310,7 +307,7 @@ def measure_adaptive_tau(result, point: Point) -> dict[str, pd.DataFrame]:
 
 def _tau_plot(tables, path: Path) -> None:
     trace = tables["trace"]
-    figure, axis = plt.subplots(figsize=(10, 4.2))
+    figure, axis = canvas.subplots(figsize=(10, 4.2))
     for name, _ in TAU_ESTIMATORS:
         sel = trace[trace["estimator"] == name]
         axis.plot(sel["t_s"], sel["ere_mbps"], linewidth=0.8, color=TAU_COLORS[name], label=f"{name} ERE")
@@ -389,14 +386,14 @@ def measure_compression(result, point: Point, window: tuple[float, float]) -> di
 
 def _two_way_plot(tables, path: Path) -> None:
     trace = tables["trace"]
-    figure, axes = plt.subplots(2, 2, figsize=(12, 7), sharey=True)
+    figure, axes = canvas.subplots(2, 2, figsize=(12, 7), sharey=True)
     for row, loss in zip(axes, (0.0, 0.005)):
         for axis, protocol in zip(row, ("BE", "ABSE")):
             sel = trace[(trace["loss"] == loss) & (trace["protocol"] == protocol)]
             axis.plot(sel["t_s"], sel["ere_mbps"], linewidth=0.8, color=COLORS[protocol], label=f"{protocol} ERE")
             have = sel.dropna(subset=["goodput_mbps"])
-            axis.step(have["t_s"], have["goodput_mbps"] * WIRE_BYTES / 1000, where="post", color="black",
-                      linewidth=0.8, label="throughput (1-s bins)")
+            canvas.bin_steps(axis, have["t_s"], have["goodput_mbps"] * WIRE_BYTES / 1000, 1.0, color="black",
+                             linewidth=0.8, label="throughput (1-s bins)")
             axis.axvspan(*REVERSE, color="grey", alpha=0.12, label="reverse flow active")
             axis.set(title=f"Fig. {9 if protocol == 'BE' else 10}({'a' if not loss else 'b'}): {protocol}, "
                            f"{'error-free' if not loss else '0.5 % errors'}", xlabel="time (s)", ylabel="Mb/s")
@@ -458,13 +455,13 @@ def measure_cross(result, point: Point) -> dict[str, pd.DataFrame]:
 
 def _cross_plot(tables, path: Path) -> None:
     trace = tables["trace"]
-    figure, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=True)
+    figure, axes = canvas.subplots(1, 2, figsize=(12, 4), sharey=True)
     for axis, protocol in zip(axes, ("BE", "ABSE")):
         sel = trace[trace["protocol"] == protocol]
         axis.plot(sel["t_s"], sel["ere_mbps"], linewidth=0.8, color=COLORS[protocol], label=f"{protocol} ERE")
         have = sel.dropna(subset=["goodput_mbps"])
-        axis.step(have["t_s"], have["goodput_mbps"] * WIRE_BYTES / 1000, where="post", color="black", linewidth=0.8,
-                  label="throughput (1-s bins)")
+        canvas.bin_steps(axis, have["t_s"], have["goodput_mbps"] * WIRE_BYTES / 1000, 1.0, color="black",
+                         linewidth=0.8, label="throughput (1-s bins)")
         for start in (20, 40):
             axis.axvline(start, color="grey", linestyle=":")
         axis.set(title=f"Fig. 11({'a' if protocol == 'BE' else 'b'}): {protocol}, UDP on hop 3 from 20 s, hop 4 "
@@ -511,7 +508,7 @@ def _single_points(sizes: Sizes) -> list[Point]:
 
 def _single_plot(tables, path: Path) -> None:
     runs, trace = tables["runs"], tables.get("trace")
-    figure, axes = plt.subplots(2, 3, figsize=(16, 8))
+    figure, axes = canvas.subplots(2, 3, figsize=(16, 8))
     _lines(axes[0][0], runs, "buffer", "throughput_mbps")
     axes[0][0].axvline(PIPE_5MBPS, color="grey", linestyle=":", label="pipe (42)")
     axes[0][0].set(title="Fig. 12: throughput vs buffer (1 flow, 5 Mb/s)", xlabel="buffer (packets)",
@@ -525,12 +522,14 @@ def _single_plot(tables, path: Path) -> None:
                 continue
             sel = trace[(trace["buffer"] == buffer) & (trace["protocol"] == protocol)]
             axis.plot(sel["t_s"], sel["cwnd"], linewidth=0.7, label="cwnd")
-            axis.plot(sel["t_s"], sel["ssthresh"].clip(upper=400), linewidth=0.7, label="ssthresh")
+            top = min(250, PIPE_5MBPS + buffer + 40)
+            # ssthresh before the first loss is unbounded: not drawn (rather than cut at the top)
+            axis.plot(sel["t_s"], sel["ssthresh"].where(sel["ssthresh"] <= top), linewidth=0.7, label="ssthresh")
             if "ere_packets" in sel and sel["ere_packets"].notna().any():
                 axis.plot(sel["t_s"], sel["ere_packets"], linewidth=0.7, label="ERE·RTTmin")
             axis.axhline(PIPE_5MBPS, color="grey", linestyle=":", label="pipe")
             axis.set(title=f"Fig. {13 if buffer == 4 else 15}: {protocol}, buffer {buffer}", xlabel="time (s)",
-                     ylabel="packets", ylim=(0, min(250, PIPE_5MBPS + buffer + 40)))
+                     ylabel="packets", ylim=(0, top))
             axis.grid(alpha=0.3)
             axis.legend(fontsize="x-small")
     for axis in (axes[0][0], axes[1][0]):
@@ -584,7 +583,7 @@ def _many_points(sizes: Sizes) -> list[Point]:
 
 def _many_plot(tables, path: Path) -> None:
     runs = tables["runs"]
-    figure, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    figure, axes = canvas.subplots(1, 2, figsize=(11, 4.2))
     _lines(axes[0], runs, "buffer", "throughput_mbps")
     axes[0].set(title="Fig. 16(a): throughput, 10 flows, 45 Mb/s", xlabel="buffer (packets; pipe = 400)",
                 ylabel="Mb/s", xscale="log")
@@ -650,16 +649,19 @@ def _wireless_points(sizes: Sizes) -> list[Point]:
 
 def _wireless_plot(tables, path: Path) -> None:
     runs = tables["runs"].assign(error_pct=lambda t: t["error_rate"] * 100)
-    figure, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    # linear from 0 to the smallest error rate, logarithmic above: every rate resolved
+    smallest = float(runs.loc[runs["error_pct"] > 0, "error_pct"].min())
+    figure, axes = canvas.subplots(1, 2, figsize=(11, 4.2))
     _lines(axes[0], runs, "error_pct", "throughput_mbps")
     axes[0].set(title="Fig. 18: throughput vs error rate (45 Mb/s wired, 11 Mb/s wireless)",
-                xlabel="wireless error rate (%)", ylabel="Mb/s", xscale="symlog")
+                xlabel="wireless error rate (%)", ylabel="Mb/s")
     gains = _gains(tables["runs"]).reset_index()
     for protocol, rows in gains.groupby("protocol"):
         axes[1].plot(rows["error_rate"] * 100, rows["gain"] * 100, marker="o", color=COLORS[protocol],
                      label=protocol)
-    axes[1].set(title="gain over NewReno", xlabel="wireless error rate (%)", ylabel="%", xscale="symlog")
+    axes[1].set(title="gain over NewReno", xlabel="wireless error rate (%)", ylabel="%")
     for axis in axes:
+        axis.set_xscale("symlog", linthresh=smallest, linscale=0.5)
         axis.grid(alpha=0.3)
         axis.legend(fontsize="x-small")
     _save(figure, path)
@@ -716,13 +718,16 @@ def _fairness_points(sizes: Sizes) -> list[Point]:
 
 def _fairness_plot(tables, path: Path) -> None:
     runs = tables["runs"]
-    figure, axis = plt.subplots(figsize=(6, 4))
+    figure, axis = canvas.subplots(figsize=(6, 4))
     jain = runs.groupby("protocol")["jain"].agg(["mean", "min", "max"])
-    axis.bar(jain.index, jain["mean"], color=[COLORS[p] for p in jain.index],
-             yerr=[jain["mean"] - jain["min"], jain["max"] - jain["mean"]])
+    bars = axis.bar(jain.index, jain["mean"], color=[COLORS[p] for p in jain.index],
+                    yerr=[jain["mean"] - jain["min"], jain["max"] - jain["mean"]])
+    axis.bar_label(bars, fmt="%.4f", fontsize="small", padding=2)
     axis.axhline(0.9919, color=COLORS["ABSE"], linestyle=":", label="paper ABSE 0.9919")
     axis.axhline(0.9904, color=COLORS["NewReno"], linestyle="--", label="paper NewReno 0.9904")
-    axis.set(title="Fig. 19: Jain's index, 10 flows, 10 Mb/s", ylabel="Jain index", ylim=(0.9, 1.0))
+    # from just under the lowest bar (or error bar): every protocol's index is visible
+    low = min(0.9, float(jain["min"].min()) - 0.01)
+    axis.set(title="Fig. 19: Jain's index, 10 flows, 10 Mb/s", ylabel="Jain index", ylim=(low, 1.0))
     axis.legend(fontsize="x-small")
     _save(figure, path)
 
@@ -756,7 +761,7 @@ def _share(runs: pd.DataFrame, protocol: str, group: str) -> pd.Series:
 
 def _friendly_plot(tables, path: Path) -> None:
     runs = tables["runs"]
-    figure, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    figure, axes = canvas.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     for axis, protocol in zip(axes, ("BE", "ABSE")):
         for group in ("NewReno", protocol):
             share = _share(runs, protocol, group)
@@ -811,7 +816,7 @@ def _joining_points(sizes: Sizes) -> list[Point]:
 
 def _joining_plot(tables, path: Path) -> None:
     bins = tables["bins"]
-    figure, axes = plt.subplots(1, 2, figsize=(12, 4.2), sharey=True)
+    figure, axes = canvas.subplots(1, 2, figsize=(12, 4.2), sharey=True)
     for axis, newcomer in zip(axes, ("ABSE", "NewReno")):
         sel = bins[bins["newcomer"] == newcomer].groupby(["t_s", "group"])["goodput_mbps"].mean().reset_index()
         for group, rows in sel.groupby("group"):

@@ -21,10 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from cclab.plots import canvas
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -133,10 +130,8 @@ def _spread_note(table: pd.DataFrame) -> str:
     return f"line: mean of {seeds} seeds, band: min–max" if seeds > 1 else "one seed"
 
 
-def _save(figure: plt.Figure, path: Path) -> None:
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
+def _save(figure: canvas.Figure, path: Path) -> None:
+    canvas.save(figure, path, dpi=120)
 
 
 def _single_panel_plot(x: str, y: str, xlabel: str, ylabel: str, title: str,
@@ -144,7 +139,7 @@ def _single_panel_plot(x: str, y: str, xlabel: str, ylabel: str, title: str,
     """A figure of ``y`` against ``x`` (the "runs" table), one line per protocol."""
     def plot(tables: dict[str, pd.DataFrame], path: Path) -> None:
         table = tables["runs"]
-        figure, axis = plt.subplots(figsize=(7.5, 4.6))
+        figure, axis = canvas.subplots(figsize=(7.5, 4.6))
         _lines_with_spread(axis, table, x, y)
         axis.set_xlabel(xlabel)
         axis.set_ylabel(ylabel)
@@ -337,12 +332,12 @@ def _handoff_points(sizes: Sizes) -> list[Point]:
 def _plot_handoffs(tables: dict[str, pd.DataFrame], path: Path) -> None:
     series, handoffs = tables["series"], tables["handoffs"]
     first_seed = series["seed"].min()
-    figure = plt.figure(figsize=(11, 7))
+    figure = canvas.figure(figsize=(11, 7))
     grid = figure.add_gridspec(len(LABELS), 2, width_ratios=(3, 1.3))
     axes = [figure.add_subplot(grid[row, 0]) for row in range(len(LABELS))]
     for axis, name in zip(axes, LABELS):
         one = series[(series["protocol"] == name) & (series["seed"] == first_seed)]
-        axis.step(one["bin_start_s"], one["goodput_mbps"], where="post", color=COLORS[name], linewidth=1.2)
+        canvas.bin_steps(axis, one["bin_start_s"], one["goodput_mbps"], color=COLORS[name], linewidth=1.2)
         for start in handoffs.loc[(handoffs["protocol"] == name) & (handoffs["seed"] == first_seed), "handoff_s"]:
             axis.axvline(start, color="grey", linewidth=0.6, linestyle=":")
         axis.set_ylim(0, 10.5)
@@ -430,7 +425,7 @@ def _step_times(schedule) -> list[float]:
 def _plot_dynamic(value: str, ylabel: str, caption: str, schedule, ylim=None) -> Callable:
     def plot(tables: dict[str, pd.DataFrame], path: Path) -> None:
         series = tables["series"]
-        figure, axis = plt.subplots(figsize=(8, 4.4))
+        figure, axis = canvas.subplots(figsize=(8, 4.4))
         _lines_with_spread(axis, series.assign(bin_mid_s=series["bin_start_s"] + 0.5), "bin_mid_s", value,
                            markers=False)
         for time_s in _step_times(schedule):
@@ -729,7 +724,7 @@ def _plot_pair(protocol) -> Callable:
 
     def plot(tables: dict[str, pd.DataFrame], path: Path) -> None:
         runs = tables["runs"]
-        figure, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+        figure, axes = canvas.subplots(1, 2, figsize=(11, 4.2))
         for axis, bottleneck in zip(axes, FRIENDLINESS_BOTTLENECKS):
             at_rate = runs[runs["bottleneck"] == bottleneck]
             _lines_with_spread(axis, at_rate, "flows", "aggregated_goodput_mbps", hue="group",

@@ -25,21 +25,9 @@ PAPER = ("C. Zhang and V. Tsaoussidis, \"The Interrelation of TCP Responsiveness
 
 
 def parse_figures(values: Optional[Iterable[Union[int, str]]]) -> list[int]:
-    """Figure numbers from ``--figure`` values (all of 2–11 when none are given)."""
-    if not values:
-        return sorted(FIGURES)
-    numbers = []
-    for value in values:
-        try:
-            number = int(str(value).strip())
-        except ValueError:
-            raise ReproduceError(f"--figure {value}: not a figure number (the paper's figures 2–11)") from None
-        if number not in FIGURES:
-            raise ReproduceError(f"--figure {value}: the paper's reproducible figures are 2–11 "
-                                 "(Figure 1 is the topology)")
-        if number not in numbers:
-            numbers.append(number)
-    return sorted(numbers)
+    """Figure numbers from ``--figure`` values (all of 2–11 when none are given), named
+    as for every paper: ``7``, ``fig7``, ``Figure 7`` (:meth:`Paper.select`)."""
+    return sorted(ZHANG2002.select(values))
 
 
 def reproduce(out: Union[str, PathLike], quick: bool = False, figures: Optional[Iterable[Union[int, str]]] = None,
