@@ -230,6 +230,12 @@ SECTIONS: list[Section] = [
             ("flows", 0, "app"),
             intro='`on` and `off` are each a duration (fixed) or `{ exponential = "1s" }` or '
                   '`{ pareto = "1s", shape = 1.5 }` (mean and shape).'),
+    Section("`arrivals`", "ArrivalSpec", "`flows[].arrivals` (TCP groups whose flows arrive during the run)",
+            probe({"arrivals": {"kind": "poisson", "load": 0.5, "sizes": {"kind": "fixed", "size": "100KB"}}}),
+            ("flows", 0, "arrivals"),
+            intro='`sizes` is `{ kind = "fixed", size = "100KB" }`, `{ kind = "pareto", mean = "100KB", shape = 1.2 }` '
+                  'or `{ kind = "cdf", file = "web-search" }` (a CSV beside the scenario, or `points = [[size, p], ...]`); '
+                  'see [short flows](../short-flows.md).'),
     Section("`[trace]`", "TraceConfig", "`[trace]`", probe(), ("trace",)),
     Section('`kind = "dumbbell"`', "Dumbbell", "`[topology]`", probe(), ("topology",),
             intro="Every flow gets its own source and sink host; the three links are all required."),
@@ -270,7 +276,7 @@ SECTIONS: list[Section] = [
 NOT_SCENARIO_TABLES = {
     "SystemMetrics", "LinkMetrics", "GroupMetrics", "FlowMetrics", "Conservation", "Bins", "FlowTrace",
     "QueueTrace", "Traces", "Capture", "LinkTrace", "RunResult", "RedStats", "TopologyDescription",
-    "LinkDescription", "FlowRoute", "FlowPlan",
+    "LinkDescription", "FlowRoute", "FlowPlan", "FctSummary", "FctBucket", "FctTable", "DelayHistogram",
     # transparent wrappers documented as the struct they wrap, and tagged enums whose
     # variants have their own sections
     "TcpInverseConfig", "SqrtInverseConfig", "SqrtConfig", "IiadConfig", "AppSpec", "LossSpec", "QueueSpec",

@@ -223,9 +223,11 @@ fn check_cdf(points: &[(FlowSize, f64)]) -> Result<(), String> {
 /// start at the times of a Poisson process from the group's start to its stop.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ArrivalSpec {
+    /// The arrival process: "poisson" (exponential gaps with mean 1/λ).
     pub kind: &'static str,
     /// Offered load as a fraction of the capacity C of the group's data route.
     pub load: f64,
+    /// Flow sizes: fixed, Pareto (mean, shape) or an empirical CDF.
     pub sizes: SizeDistribution,
 }
 
