@@ -7,6 +7,7 @@ import json
 import zlib
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -21,7 +22,7 @@ import cclab
 from cclab import core as _core
 from cclab.runs.plan import load_plan
 from cclab.runs.runner import run_plan
-from cclab.store.sweeps import RESULT_TABLES, SweepStore
+from cclab.store.sweeps import RESULT_TABLES, SweepStore, parts_directory
 from conftest import SMALL_SCENARIO, run_cli
 
 # Values that differ from one execution to the next (timing, clock, checkout state).
@@ -113,6 +114,7 @@ def test_same_run_gives_the_same_numbers_on_any_executor(pool_store, tmp_path):
 def test_rerun_skips_stored_runs_and_a_new_axis_value_runs_only_its_points(pool_store, tmp_path):
     path = tmp_path / "copy.duckdb"
     path.write_bytes(pool_store.read_bytes())
+    shutil.copytree(parts_directory(pool_store), parts_directory(path))  # a store is its catalog and its parts
     before = stored(path)
     again = run_plan(small_plan(), store=path, jobs=1)
     assert (again.skipped, again.ran) == (12, 0)

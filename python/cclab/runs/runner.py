@@ -2,8 +2,9 @@
 error captured, optionally into a results store.
 
 * :func:`run_many`: scenarios → results, in input order (``cclab.run_many``).
-* :func:`run_stored`: runs → the results store, skipping those already stored, writing
-  each as it finishes (sweeps and paper reproductions; a killed driver resumes).
+* :func:`run_stored`: runs → the results store, skipping those already stored; the
+  workers write them, the driver records them (sweeps and paper reproductions; a killed
+  driver resumes).
 * :func:`run_plan`: a sweep plan through :func:`run_stored` (``cclab sweep``).
 
 Executors: anything with ``submit(fn, arg)`` whose futures have ``result()`` (and
@@ -62,7 +63,6 @@ class SweepOutcome:
     failed: int = 0
     wall_time_s: float = 0.0
     failures: list[tuple[str, str]] = field(default_factory=list)  # (run_id, error)
-    measured: dict[str, Any] = field(default_factory=dict)  # run_id -> measure(result, run), runs simulated now
 
     @property
     def ran(self) -> int:
@@ -173,18 +173,23 @@ def run_stored(runs: Sequence[Run], batch: Any, store: str | PathLike, executor:
                max_memory: Optional[int] = None, tables: bool = True,
                measure: Optional[Callable[[Any, Run], Any]] = None, engine: str = "cclab") -> SweepOutcome:
     """Run each of ``runs`` (deduplicated by run id) not yet stored in ``store``, recording
-    ``batch`` (a :class:`Plan` or :class:`Batch`) and writing the runs as they finish —
-    each whole, in one transaction: its system metrics, its whole result and, with
-    ``tables``, its result tables (flows, bins, ...) for SQL. Runs that finish within
-    the driver's last write, while others wait to be read, are written together (up to
-    :data:`WRITE_EVERY_S` apart), so a driver writing short runs one by one does not hold
-    the workers back; a run that finds the driver idle is written at once. ``on_run(run,
-    status)`` is called once the run is stored. ``measure(result, run)`` (picklable: a
-    module-level function or a partial of one) is computed in the worker from the very
-    result that is stored, and returned in ``outcome.measured`` — a reproduction's
-    figure tables, without parsing the result again in the driver. ``engine``: which
-    simulator runs them (:data:`ENGINES`; ``ns2`` keep their results in a store of their
-    own)."""
+    ``batch`` (a :class:`Plan` or :class:`Batch`).
+
+    The runs go to the workers in chunks (large first, single runs at the end, so every
+    worker stays busy to the last run); a worker runs its chunk and writes it to the
+    store's parts itself (:func:`simulate_batch`): each run's system metrics, its whole
+    result and, with ``tables``, its result tables (flows, bins, ...) for SQL. The driver
+    only schedules and records which parts are complete, in one transaction for the
+    chunks waiting for it (at least every :data:`WRITE_EVERY_S`), so it stays off the
+    workers' path: a run is stored once recorded, a killed sweep loses only what was not
+    recorded yet, and the next call runs that again. ``on_run(run, status)`` is called
+    once the run is recorded. ``measure(result, run)`` (picklable: a module-level
+    function or a partial of one; ``measure.version`` names the code) gives, in the
+    worker, the figure tables of each point the run serves (``run.context``): a list of
+    ``{name: DataFrame}``, stored with the run (:meth:`SweepStore.measured`). ``engine``:
+    which simulator runs them (:data:`ENGINES`; ``ns2`` keep their results in a store of
+    their own). The store must be on storage that every worker and the driver share.
+    """
     from cclab.store.sweeps import FinishedRun, SweepStore
 
     runs = list({run.run_id: run for run in runs}.values())
@@ -197,33 +202,48 @@ def run_stored(runs: Sequence[Run], batch: Any, store: str | PathLike, executor:
         stored = results.stored_run_ids()
         pending = [run for run in runs if run.run_id not in stored]
         outcome = SweepOutcome(batch, store_path, total=len(runs), skipped=len(runs) - len(pending))
+        plan_ref = PlanRef(batch.hash, batch.name)
         with _progress_reporter(progress, batch.name, outcome.total, outcome.skipped) as report:
-            unwritten: list[FinishedRun] = []
+            unrecorded: list[tuple[list[Run], dict[str, Any]]] = []
+            seen_hosts: set[Optional[str]] = set()
             last_write = time.perf_counter()
 
             def write() -> None:
                 nonlocal last_write
-                results.record_runs(batch, unwritten)
-                for done in unwritten:
-                    status = "ok" if done.ok else "error"
-                    params = " ".join(f"{path}={value}" for path, value in done.run.point.items())
-                    report(f"run={done.run.run_id} rep={done.run.replication} {params}", status)
-                    if on_run is not None:
-                        on_run(done.run, status)
-                unwritten.clear()
+                results.record_parts(plan_ref, [(run.run_id, reply["part"], status) for chunk, reply in unrecorded
+                                                for run, (status, _) in zip(chunk, reply["runs"])])
+                for chunk, reply in unrecorded:
+                    for run, (status, error) in zip(chunk, reply["runs"]):
+                        if status == "ok":
+                            outcome.succeeded += 1
+                        else:
+                            outcome.failed += 1
+                            outcome.failures.append((run.run_id, error))
+                        params = " ".join(f"{path}={value}" for path, value in run.point.items())
+                        report(f"run={run.run_id} rep={run.replication} {params}", status)
+                        if on_run is not None:
+                            on_run(run, status)
+                unrecorded.clear()
                 last_write = time.perf_counter()
 
             try:
-                work = functools.partial(simulate, max_memory=max_memory, keep="tables" if tables else "system",
+                work = functools.partial(simulate_batch, plan=plan_ref, parts=str(results.parts.resolve()),
+                                         max_memory=max_memory, keep="tables" if tables else "system",
                                          measure=measure, engine=engine)
-                completions = in_completion_order(pool, work, pending,
-                                                  payload=(lambda r: r) if measure else (lambda r: r.scenario_json),
-                                                  cost=lambda r: estimated_cost(r.scenario))
-                for run, future in completions:
-                    reply = _reply(future)
-                    unwritten.append(_finished_run(run, reply, outcome))
-                    if reply["status"] == "ok" and measure is not None:
-                        outcome.measured[run.run_id] = reply["measured"]
+                chunks = chunked(pending, worker_count(pool), cost=lambda r: estimated_cost(r.scenario))
+                completions = in_completion_order(pool, work, chunks)
+                for chunk, future in completions:
+                    reply = _batch_reply(future, chunk)
+                    if reply["status"] == "lost":  # the executor lost the chunk: its runs are failures
+                        lost = [FinishedRun(run, reply, error=reply["error"]) for run in chunk]
+                        reply = {"part": _write_here(results, plan_ref, lost),
+                                 "runs": [("error", reply["error"])] * len(chunk)}
+                    elif reply["status"] != "ok":
+                        raise SweepError(reply["error"])
+                    elif reply.get("host") not in seen_hosts:
+                        _check_shared(results, reply)
+                        seen_hosts.add(reply.get("host"))
+                    unrecorded.append((chunk, reply))
                     if not completions.waiting() or time.perf_counter() - last_write >= WRITE_EVERY_S:
                         write()
             except BrokenExecutor as error:
@@ -232,10 +252,37 @@ def run_stored(runs: Sequence[Run], batch: Any, store: str | PathLike, executor:
                                  "run the same command again to resume") from None
             finally:
                 # What finished is kept whatever stopped the sweep (Ctrl-C included).
-                if unwritten:
+                if unrecorded:
                     write()
     outcome.wall_time_s = time.perf_counter() - started
     return outcome
+
+
+@dataclass(frozen=True)
+class PlanRef:
+    """What the workers need to know of the plan or batch they run: its hash and name."""
+
+    hash: str
+    name: str
+
+
+def _write_here(results: Any, plan: PlanRef, finished: list) -> str:
+    from cclab.store.sweeps import write_part
+
+    return write_part(results.parts, plan, finished)
+
+
+def _check_shared(results: Any, reply: dict[str, Any]) -> None:
+    """The first part from each worker host must be visible here: a store on a disk of
+    the driver's that the workers do not share (or the other way round) stops the sweep
+    at once. Network file systems may show a new file a moment late."""
+    for _ in range(50):
+        if results.part_is_visible(reply["part"]):
+            return
+        time.sleep(0.1)
+    raise SweepError(f"a worker on {reply.get('host')} wrote part {reply['part']} of the store into "
+                     f"{reply.get('parts')}, which this machine does not see: put the store on storage that the "
+                     "driver and every worker share (the same path everywhere)")
 
 
 def _reply(future: Any) -> dict[str, Any]:
@@ -249,16 +296,79 @@ def _reply(future: Any) -> dict[str, Any]:
         return {"status": "error", "error": f"{type(error).__name__}: {error}", **local_provenance()}
 
 
-def _finished_run(run: Run, reply: dict[str, Any], outcome: SweepOutcome):
-    """The worker's reply as the store takes it, counted in ``outcome``."""
-    from cclab.store.sweeps import FinishedRun
+def _batch_reply(future: Any, chunk: list[Run]) -> dict[str, Any]:
+    """The worker's reply for a chunk; an executor that lost it (e.g. Dask's
+    KilledWorker) makes its runs failures, a broken pool stops everything."""
+    try:
+        return future.result()
+    except BrokenExecutor:
+        raise
+    except Exception as error:
+        return {"status": "lost", "error": f"{type(error).__name__}: {error}", **local_provenance()}
 
-    if reply["status"] == "ok":
-        outcome.succeeded += 1
-        return FinishedRun(run, reply, reply["system"], reply.get("tables", {}), reply["result_json_zlib"])
-    outcome.failed += 1
-    outcome.failures.append((run.run_id, reply["error"]))
-    return FinishedRun(run, reply, error=reply["error"])
+
+def chunked(runs: Sequence[Run], workers: int, cost: Optional[Callable[[Run], float]] = None,
+            max_size: int = 200) -> list[list[Run]]:
+    """Runs in chunks for ``workers`` workers, costliest runs first: each chunk a
+    quarter of the remaining runs' share of one worker (guided self-scheduling: large
+    chunks first, then smaller ones down to single runs, so the workers end together),
+    at most ``max_size`` runs."""
+    ordered = sorted(runs, key=cost, reverse=True) if cost is not None else list(runs)
+    chunks = []
+    position = 0
+    while position < len(ordered):
+        remaining = len(ordered) - position
+        size = max(1, min(max_size, remaining // (4 * max(1, workers))))
+        chunks.append(ordered[position:position + size])
+        position += size
+    return chunks
+
+
+def worker_count(executor: Any) -> int:
+    """How many runs ``executor`` runs at once (a guess for executors it does not know)."""
+    if isinstance(executor, InlineExecutor):
+        return 1
+    count = getattr(executor, "_max_workers", None)  # concurrent.futures pools
+    if isinstance(count, int):
+        return count
+    with contextlib.suppress(Exception):
+        if hasattr(executor, "nthreads") and hasattr(executor, "scheduler_info"):  # dask.distributed.Client
+            return max(1, sum(executor.nthreads().values()))
+    if isinstance(executor, RayExecutor):
+        with contextlib.suppress(Exception):
+            return max(1, int(executor._ray.cluster_resources().get("CPU", 1)))
+    return os.cpu_count() or 1
+
+
+def simulate_batch(runs: Sequence[Run], plan: PlanRef, parts: str, max_memory: Optional[int] = None,
+                   keep: str = "tables", measure: Optional[Callable[[Any, Run], Any]] = None,
+                   engine: str = "cclab") -> dict[str, Any]:
+    """Worker entry point of a stored sweep: run each of ``runs`` (:func:`simulate`) and
+    write them as one part of the store whose parts directory is ``parts``
+    (:func:`cclab.store.sweeps.write_part`). Returns ``{"status": "ok", "part": id,
+    "runs": [(status, error), ...]}`` in the order of ``runs``, or ``{"status":
+    "store-error", "error": ...}`` when the part cannot be written; both with the
+    worker's provenance."""
+    from cclab.store.sweeps import FinishedRun, write_part
+
+    finished = []
+    for run in runs:
+        reply = simulate(run, max_memory=max_memory, keep=keep, measure=measure, engine=engine)
+        if reply["status"] == "ok":
+            finished.append(FinishedRun(run, reply, reply.get("system", {}), reply.get("tables", {}),
+                                        reply["result_json_zlib"], measured=reply.get("measured"),
+                                        measure_version=str(getattr(measure, "version", ""))))
+        else:
+            finished.append(FinishedRun(run, reply, error=reply["error"]))
+    provenance = local_provenance()
+    try:
+        part = write_part(Path(parts), plan, finished)
+    except OSError as error:
+        return {"status": "store-error", "parts": parts, **provenance,
+                "error": f"{provenance['host']} cannot write the store's parts in {parts}: "
+                         f"{error.strerror or error}"}
+    return {"status": "ok", "part": part, "parts": parts, **provenance,
+            "runs": [("ok", None) if done.ok else ("error", done.error) for done in finished]}
 
 
 def simulate(job: Union[str, Run], max_memory: Optional[int] = None, keep: str = "tables",
@@ -319,6 +429,18 @@ def estimated_cost(scenario: Mapping[str, Any]) -> float:
         return rate * duration_s(str(scenario.get("duration", "10s"))) * traced
     except Exception:  # the order is only a hint; validation reports bad values
         return 0.0
+
+
+def warm_up() -> None:
+    """Import what a worker needs to run and store runs (pandas, pyarrow, the engine):
+    done in the driver before a process pool forks, and in each Dask worker once, so no
+    run pays for it."""
+    import pyarrow.parquet  # noqa: F401
+
+    import cclab.core  # noqa: F401
+    import cclab.results  # noqa: F401
+    import cclab.store.sweeps  # noqa: F401
+    from cclab.analysis import metrics  # noqa: F401
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -445,6 +567,7 @@ def _owned_executor(executor: Any, jobs: Optional[int], runs: int):
         yield InlineExecutor()
         return
     workers = max(1, min(jobs or os.cpu_count() or 1, max(runs, 1)))
+    warm_up()  # the forked workers inherit what a run needs, instead of each importing it
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_exit_with_parent, initargs=(os.getpid(),))
     try:
         pool.submit(os.getpid).result()  # starts the workers now (all of them, with fork)
@@ -493,11 +616,14 @@ def _dask_client(workers: Optional[int], scheduler: Optional[str]):
         except OSError as error:
             raise SweepError(f"--scheduler {scheduler}: cannot connect ({error})") from None
         with client:
+            with contextlib.suppress(Exception):  # workers without cclab fail their runs, with a message
+                client.run(warm_up)
             yield client
         return
     cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
                            dashboard_address=None)
     with cluster, Client(cluster) as client:
+        client.run(warm_up)
         yield client
 
 

@@ -1,0 +1,77 @@
+"""Sweep throughput and the driver's CPU time per run, as ``cclab sweep`` runs a plan.
+
+    .venv/bin/python bench/sweeps/measure.py bench/sweeps/throughput-1s.toml --workers 2
+    .venv/bin/python bench/sweeps/measure.py bench/sweeps/throughput-1s.toml --executor dask --workers 2
+
+Prints one JSON line: runs, wall time, runs/s, the driver's CPU time per run (this
+process: planning, scheduling, recording; user + sys) and the workers' CPU time per run
+(user + sys of every other process of the pool or cluster, read before they exit), and
+the machine's load average before the sweep. The store is a fresh temporary one, removed
+at the end. Uses only the public API, so the same script measures any version.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+
+def cpu_of(processes) -> float:
+    total = 0.0
+    for process in processes:
+        try:
+            times = process.cpu_times()
+            total += times.user + times.system
+        except Exception:  # gone already
+            pass
+    return total
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("plan")
+    parser.add_argument("--executor", default="local")
+    parser.add_argument("--workers", type=int, default=None)
+    arguments = parser.parse_args()
+
+    import psutil
+
+    from cclab.runs.plan import load_plan
+    from cclab.runs.runner import open_executor, run_plan
+
+    me = psutil.Process()
+    load = os.getloadavg()[0]
+    scratch = Path(tempfile.mkdtemp(prefix="cclab-sweep-bench-"))
+    try:
+        with open_executor(arguments.executor, arguments.workers, None) as pool:
+            others = [p for p in me.children(recursive=True)]
+            if arguments.executor == "dask":  # the cluster's processes are children of this one too
+                others = me.children(recursive=True)
+            workers_before = cpu_of(others)
+            before = me.cpu_times()
+            started = time.perf_counter()
+            plan = load_plan(arguments.plan)
+            plan.runs()  # as the CLI does: every point checked before anything runs
+            outcome = run_plan(plan, pool, store=scratch / "store.duckdb")
+            wall = time.perf_counter() - started
+            after = me.cpu_times()
+            workers_after = cpu_of(others)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    driver = (after.user - before.user) + (after.system - before.system)
+    runs = outcome.ran
+    print(json.dumps({
+        "plan": Path(arguments.plan).name, "executor": arguments.executor, "workers": arguments.workers,
+        "runs": runs, "failed": outcome.failed, "wall_s": round(wall, 3), "runs_per_s": round(runs / wall, 2),
+        "driver_cpu_ms_per_run": round(1000 * driver / runs, 3),
+        "worker_cpu_ms_per_run": round(1000 * (workers_after - workers_before) / runs, 3),
+        "load_before": round(load, 2),
+    }), flush=True)
+
+
+if __name__ == "__main__":
+    main()
