@@ -45,9 +45,15 @@ from cclab.runs.plan import Plan, PlanSource, Run, load_plan
 EXECUTORS = ("local", "dask", "ray")
 ENGINES = ("cclab", "ns2")
 DEFAULT_STORE_DIR = Path("results") / "sweeps"
-# A sweep's driver that falls behind writes the runs waiting for it together, at least
-# this often.
+# A sweep's driver records the chunks its workers finished at most this often (and at
+# the end), each time in one transaction.
 WRITE_EVERY_S = 1.0
+# The workers' chunks of runs: at most this much work each (at the run time measured so
+# far) and this many runs, with this many chunks per worker in flight. A killed sweep
+# loses at most the chunks in flight: about 2 × WORK_PER_CHUNK_S of each worker's time.
+WORK_PER_CHUNK_S = 2.0
+MAX_CHUNK = 200
+CHUNKS_PER_WORKER = 2
 Item = TypeVar("Item")
 
 
@@ -175,12 +181,13 @@ def run_stored(runs: Sequence[Run], batch: Any, store: str | PathLike, executor:
     """Run each of ``runs`` (deduplicated by run id) not yet stored in ``store``, recording
     ``batch`` (a :class:`Plan` or :class:`Batch`).
 
-    The runs go to the workers in chunks (large first, single runs at the end, so every
-    worker stays busy to the last run); a worker runs its chunk and writes it to the
+    The runs go to the workers in chunks (:class:`chunk_feeder`: up to a couple of
+    seconds of work each, single runs at the end, so every worker stays busy to the last
+    run, two chunks per worker in flight); a worker runs its chunk and writes it to the
     store's parts itself (:func:`simulate_batch`): each run's system metrics, its whole
     result and, with ``tables``, its result tables (flows, bins, ...) for SQL. The driver
     only schedules and records which parts are complete, in one transaction for the
-    chunks waiting for it (at least every :data:`WRITE_EVERY_S`), so it stays off the
+    chunks finished since its last (every :data:`WRITE_EVERY_S`), so it stays off the
     workers' path: a run is stored once recorded, a killed sweep loses only what was not
     recorded yet, and the next call runs that again. ``on_run(run, status)`` is called
     once the run is recorded. ``measure(result, run)`` (picklable: a module-level
@@ -230,10 +237,11 @@ def run_stored(runs: Sequence[Run], batch: Any, store: str | PathLike, executor:
                 work = functools.partial(simulate_batch, plan=plan_ref, parts=str(results.parts.resolve()),
                                          max_memory=max_memory, keep="tables" if tables else "system",
                                          measure=measure, engine=engine)
-                chunks = chunked(pending, worker_count(pool), cost=lambda r: estimated_cost(r.scenario))
-                completions = in_completion_order(pool, work, chunks)
+                completions = chunk_feeder(pool, work, pending, worker_count(pool),
+                                           cost=lambda r: estimated_cost(r.scenario))
                 for chunk, future in completions:
                     reply = _batch_reply(future, chunk)
+                    completions.observe(len(chunk), reply.get("elapsed_s"))
                     if reply["status"] == "lost":  # the executor lost the chunk: its runs are failures
                         lost = [FinishedRun(run, reply, error=reply["error"]) for run in chunk]
                         reply = {"part": _write_here(results, plan_ref, lost),
@@ -244,7 +252,10 @@ def run_stored(runs: Sequence[Run], batch: Any, store: str | PathLike, executor:
                         _check_shared(results, reply)
                         seen_hosts.add(reply.get("host"))
                     unrecorded.append((chunk, reply))
-                    if not completions.waiting() or time.perf_counter() - last_write >= WRITE_EVERY_S:
+                    # The workers never wait for this: each has another chunk, and
+                    # writes its own runs. Recording at most every WRITE_EVERY_S keeps
+                    # the driver's transactions few, whatever the number of workers.
+                    if time.perf_counter() - last_write >= WRITE_EVERY_S:
                         write()
             except BrokenExecutor as error:
                 write()
@@ -307,21 +318,80 @@ def _batch_reply(future: Any, chunk: list[Run]) -> dict[str, Any]:
         return {"status": "lost", "error": f"{type(error).__name__}: {error}", **local_provenance()}
 
 
-def chunked(runs: Sequence[Run], workers: int, cost: Optional[Callable[[Run], float]] = None,
-            max_size: int = 200) -> list[list[Run]]:
-    """Runs in chunks for ``workers`` workers, costliest runs first: each chunk a
-    quarter of the remaining runs' share of one worker (guided self-scheduling: large
-    chunks first, then smaller ones down to single runs, so the workers end together),
-    at most ``max_size`` runs."""
-    ordered = sorted(runs, key=cost, reverse=True) if cost is not None else list(runs)
-    chunks = []
-    position = 0
-    while position < len(ordered):
-        remaining = len(ordered) - position
-        size = max(1, min(max_size, remaining // (4 * max(1, workers))))
-        chunks.append(ordered[position:position + size])
-        position += size
-    return chunks
+class chunk_feeder:
+    """Submit ``fn(chunk)`` for chunks of ``runs`` and yield ``(chunk, future)`` as each
+    finishes, keeping :data:`CHUNKS_PER_WORKER` chunks per worker in flight (so a worker
+    never waits for the driver, and a killed sweep loses at most those).
+
+    Runs go costliest first (``cost``). A chunk is a quarter of the remaining runs' share
+    of one worker (guided self-scheduling: large chunks first, single runs at the end, so
+    the workers end together), and at most :data:`WORK_PER_CHUNK_S` of work at the run
+    time measured so far (``elapsed_s`` of the replies; before the first reply, one run
+    per chunk) and :data:`MAX_CHUNK` runs. :meth:`waiting` tells how many chunks have
+    finished and not been yielded yet. Futures without ``add_done_callback`` (those that
+    compute when asked, :class:`InlineExecutor`) are yielded in submission order. Leaving
+    early cancels what has not started.
+    """
+
+    def __init__(self, executor: Any, fn: Callable[[list], Any], runs: Sequence[Run], workers: int,
+                 cost: Optional[Callable[[Run], float]] = None):
+        self._executor, self._fn, self._workers = executor, fn, max(1, workers)
+        self._runs = sorted(runs, key=cost, reverse=True) if cost is not None else list(runs)
+        self._next = 0
+        self._in_flight: dict[int, tuple[list, Any]] = {}
+        self._order: list[int] = []  # submission order, for futures without callbacks
+        self._finished: "queue.Queue[int]" = queue.Queue()
+        self._callbacks: Optional[bool] = None
+        self._submitted = 0
+        self._measured_runs = 0
+        self._measured_s = 0.0
+
+    def chunk_size(self) -> int:
+        remaining = len(self._runs) - self._next
+        size = max(1, remaining // (4 * self._workers))
+        if self._measured_runs:
+            size = min(size, max(1, int(WORK_PER_CHUNK_S * self._measured_runs / max(self._measured_s, 1e-9))))
+        elif self._submitted < self._workers * CHUNKS_PER_WORKER:
+            size = 1  # nothing measured yet: single runs until the first replies say how long a run takes
+        return min(size, MAX_CHUNK, remaining)
+
+    def observe(self, runs: int, elapsed_s: Optional[float]) -> None:
+        """A chunk of ``runs`` took ``elapsed_s`` in its worker (the driver tells, from the reply)."""
+        if elapsed_s is not None and runs:
+            self._measured_runs += runs
+            self._measured_s += elapsed_s
+
+    def waiting(self) -> int:
+        if not self._callbacks:
+            return 0
+        return self._finished.qsize()
+
+    def _fill(self) -> None:
+        while self._next < len(self._runs) and len(self._in_flight) < self._workers * CHUNKS_PER_WORKER:
+            size = self.chunk_size()
+            chunk = self._runs[self._next:self._next + size]
+            self._next += size
+            key = self._submitted
+            self._submitted += 1
+            future = self._executor.submit(self._fn, chunk)
+            self._in_flight[key] = (chunk, future)
+            self._order.append(key)
+            if self._callbacks is None:
+                self._callbacks = hasattr(future, "add_done_callback")
+            if self._callbacks:
+                future.add_done_callback(functools.partial(_put_index, self._finished, key))
+
+    def __iter__(self) -> Iterator[tuple[list, Any]]:
+        try:
+            self._fill()
+            while self._in_flight:
+                key = self._finished.get() if self._callbacks else self._order[len(self._order) - len(self._in_flight)]
+                chunk, future = self._in_flight.pop(key)
+                yield chunk, future
+                self._fill()
+        finally:
+            for _, future in self._in_flight.values():
+                future.cancel()
 
 
 def worker_count(executor: Any) -> int:
@@ -351,6 +421,7 @@ def simulate_batch(runs: Sequence[Run], plan: PlanRef, parts: str, max_memory: O
     worker's provenance."""
     from cclab.store.sweeps import FinishedRun, write_part
 
+    started = time.perf_counter()
     finished = []
     for run in runs:
         reply = simulate(run, max_memory=max_memory, keep=keep, measure=measure, engine=engine)
@@ -367,7 +438,7 @@ def simulate_batch(runs: Sequence[Run], plan: PlanRef, parts: str, max_memory: O
         return {"status": "store-error", "parts": parts, **provenance,
                 "error": f"{provenance['host']} cannot write the store's parts in {parts}: "
                          f"{error.strerror or error}"}
-    return {"status": "ok", "part": part, "parts": parts, **provenance,
+    return {"status": "ok", "part": part, "parts": parts, "elapsed_s": time.perf_counter() - started, **provenance,
             "runs": [("ok", None) if done.ok else ("error", done.error) for done in finished]}
 
 
@@ -418,15 +489,13 @@ def run_engine(engine: str, scenario_json: str, max_memory: Optional[int] = None
 def estimated_cost(scenario: Mapping[str, Any]) -> float:
     """Rough relative cost of a run, to start the costliest first: the fastest link's
     rate × duration (packets), ×5 when traced."""
-    from cclab.core import duration_s, rate_bps
-
     try:
         topology = scenario.get("topology") or {}
         links = [value for value in topology.values() if isinstance(value, Mapping) and "rate" in value]
         links += [link for link in topology.get("links") or [] if isinstance(link, Mapping) and "rate" in link]
-        rate = max((rate_bps(str(link["rate"])) for link in links), default=1e8)
+        rate = max((_rate_bps(str(link["rate"])) for link in links), default=1e8)
         traced = 5 if any((scenario.get("trace") or {}).values()) else 1
-        return rate * duration_s(str(scenario.get("duration", "10s"))) * traced
+        return rate * _duration_s(str(scenario.get("duration", "10s"))) * traced
     except Exception:  # the order is only a hint; validation reports bad values
         return 0.0
 
@@ -441,6 +510,20 @@ def warm_up() -> None:
     import cclab.results  # noqa: F401
     import cclab.store.sweeps  # noqa: F401
     from cclab.analysis import metrics  # noqa: F401
+
+
+@functools.lru_cache(maxsize=4096)
+def _rate_bps(text: str) -> int:
+    from cclab.core import rate_bps
+
+    return rate_bps(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _duration_s(text: str) -> float:
+    from cclab.core import duration_s
+
+    return duration_s(text)
 
 
 def _exit_with_parent(parent: int) -> None:

@@ -27,7 +27,8 @@ Tables, as views of the recorded rows (``store.sql("SELECT ... FROM flows")``):
   zlib-compressed, from which :meth:`SweepStore.result` rebuilds the run's
   :class:`cclab.Result` (traces included). Read only when asked for.
 * ``flows``, ``groups``, ``links`` (per link direction), ``bins`` (per flow and bin),
-  ``system_bins`` (per bin) and, when traced, ``trace_flows`` / ``trace_bottleneck_queue``:
+  ``system_bins`` (per bin) and, when traced, ``trace_flows`` / ``trace_bottleneck_queue`` /
+  ``trace_links``:
   the run's result tables (sweeps store them; reproductions do not).
 * ``measured`` and ``measured.<figure>.<table>``: a reproduction's figure tables, as
   each run's worker measured them (:meth:`SweepStore.measured`), so figures are drawn
@@ -57,7 +58,8 @@ import pandas as pd
 from cclab.errors import StoreError
 from cclab.runs.plan import Plan, Run
 
-RESULT_TABLES = ("flows", "groups", "links", "bins", "system_bins", "trace_flows", "trace_bottleneck_queue")
+RESULT_TABLES = ("flows", "groups", "links", "bins", "system_bins", "trace_flows", "trace_bottleneck_queue",
+                 "trace_links")
 # Columns of ``runs`` that describe a run rather than measure it.
 BOOKKEEPING_COLUMNS = ("run_id", "plan_hash", "plan_name", "point_index", "params", "replication", "seed",
                        "scenario_toml", "status", "error", "cclab_version", "git_commit", "host", "finished_utc")
