@@ -470,8 +470,8 @@ class Measurement:
 @functools.lru_cache(maxsize=None)
 def measure_version(paper_key: str) -> str:
     """A hash of cclab's version and of the source a paper's figure tables come from:
-    its package, this framework, the result views, the analysis and the engine's
-    Python face."""
+    its package, this framework, the result views, the analysis and the engine (its
+    Python face and native module)."""
     import hashlib
 
     from cclab.core import version
@@ -480,6 +480,7 @@ def measure_version(paper_key: str) -> str:
     files = [*sorted((package / "papers" / paper_key).glob("*.py")), package / "papers" / "framework.py",
              package / "papers" / "plotting.py", package / "results.py", package / "core.py",
              *sorted((package / "analysis").glob("*.py"))]
+    files += sorted(package.glob("_core*.so")) + sorted(package.glob("_core*.pyd"))  # the engine's helpers
     digest = hashlib.sha256(version().encode())
     for file in files:
         digest.update(file.name.encode())
@@ -517,7 +518,7 @@ def stored_measurements(paper: Paper, runs: Sequence[Any], store_path: Path,
             continue
         again.append(run)
     if again:
-        measured.update(_measure_stored(paper, again, store_path, jobs))
+        measured.update(_measure_stored(paper, again, store_path, jobs, total=len(runs)))
     return measured
 
 
@@ -551,7 +552,8 @@ def _measure_blob(paper_key: str, result_json_zlib: bytes, run: Any) -> list[Tab
     return measure_run(paper_key, Result(json.loads(zlib.decompress(result_json_zlib))), run)
 
 
-def _measure_stored(paper: Paper, runs: Sequence[Any], store_path: Path, jobs: Optional[int]) -> dict[str, list[Tables]]:
+def _measure_stored(paper: Paper, runs: Sequence[Any], store_path: Path, jobs: Optional[int],
+                    total: Optional[int] = None) -> dict[str, list[Tables]]:
     """Measure runs from their stored results: read the compressed results first (the
     store is closed before any process is forked), then parse and measure them on a
     local process pool."""
@@ -567,8 +569,8 @@ def _measure_stored(paper: Paper, runs: Sequence[Any], store_path: Path, jobs: O
         raise ReproduceError(str(error)) from None
     absent = [run for run in runs if run.run_id not in blobs]
     if absent:
-        raise ReproduceError(f"{store_path}: {len(absent)} of {len(runs)} runs of this reproduction are not stored "
-                             "(same --quick/--seeds/--figure as when it ran? without --from-store they are simulated)")
+        raise ReproduceError(f"{store_path}: {len(absent)} of {total or len(runs)} runs of this reproduction are not "
+                             "stored (same --quick/--seeds/--figure as when it ran? without --from-store they are simulated)")
     workers = max(1, min(jobs or os.cpu_count() or 1, len(runs)))
     if workers == 1 or len(runs) < 8:
         return {run.run_id: _measure_blob(paper.key, blobs[run.run_id], run) for run in runs}
