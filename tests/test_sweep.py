@@ -399,3 +399,14 @@ def test_a_file_that_is_not_a_store_is_a_one_line_error(tmp_path):
         db.execute("CREATE TABLE things (x INTEGER)")
     with pytest.raises(StoreError, match=r"not a cclab results file \(no runs table\)$"):
         SweepStore(tmp_path / "other.duckdb", read_only=True)
+
+
+def test_ray_executor_stores_identical_results(pool_store, tmp_path):
+    """Ray is optional (``cclab[ray]``): skipped where it is not installed."""
+    pytest.importorskip("ray")
+    from cclab.runs.runner import open_executor
+
+    with open_executor("ray", 2, None) as executor:
+        outcome = run_plan(small_plan(), executor, store=tmp_path / "ray.duckdb")
+    assert (outcome.succeeded, outcome.failed) == (12, 0)
+    assert_same_results(pool_store, tmp_path / "ray.duckdb")

@@ -54,6 +54,8 @@ WRITE_EVERY_S = 1.0
 WORK_PER_CHUNK_S = 2.0
 MAX_CHUNK = 200
 CHUNKS_PER_WORKER = 2
+# How often a cluster is asked how many workers it has.
+WORKERS_EVERY_S = 2.0
 Item = TypeVar("Item")
 
 
@@ -237,7 +239,7 @@ def run_stored(runs: Sequence[Run], batch: Any, store: str | PathLike, executor:
                 work = functools.partial(simulate_batch, plan=plan_ref, parts=str(results.parts.resolve()),
                                          max_memory=max_memory, keep="tables" if tables else "system",
                                          measure=measure, engine=engine)
-                completions = chunk_feeder(pool, work, pending, worker_count(pool),
+                completions = chunk_feeder(pool, work, pending, functools.partial(worker_count, pool),
                                            cost=lambda r: estimated_cost(r.scenario))
                 for chunk, future in completions:
                     reply = _batch_reply(future, chunk)
@@ -333,9 +335,14 @@ class chunk_feeder:
     early cancels what has not started.
     """
 
-    def __init__(self, executor: Any, fn: Callable[[list], Any], runs: Sequence[Run], workers: int,
-                 cost: Optional[Callable[[Run], float]] = None):
-        self._executor, self._fn, self._workers = executor, fn, max(1, workers)
+    def __init__(self, executor: Any, fn: Callable[[list], Any], runs: Sequence[Run],
+                 workers: Union[int, Callable[[], int]], cost: Optional[Callable[[Run], float]] = None):
+        self._executor, self._fn = executor, fn
+        # A callable is asked again every few seconds: a cluster's workers may come (or go)
+        # during the sweep (dask-jobqueue jobs start when the batch system says so).
+        self._count_workers = workers if callable(workers) else None
+        self._workers = max(1, workers() if callable(workers) else workers)
+        self._counted = time.perf_counter()
         self._runs = sorted(runs, key=cost, reverse=True) if cost is not None else list(runs)
         self._next = 0
         self._in_flight: dict[int, tuple[list, Any]] = {}
@@ -367,6 +374,9 @@ class chunk_feeder:
         return self._finished.qsize()
 
     def _fill(self) -> None:
+        if self._count_workers is not None and time.perf_counter() - self._counted >= WORKERS_EVERY_S:
+            self._workers = max(1, self._count_workers())
+            self._counted = time.perf_counter()
         while self._next < len(self._runs) and len(self._in_flight) < self._workers * CHUNKS_PER_WORKER:
             size = self.chunk_size()
             chunk = self._runs[self._next:self._next + size]
@@ -710,6 +720,10 @@ def _dask_client(workers: Optional[int], scheduler: Optional[str]):
         yield client
 
 
+def _call(fn: Callable, *args: Any, **kwargs: Any) -> Any:
+    return fn(*args, **kwargs)
+
+
 class RayExecutor(Executor):
     """A ``concurrent.futures.Executor`` over Ray tasks (``pip install 'cclab[ray]'``)."""
 
@@ -722,13 +736,12 @@ class RayExecutor(Executor):
         self._owns_runtime = not ray.is_initialized()
         if self._owns_runtime:
             ray.init(address=address, num_cpus=None if address else num_cpus, log_to_driver=False)
-        self._remote = {}
+        # One remote function that calls whatever it is given: ray.remote takes only plain
+        # functions, and what is submitted is usually a partial (pickled with its task).
+        self._remote = self._ray.remote(_call)
 
     def submit(self, fn: Callable, /, *args: Any, **kwargs: Any) -> Future:
-        remote = self._remote.get(fn)
-        if remote is None:
-            remote = self._remote[fn] = self._ray.remote(fn)
-        return remote.remote(*args, **kwargs).future()
+        return self._remote.remote(fn, *args, **kwargs).future()
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         if self._owns_runtime and self._ray.is_initialized():

@@ -135,6 +135,7 @@ def _spread_note(table: pd.DataFrame) -> str:
 
 def _save(figure: plt.Figure, path: Path) -> None:
     figure.tight_layout()
+    figure.set_layout_engine(None)  # no second layout pass in savefig (plotting.save)
     figure.savefig(path, dpi=120)
     plt.close(figure)
 
