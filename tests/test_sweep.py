@@ -390,10 +390,16 @@ def test_store_from_before_parts_still_reads_then_converts_when_written(tmp_path
         run.run_id: 3 + run.point["flows.1.count"] for run in plan.runs()}
 
 
-def test_a_file_that_is_not_a_store_is_a_one_line_error(tmp_path):
+def test_a_file_that_is_not_a_store_or_a_catalog_without_its_parts_is_a_one_line_error(pool_store, tmp_path):
     import duckdb
 
     from cclab.errors import StoreError
+
+    alone = tmp_path / "alone.duckdb"
+    alone.write_bytes(pool_store.read_bytes())
+    with pytest.raises(StoreError, match=r"alone.duckdb: its runs are in alone.duckdb.parts/ beside it, which is "
+                                         r"missing \(move or copy the two together\)$"):
+        SweepStore(alone, read_only=True)
 
     with duckdb.connect(str(tmp_path / "other.duckdb")) as db:
         db.execute("CREATE TABLE things (x INTEGER)")

@@ -2,13 +2,16 @@
 
     .venv/bin/python bench/sweeps/measure.py bench/sweeps/throughput-1s.toml --workers 2
     .venv/bin/python bench/sweeps/measure.py bench/sweeps/throughput-1s.toml --executor dask --workers 2
+    .venv/bin/python bench/sweeps/measure.py bench/sweeps/throughput-1s.toml --executor dask --scheduler tcp://127.0.0.1:8786
 
 Prints one JSON line: runs, wall time, runs/s, the driver's CPU time per run (this
 process: planning, scheduling, recording; user + sys) and the workers' CPU time per run
-(user + sys of every other process of the pool or cluster, read before they exit), and
+(user + sys of every other process of the pool or cluster, read before they exit; with
+a LocalCluster the Dask scheduler runs in this process and counts as the driver's), and
 the machine's load average before the sweep. The driver's libraries (DuckDB, pyarrow,
-the store) are imported before the clock starts: a one-time cost, not a cost per run. The store is a fresh temporary one, removed
-at the end. Uses only the public API, so the same script measures any version.
+the store) are imported before the clock starts: a one-time cost, not a cost per run.
+The store is a fresh temporary one, removed at the end. Uses only the public API, so the
+same script measures any version (``PYTHONPATH=<other checkout>/python``).
 """
 from __future__ import annotations
 
@@ -41,7 +44,7 @@ def executor(arguments):
     from cclab.runs import runner
 
     if not (arguments.pool and arguments.workers == 1 and arguments.executor == "local"):
-        return runner.open_executor(arguments.executor, arguments.workers, None)
+        return runner.open_executor(arguments.executor, arguments.workers, arguments.scheduler)
 
     @contextlib.contextmanager
     def one():
@@ -59,6 +62,9 @@ def main() -> None:
     parser.add_argument("plan")
     parser.add_argument("--executor", default="local")
     parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--scheduler", default=None,
+                        help="an existing Dask scheduler (tcp://host:8786): the driver is then only the client "
+                             "(the workers' CPU is not measured)")
     parser.add_argument("--pool", action="store_true",
                         help="with --workers 1: a process pool of one worker (default: runs in this process, "
                              "as `cclab sweep --workers 1` does)")
@@ -103,7 +109,8 @@ def main() -> None:
         "workers": arguments.workers, "code": str(Path(__import__("cclab").__file__).parent.parent),
         "runs": runs, "failed": outcome.failed, "wall_s": round(wall, 3), "runs_per_s": round(runs / wall, 2),
         "driver_cpu_ms_per_run": round(1000 * driver / runs, 3),
-        "worker_cpu_ms_per_run": round(1000 * (workers_after - workers_before) / runs, 3),
+        "worker_cpu_ms_per_run": None if arguments.scheduler else round(1000 * (workers_after - workers_before) / runs, 3),
+        "scheduler": arguments.scheduler,
         "load_before": round(load, 2),
     }), flush=True)
 

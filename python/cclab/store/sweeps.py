@@ -269,6 +269,11 @@ class SweepStore:
             if "stored" not in catalog and "runs" not in catalog:
                 self._db.close()
                 raise StoreError(f"{self.path}: not a cclab results file (no runs table)")
+            if "stored" in catalog and not self.parts.is_dir() and \
+                    self._db.execute("SELECT count(*) FROM stored").fetchall()[0][0]:
+                self._db.close()
+                raise StoreError(f"{self.path}: its runs are in {self.parts.name}/ beside it, which is missing "
+                                 "(move or copy the two together)")
             return
         self._exec("CREATE TABLE IF NOT EXISTS plans (plan_hash VARCHAR, name VARCHAR, plan_toml VARCHAR, "
                    "recorded_utc VARCHAR, kind VARCHAR)")
