@@ -15,7 +15,8 @@ as the workers build them), then times, per batch of ``--batch`` runs:
 * ``duckdb-shared``: two processes appending to one DuckDB file: fails at once, DuckDB
   lets one process at a time open a file for writing.
 
-Prints one JSON line per design: ms per batch and per run (median of the repeats).
+Prints one JSON line per design: CPU ms per batch and per run (this process, all its
+threads; median of the repeats).
 """
 from __future__ import annotations
 
@@ -90,11 +91,11 @@ def main() -> None:
             scratch = Path(tempfile.mkdtemp(prefix="cclab-writers-"))
             try:
                 state = setup(scratch)
-                started = time.perf_counter()
+                started = time.process_time()
                 for batch in batches:
                     write(state, batch)
                 teardown(state)
-                times.append(time.perf_counter() - started)
+                times.append(time.process_time() - started)
             finally:
                 shutil.rmtree(scratch, ignore_errors=True)
         return statistics.median(times)
