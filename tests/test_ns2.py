@@ -303,10 +303,10 @@ def test_westwood_figures_are_judged_on_the_points_ns2_can_run(tmp_path):
     assert row["ns2_verdict"] in ("supported", "partly supported", "not supported")
     assert row["ns2_partial"] == figure.ns2.partial
     # ns-2 ran the NewReno point and only it; ABSE's Jain index is cclab's in both judgements
-    import duckdb
+    from cclab.store.sweeps import SweepStore
 
-    with duckdb.connect(str(tmp_path / "runs-ns2.duckdb"), read_only=True) as store:
-        params = [json.loads(row[0]) for row in store.sql("select params from runs").fetchall()]
+    with SweepStore(tmp_path / "runs-ns2.duckdb", read_only=True) as store:
+        params = [json.loads(text) for text in store.sql("select params from runs")["params"]]
     assert [p["protocol"] for p in params] == ["NewReno"]
     assert figure.claims[0].evidence.split(",")[0] == figure.ns2.claims[0].evidence.split(",")[0]
 

@@ -1,5 +1,6 @@
 """Sweeps with the real parts: a process pool, a Dask LocalCluster of worker processes,
-the DuckDB store, a driver killed with SIGKILL and resumed."""
+the store (Parquet parts written by the workers, a DuckDB catalog written by the
+driver), a sweep killed with SIGKILL and resumed, each run stored exactly once."""
 from __future__ import annotations
 
 import copy
@@ -7,6 +8,7 @@ import json
 import zlib
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -21,7 +23,7 @@ import cclab
 from cclab import core as _core
 from cclab.runs.plan import load_plan
 from cclab.runs.runner import run_plan
-from cclab.store.sweeps import RESULT_TABLES, SweepStore
+from cclab.store.sweeps import RESULT_TABLES, SweepStore, parts_directory
 from conftest import SMALL_SCENARIO, run_cli
 
 # Values that differ from one execution to the next (timing, clock, checkout state).
@@ -113,6 +115,7 @@ def test_same_run_gives_the_same_numbers_on_any_executor(pool_store, tmp_path):
 def test_rerun_skips_stored_runs_and_a_new_axis_value_runs_only_its_points(pool_store, tmp_path):
     path = tmp_path / "copy.duckdb"
     path.write_bytes(pool_store.read_bytes())
+    shutil.copytree(parts_directory(pool_store), parts_directory(path))  # a store is its catalog and its parts
     before = stored(path)
     again = run_plan(small_plan(), store=path, jobs=1)
     assert (again.skipped, again.ran) == (12, 0)
@@ -194,6 +197,10 @@ def test_killed_sweep_loses_nothing_finished_and_resumes(tmp_path):
     after = stored(store)
     assert len(after["runs"]) == 40 and after["runs"]["run_id"].is_unique
     assert set(after["runs"]["run_id"]) == set(runs_by_id)
+    # exactly once: every run's rows once, whatever its workers wrote before the kill
+    assert after["flows"].groupby("run_id").size().to_dict() == {
+        run_id: 3 + run.point["flows.1.count"] for run_id, run in runs_by_id.items()}
+    assert after["results"]["run_id"].is_unique and len(after["results"]) == 40
     before = runs.set_index("run_id")["finished_utc"]
     with SweepStore(store, read_only=True) as results:
         kept = results.runs().set_index("run_id")["finished_utc"]
@@ -279,3 +286,133 @@ def test_one_write_of_runs_whose_tables_differ_keeps_each_column_type(tmp_path):
                                                                 (second.run_id, 1)])
     assert dict(zip(runs["run_id"], runs["status"])) == {first.run_id: "ok", second.run_id: "ok",
                                                          third.run_id: "error"}
+
+
+def test_a_part_written_but_never_recorded_is_invisible_and_its_runs_are_stored_once(tmp_path):
+    """A worker wrote its chunk, the driver died before recording it: readers do not see
+    those runs, the next sweep runs them again, and each is stored exactly once (the
+    orphaned part is removed)."""
+    from cclab.runs.runner import PlanRef, simulate
+    from cclab.store.sweeps import FinishedRun, write_part
+
+    plan = load_plan(small_plan())
+    path = tmp_path / "orphan.duckdb"
+    run_plan(plan, store=path, jobs=1)  # every run stored once
+    orphaned = []
+    for run in plan.runs()[:3]:  # the same runs written again by a "worker" nobody recorded
+        reply = simulate(run)
+        orphaned.append(FinishedRun(run, reply, reply["system"], reply["tables"], reply["result_json_zlib"]))
+    part = write_part(parts_directory(path), PlanRef(plan.hash, plan.name), orphaned)
+    assert (parts_directory(path) / "flows" / f"{part}.parquet").is_file()
+    counts = lambda tables: tables["flows"].groupby("run_id").size().to_dict()
+    expected = {run.run_id: 3 + run.point["flows.1.count"] for run in plan.runs()}
+    assert counts(stored(path)) == expected and len(stored(path)["runs"]) == 12
+
+    fresh = tmp_path / "fresh.duckdb"  # and when the runs were never recorded at all
+    with SweepStore(fresh) as store:
+        store.record_plan(plan)
+    write_part(parts_directory(fresh), PlanRef(plan.hash, plan.name), orphaned)
+    with SweepStore(fresh, read_only=True) as store:
+        assert store.runs().empty and store.stored_run_ids() == set()
+    outcome = run_plan(plan, store=fresh, jobs=1)
+    assert (outcome.skipped, outcome.succeeded) == (0, 12)
+    assert counts(stored(fresh)) == expected and stored(fresh)["runs"]["run_id"].is_unique
+    assert not list((parts_directory(fresh) / "flows").glob(f"{part}*"))  # the orphan is gone
+    assert_same_results(path, fresh)
+
+
+def test_chunks_are_small_until_measured_then_about_two_seconds_of_work():
+    from cclab.runs import runner
+
+    class Immediate:
+        def submit(self, fn, chunk):
+            future = __import__("concurrent.futures").futures.Future()
+            future.set_result(fn(chunk))
+            return future
+
+    runs = list(range(1000))
+    feeder = runner.chunk_feeder(Immediate(), len, runs, workers=2)
+    sizes = []
+    for chunk, future in feeder:
+        sizes.append(len(chunk))
+        feeder.observe(len(chunk), 0.02 * len(chunk))  # 20 ms a run
+    assert sum(sizes) == 1000 and sizes[:4] == [1, 1, 1, 1]
+    assert max(sizes) == int(runner.WORK_PER_CHUNK_S / 0.02) and sizes[-1] == 1
+
+
+def test_store_from_before_parts_still_reads_then_converts_when_written(tmp_path):
+    """A results file written before parts (every table inside DuckDB) reads as it is;
+    the next sweep into it converts it and skips what it holds."""
+    import duckdb
+
+    from cclab.runs.runner import local_provenance, simulate
+    from cclab.scenario import scenario_toml
+
+    plan = load_plan(small_plan())
+    old = plan.runs()[:4]
+    path = tmp_path / "old.duckdb"
+    db = duckdb.connect(str(path))
+    db.execute("CREATE TABLE plans (plan_hash VARCHAR, name VARCHAR, plan_toml VARCHAR, recorded_utc VARCHAR, "
+               "kind VARCHAR)")
+    db.execute("INSERT INTO plans VALUES (?, ?, ?, '2026-01-01T00:00:00+00:00', 'sweep')",
+               [plan.hash, plan.name, plan.to_toml()])
+    rows, flows, results = [], [], []
+    for run in old:
+        reply = simulate(run)
+        rows.append({"run_id": run.run_id, "plan_hash": plan.hash, "plan_name": plan.name,
+                     "point_index": run.point_index, "params": json.dumps(run.point),
+                     "replication": run.replication, "seed": run.seed, "scenario_toml": scenario_toml(run.scenario),
+                     "status": "ok", "error": None, **local_provenance(), "finished_utc": "2026-01-01T00:00:00+00:00",
+                     "goodput_mbps": reply["system"]["goodput_mbps"], "events": reply["system"]["events"]})
+        flows.append(reply["tables"]["flows"][["id", "goodput_mbps"]].assign(run_id=run.run_id))
+        results.append({"run_id": run.run_id, "result_json_zlib": reply["result_json_zlib"]})
+    runs_frame, flows_frame, results_frame = pd.DataFrame(rows), pd.concat(flows), pd.DataFrame(results)
+    db.execute("CREATE TABLE runs AS SELECT * FROM runs_frame")
+    db.execute("CREATE TABLE flows AS SELECT run_id, id, goodput_mbps FROM flows_frame")
+    db.execute("CREATE TABLE results AS SELECT * FROM results_frame")
+    db.close()
+
+    with SweepStore(path, read_only=True) as store:
+        assert store.legacy and store.stored_run_ids() == {run.run_id for run in old}
+        assert len(store.runs()) == 4 and len(store.table("flows")) == len(flows_frame)
+        assert store.result(old[0].run_id).system["goodput_mbps"] == rows[0]["goodput_mbps"]
+    assert not parts_directory(path).exists()  # reading changed nothing
+
+    outcome = run_plan(plan, store=path, jobs=1)
+    assert (outcome.skipped, outcome.succeeded) == (4, 8)
+    with SweepStore(path, read_only=True) as store:
+        assert not store.legacy
+        runs = store.runs()
+        assert len(runs) == 12 and runs["run_id"].is_unique and (runs["status"] == "ok").all()
+        flow_rows = store.sql("SELECT run_id, count(*) AS n FROM flows GROUP BY run_id")
+        assert store.result(old[0].run_id).system["goodput_mbps"] == rows[0]["goodput_mbps"]
+    assert dict(zip(flow_rows["run_id"], flow_rows["n"])) == {
+        run.run_id: 3 + run.point["flows.1.count"] for run in plan.runs()}
+
+
+def test_a_file_that_is_not_a_store_or_a_catalog_without_its_parts_is_a_one_line_error(pool_store, tmp_path):
+    import duckdb
+
+    from cclab.errors import StoreError
+
+    alone = tmp_path / "alone.duckdb"
+    alone.write_bytes(pool_store.read_bytes())
+    with pytest.raises(StoreError, match=r"alone.duckdb: its runs are in alone.duckdb.parts/ beside it, which is "
+                                         r"missing \(move or copy the two together\)$"):
+        SweepStore(alone, read_only=True)
+
+    with duckdb.connect(str(tmp_path / "other.duckdb")) as db:
+        db.execute("CREATE TABLE things (x INTEGER)")
+    with pytest.raises(StoreError, match=r"not a cclab results file \(no runs table\)$"):
+        SweepStore(tmp_path / "other.duckdb", read_only=True)
+
+
+def test_ray_executor_stores_identical_results(pool_store, tmp_path):
+    """Ray is optional (``cclab[ray]``): skipped where it is not installed."""
+    pytest.importorskip("ray")
+    from cclab.runs.runner import open_executor
+
+    with open_executor("ray", 2, None) as executor:
+        outcome = run_plan(small_plan(), executor, store=tmp_path / "ray.duckdb")
+    assert (outcome.succeeded, outcome.failed) == (12, 0)
+    assert_same_results(pool_store, tmp_path / "ray.duckdb")

@@ -209,7 +209,7 @@ def test_figure_option_runs_only_that_figure(cli, tmp_path):
     assert completed.returncode == 0, completed.stderr
     assert sorted(path.name for path in out.iterdir()) == [
         "claims.csv", "fig09_friendliness_smooth.csv", "fig09_friendliness_smooth.parquet",
-        "fig09_friendliness_smooth.png", "meta.json", "runs.duckdb", "scenarios", "summary.md"]
+        "fig09_friendliness_smooth.png", "meta.json", "runs.duckdb", "runs.duckdb.parts", "scenarios", "summary.md"]
     assert [path.name for path in (out / "scenarios").iterdir()] == ["fig09_friendliness_smooth.toml"]
     assert cclab.validate(out / "scenarios" / "fig09_friendliness_smooth.toml")["flows"][0]["count"] > 0
     data = pd.read_csv(out / "fig09_friendliness_smooth.csv")

@@ -34,7 +34,7 @@ def sweep_command(
             try:
                 outcome = run_plan(plan, pool, store=store, progress=progress, max_memory=memory)
             except KeyboardInterrupt:
-                interrupted("interrupted: every finished run is stored; run the same command again to resume")
+                interrupted("interrupted: every run reported done is stored; run the same command again to resume")
                 raise typer.Exit(INTERRUPTED) from None
     typer.echo(f"{plan.name}: {outcome.total} runs, {outcome.skipped} already stored, {outcome.succeeded} ran, "
                f"{outcome.failed} failed, {outcome.wall_time_s:.1f} s ({outcome.runs_per_minute:.0f} runs/min) "

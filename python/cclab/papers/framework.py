@@ -12,6 +12,7 @@ page (:mod:`cclab.plots.report`). No figure is written unless every run succeede
 """
 from __future__ import annotations
 
+import contextlib
 import datetime
 import functools
 import json
@@ -295,23 +296,21 @@ def reproduce(paper: Paper, out: Union[str, PathLike], *, quick: bool = False,
         outcome.runs = len(figure_points)
 
     simulated = 0
-    measured: dict[str, list[Tables]] = {}
     if from_store is None:
         _prepare(out, store_path)
         batch = Batch(f"{paper.key}-{sizes.name}", {
             "paper": paper.key, "sizes": sizes.name, "seeds": list(sizes.seeds),
             "figures": [str(key) for key in keys]})
         ran = run_stored(list(runs.values()), batch, store_path, executor, jobs=jobs, progress=progress, tables=False,
-                         measure=functools.partial(measure_run, paper.key))
+                         measure=Measurement(paper.key))
         simulated = ran.ran
         if ran.failed:
             run_id, error = ran.failures[0]
             raise ReproduceError(f"{ran.failed} of {ran.total} runs failed (first: run {run_id}: {error}); they are "
                                  f"stored in {store_path} with their errors, and the same command retries them")
-        measured = ran.measured
-    missing = [run for run_id, run in runs.items() if run_id not in measured]
-    if missing:  # stored before this call (a resumed reproduction, --from-store)
-        measured.update(_measure_stored(paper, missing, store_path, jobs))
+    # Every figure table comes from the store: as the workers measured them (a few
+    # columnar reads), or measured again from the stored results where the code changed.
+    measured = stored_measurements(paper, list(runs.values()), store_path, jobs)
     by_point: dict[int, Tables] = {}
     for run_id, run in runs.items():
         for point, tables in zip(run.context, measured[run_id]):
@@ -323,13 +322,17 @@ def reproduce(paper: Paper, out: Union[str, PathLike], *, quick: bool = False,
     for outcome in outcomes:
         mine = [index for index, (owner, _, _) in enumerate(points) if owner is outcome]
         outcome.tables = paper.finish(outcome.figure, concat_tables([by_point[id(points[index][1])] for index in mine]))
-        outcome.files = write_figure(outcome.figure, outcome.tables, out)
-        outcome.claims = outcome.figure.claims(outcome.tables, sizes)
-        outcome.scenario = scenario_dir / f"{outcome.figure.stem}.toml"
-        example = points[mine[0]][1].scenario
-        outcome.scenario.write_text(f"# One run of {paper.figure_title(outcome.figure)} ({paper.key}); the others "
-                                    "differ in the labelled parameters and the seed.\n" + scenario_toml(example),
-                                    encoding="utf-8")
+    with _figure_pool(len(outcomes), jobs) as pool:
+        drawn = [_draw(pool, paper, key, outcome.tables, out) for key, outcome in zip(keys, outcomes)]
+        for outcome in outcomes:  # judged while the figures are drawn
+            outcome.claims = outcome.figure.claims(outcome.tables, sizes)
+            outcome.scenario = scenario_dir / f"{outcome.figure.stem}.toml"
+            example = next(point for owner, point, _ in points if owner is outcome).scenario
+            outcome.scenario.write_text(f"# One run of {paper.figure_title(outcome.figure)} ({paper.key}); the "
+                                        "others differ in the labelled parameters and the seed.\n"
+                                        + scenario_toml(example), encoding="utf-8")
+        for outcome, files in zip(outcomes, drawn):
+            outcome.files = files.result() if pool is not None else files
     ns2_store, ns2_simulated = None, 0
     if ns2:
         ns2_store = store_path.with_name(f"{store_path.stem}-ns2{store_path.suffix}")
@@ -398,12 +401,12 @@ def _judge_in_ns2(paper: Paper, sizes: Any, outcomes: list[FigureOutcome], point
             "paper": paper.key, "sizes": sizes.name, "seeds": list(sizes.seeds), "simulator": "ns-2.35",
             "figures": [_figure_key(outcome.figure) for outcome in outcomes if not outcome.ns2.missing]})
         ran = run_stored(list(chosen.values()), batch, store_path, executor, jobs=jobs, progress=progress,
-                         tables=False, measure=functools.partial(measure_run, paper.key), engine="ns2")
-        made, measured = ran.ran, ran.measured
+                         tables=False, measure=Measurement(paper.key), engine="ns2")
+        made = ran.ran
         failed = dict(ran.failures)
-    stored = [run for run_id, run in chosen.items() if run_id not in measured and run_id not in failed]
+    stored = [run for run_id, run in chosen.items() if run_id not in failed]
     if stored:
-        measured.update(_measure_stored(paper, stored, store_path, jobs))
+        measured.update(stored_measurements(paper, stored, store_path, jobs))
     for outcome in outcomes:
         if outcome.ns2.missing:
             continue
@@ -490,13 +493,110 @@ def measure_run(paper_key: str, result: Any, run: Any) -> list[Tables]:
             for point in run.context]
 
 
+class Measurement:
+    """``measure(result, run)`` of a paper's runs, as the workers call it
+    (:func:`measure_run`); ``version`` names the code that measures (a hash of its
+    source), stored with what it measured so that a reproduction drawn later by changed
+    code measures again instead of reading stale tables."""
+
+    def __init__(self, paper_key: str):
+        self.paper_key = paper_key
+
+    def __call__(self, result: Any, run: Any) -> list[Tables]:
+        return measure_run(self.paper_key, result, run)
+
+    @property
+    def version(self) -> str:
+        return measure_version(self.paper_key)
+
+
+@functools.lru_cache(maxsize=None)
+def measure_version(paper_key: str) -> str:
+    """A hash of cclab's version and of the source a paper's figure tables come from:
+    its package, this framework, the result views, the analysis and the engine (its
+    Python face and native module)."""
+    import hashlib
+
+    from cclab.core import version
+
+    package = Path(__file__).resolve().parent.parent
+    files = [*sorted((package / "papers" / paper_key).glob("*.py")), package / "papers" / "framework.py",
+             package / "papers" / "plotting.py", package / "results.py", package / "core.py",
+             *sorted((package / "analysis").glob("*.py"))]
+    files += sorted(package.glob("_core*.so")) + sorted(package.glob("_core*.pyd"))  # the engine's helpers
+    digest = hashlib.sha256(version().encode())
+    for file in files:
+        digest.update(file.name.encode())
+        digest.update(file.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def stored_measurements(paper: Paper, runs: Sequence[Any], store_path: Path,
+                        jobs: Optional[int]) -> dict[str, list[Tables]]:
+    """run_id -> per point of ``run.context``, its figure tables, from the store: read
+    in columns as the workers stored them, or, for runs measured by other code (or
+    stored before measurements were), measured again from their whole results."""
+    from cclab.errors import StoreError
+    from cclab.store.sweeps import SweepStore, point_key
+
+    try:
+        with SweepStore(store_path, read_only=True) as store:
+            index, tables = store.measured([run.run_id for run in runs], measure_version(paper.key))
+    except StoreError as error:
+        raise ReproduceError(str(error)) from None
+    rows = {key: frame.groupby(["_run_id", "_point"], sort=False).indices for key, frame in tables.items()}
+    measured: dict[str, list[Tables]] = {}
+    again = []
+    for run in runs:
+        per_point = []
+        for point in run.context:
+            figure, key = str(point.figure), point_key(point.labels)
+            names = index.get((run.run_id, figure, key))
+            if names is None or any((figure, name) not in tables for name in names):
+                break
+            per_point.append({name: tables[(figure, name)].iloc[rows[(figure, name)].get((run.run_id, key), [])]
+                              .drop(columns=["_run_id", "_point"]).reset_index(drop=True) for name in names})
+        else:
+            measured[run.run_id] = per_point
+            continue
+        again.append(run)
+    if again:
+        measured.update(_measure_stored(paper, again, store_path, jobs, total=len(runs)))
+    return measured
+
+
+@contextlib.contextmanager
+def _figure_pool(figures: int, jobs: Optional[int]):
+    """A process pool drawing figures side by side (None: draw them here)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    workers = max(1, min(jobs or os.cpu_count() or 1, figures))
+    if workers == 1:
+        yield None
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield pool
+
+
+def _draw(pool: Any, paper: Paper, key: Any, tables: Tables, out: Path):
+    """The figure's files (:func:`write_figure`), drawn in ``pool`` (a future) or here."""
+    if pool is None:
+        return write_figure(paper.figures[key], tables, out)
+    return pool.submit(_draw_named, paper.key, key, tables, out)
+
+
+def _draw_named(paper_key: str, key: Any, tables: Tables, out: Path) -> list[Path]:
+    return write_figure(paper_named(paper_key).figures[key], tables, out)
+
+
 def _measure_blob(paper_key: str, result_json_zlib: bytes, run: Any) -> list[Tables]:
     from cclab.results import Result
 
     return measure_run(paper_key, Result(json.loads(zlib.decompress(result_json_zlib))), run)
 
 
-def _measure_stored(paper: Paper, runs: Sequence[Any], store_path: Path, jobs: Optional[int]) -> dict[str, list[Tables]]:
+def _measure_stored(paper: Paper, runs: Sequence[Any], store_path: Path, jobs: Optional[int],
+                    total: Optional[int] = None) -> dict[str, list[Tables]]:
     """Measure runs from their stored results: read the compressed results first (the
     store is closed before any process is forked), then parse and measure them on a
     local process pool."""
@@ -512,8 +612,8 @@ def _measure_stored(paper: Paper, runs: Sequence[Any], store_path: Path, jobs: O
         raise ReproduceError(str(error)) from None
     absent = [run for run in runs if run.run_id not in blobs]
     if absent:
-        raise ReproduceError(f"{store_path}: {len(absent)} of {len(runs)} runs of this reproduction are not stored "
-                             "(same --quick/--seeds/--figure as when it ran? without --from-store they are simulated)")
+        raise ReproduceError(f"{store_path}: {len(absent)} of {total or len(runs)} runs of this reproduction are not "
+                             "stored (same --quick/--seeds/--figure as when it ran? without --from-store they are simulated)")
     workers = max(1, min(jobs or os.cpu_count() or 1, len(runs)))
     if workers == 1 or len(runs) < 8:
         return {run.run_id: _measure_blob(paper.key, blobs[run.run_id], run) for run in runs}

@@ -107,8 +107,11 @@ class Plan:
         """Every run of the plan (points × replications), validated by the engine.
 
         Raises :class:`ScenarioError` naming the point when one is invalid, before
-        anything runs.
+        anything runs. Computed once per plan (a plan is immutable).
         """
+        cached = self.__dict__.get("_runs")
+        if cached is not None:
+            return list(cached)
         runs = []
         for point_index, point in enumerate(self.points()):
             scenario = apply_overrides(copy.deepcopy(self.base), point, origin="axes")
@@ -122,6 +125,7 @@ class Plan:
                 seed = derive_seed(self.name, self.root_seed, point, replication)
                 normalized = {**point_normalized, "seed": seed}
                 runs.append(Run(point, point_index, replication, seed, normalized, scenario_hash(normalized)))
+        object.__setattr__(self, "_runs", tuple(runs))  # not a field: equality and hashing ignore it
         return runs
 
     @property
@@ -154,6 +158,8 @@ def load_plan(source: PlanSource, overrides: Mapping[str, Any] | None = None) ->
     values, e.g. ``{"replications": 1}`` for a quick look.
     """
     if isinstance(source, Plan):
+        if not overrides:
+            return source  # immutable: the same plan (and the runs it computed)
         document, base_dir = _plan_document(source), Path.cwd()
     elif isinstance(source, Mapping):
         document, base_dir = copy.deepcopy(dict(source)), Path.cwd()

@@ -2,8 +2,9 @@
 error captured, optionally into a results store.
 
 * :func:`run_many`: scenarios → results, in input order (``cclab.run_many``).
-* :func:`run_stored`: runs → the results store, skipping those already stored, writing
-  each as it finishes (sweeps and paper reproductions; a killed driver resumes).
+* :func:`run_stored`: runs → the results store, skipping those already stored; the
+  workers write them, the driver records them (sweeps and paper reproductions; a killed
+  driver resumes).
 * :func:`run_plan`: a sweep plan through :func:`run_stored` (``cclab sweep``).
 
 Executors: anything with ``submit(fn, arg)`` whose futures have ``result()`` (and
@@ -44,9 +45,17 @@ from cclab.runs.plan import Plan, PlanSource, Run, load_plan
 EXECUTORS = ("local", "dask", "ray")
 ENGINES = ("cclab", "ns2")
 DEFAULT_STORE_DIR = Path("results") / "sweeps"
-# A sweep's driver that falls behind writes the runs waiting for it together, at least
-# this often.
+# A sweep's driver records the chunks its workers finished at most this often (and at
+# the end), each time in one transaction.
 WRITE_EVERY_S = 1.0
+# The workers' chunks of runs: at most this much work each (at the run time measured so
+# far) and this many runs, with this many chunks per worker in flight. A killed sweep
+# loses at most the chunks in flight: about 2 × WORK_PER_CHUNK_S of each worker's time.
+WORK_PER_CHUNK_S = 2.0
+MAX_CHUNK = 200
+CHUNKS_PER_WORKER = 2
+# How often a cluster is asked how many workers it has.
+WORKERS_EVERY_S = 2.0
 Item = TypeVar("Item")
 
 
@@ -62,7 +71,6 @@ class SweepOutcome:
     failed: int = 0
     wall_time_s: float = 0.0
     failures: list[tuple[str, str]] = field(default_factory=list)  # (run_id, error)
-    measured: dict[str, Any] = field(default_factory=dict)  # run_id -> measure(result, run), runs simulated now
 
     @property
     def ran(self) -> int:
@@ -173,18 +181,24 @@ def run_stored(runs: Sequence[Run], batch: Any, store: str | PathLike, executor:
                max_memory: Optional[int] = None, tables: bool = True,
                measure: Optional[Callable[[Any, Run], Any]] = None, engine: str = "cclab") -> SweepOutcome:
     """Run each of ``runs`` (deduplicated by run id) not yet stored in ``store``, recording
-    ``batch`` (a :class:`Plan` or :class:`Batch`) and writing the runs as they finish —
-    each whole, in one transaction: its system metrics, its whole result and, with
-    ``tables``, its result tables (flows, bins, ...) for SQL. Runs that finish within
-    the driver's last write, while others wait to be read, are written together (up to
-    :data:`WRITE_EVERY_S` apart), so a driver writing short runs one by one does not hold
-    the workers back; a run that finds the driver idle is written at once. ``on_run(run,
-    status)`` is called once the run is stored. ``measure(result, run)`` (picklable: a
-    module-level function or a partial of one) is computed in the worker from the very
-    result that is stored, and returned in ``outcome.measured`` — a reproduction's
-    figure tables, without parsing the result again in the driver. ``engine``: which
-    simulator runs them (:data:`ENGINES`; ``ns2`` keep their results in a store of their
-    own)."""
+    ``batch`` (a :class:`Plan` or :class:`Batch`).
+
+    The runs go to the workers in chunks (:class:`chunk_feeder`: up to a couple of
+    seconds of work each, single runs at the end, so every worker stays busy to the last
+    run, two chunks per worker in flight); a worker runs its chunk and writes it to the
+    store's parts itself (:func:`simulate_batch`): each run's system metrics, its whole
+    result and, with ``tables``, its result tables (flows, bins, ...) for SQL. The driver
+    only schedules and records which parts are complete, in one transaction for the
+    chunks finished since its last (every :data:`WRITE_EVERY_S`), so it stays off the
+    workers' path: a run is stored once recorded, a killed sweep loses only what was not
+    recorded yet, and the next call runs that again. ``on_run(run, status)`` is called
+    once the run is recorded. ``measure(result, run)`` (picklable: a module-level
+    function or a partial of one; ``measure.version`` names the code) gives, in the
+    worker, the figure tables of each point the run serves (``run.context``): a list of
+    ``{name: DataFrame}``, stored with the run (:meth:`SweepStore.measured`). ``engine``:
+    which simulator runs them (:data:`ENGINES`; ``ns2`` keep their results in a store of
+    their own). The store must be on storage that every worker and the driver share.
+    """
     from cclab.store.sweeps import FinishedRun, SweepStore
 
     runs = list({run.run_id: run for run in runs}.values())
@@ -197,34 +211,53 @@ def run_stored(runs: Sequence[Run], batch: Any, store: str | PathLike, executor:
         stored = results.stored_run_ids()
         pending = [run for run in runs if run.run_id not in stored]
         outcome = SweepOutcome(batch, store_path, total=len(runs), skipped=len(runs) - len(pending))
+        plan_ref = PlanRef(batch.hash, batch.name)
         with _progress_reporter(progress, batch.name, outcome.total, outcome.skipped) as report:
-            unwritten: list[FinishedRun] = []
+            unrecorded: list[tuple[list[Run], dict[str, Any]]] = []
+            seen_hosts: set[Optional[str]] = set()
             last_write = time.perf_counter()
 
             def write() -> None:
                 nonlocal last_write
-                results.record_runs(batch, unwritten)
-                for done in unwritten:
-                    status = "ok" if done.ok else "error"
-                    params = " ".join(f"{path}={value}" for path, value in done.run.point.items())
-                    report(f"run={done.run.run_id} rep={done.run.replication} {params}", status)
-                    if on_run is not None:
-                        on_run(done.run, status)
-                unwritten.clear()
+                results.record_parts(plan_ref, [(run.run_id, reply["part"], status) for chunk, reply in unrecorded
+                                                for run, (status, _) in zip(chunk, reply["runs"])])
+                for chunk, reply in unrecorded:
+                    for run, (status, error) in zip(chunk, reply["runs"]):
+                        if status == "ok":
+                            outcome.succeeded += 1
+                        else:
+                            outcome.failed += 1
+                            outcome.failures.append((run.run_id, error))
+                        params = " ".join(f"{path}={value}" for path, value in run.point.items())
+                        report(f"run={run.run_id} rep={run.replication} {params}", status)
+                        if on_run is not None:
+                            on_run(run, status)
+                unrecorded.clear()
                 last_write = time.perf_counter()
 
             try:
-                work = functools.partial(simulate, max_memory=max_memory, keep="tables" if tables else "system",
+                work = functools.partial(simulate_batch, plan=plan_ref, parts=str(results.parts.resolve()),
+                                         max_memory=max_memory, keep="tables" if tables else "system",
                                          measure=measure, engine=engine)
-                completions = in_completion_order(pool, work, pending,
-                                                  payload=(lambda r: r) if measure else (lambda r: r.scenario_json),
-                                                  cost=lambda r: estimated_cost(r.scenario))
-                for run, future in completions:
-                    reply = _reply(future)
-                    unwritten.append(_finished_run(run, reply, outcome))
-                    if reply["status"] == "ok" and measure is not None:
-                        outcome.measured[run.run_id] = reply["measured"]
-                    if not completions.waiting() or time.perf_counter() - last_write >= WRITE_EVERY_S:
+                completions = chunk_feeder(pool, work, pending, functools.partial(worker_count, pool),
+                                           cost=lambda r: estimated_cost(r.scenario))
+                for chunk, future in completions:
+                    reply = _batch_reply(future, chunk)
+                    completions.observe(len(chunk), reply.get("elapsed_s"))
+                    if reply["status"] == "lost":  # the executor lost the chunk: its runs are failures
+                        lost = [FinishedRun(run, reply, error=reply["error"]) for run in chunk]
+                        reply = {"part": _write_here(results, plan_ref, lost),
+                                 "runs": [("error", reply["error"])] * len(chunk)}
+                    elif reply["status"] != "ok":
+                        raise SweepError(reply["error"])
+                    elif reply.get("host") not in seen_hosts:
+                        _check_shared(results, reply)
+                        seen_hosts.add(reply.get("host"))
+                    unrecorded.append((chunk, reply))
+                    # The workers never wait for this: each has another chunk, and
+                    # writes its own runs. Recording at most every WRITE_EVERY_S keeps
+                    # the driver's transactions few, whatever the number of workers.
+                    if time.perf_counter() - last_write >= WRITE_EVERY_S:
                         write()
             except BrokenExecutor as error:
                 write()
@@ -232,10 +265,37 @@ def run_stored(runs: Sequence[Run], batch: Any, store: str | PathLike, executor:
                                  "run the same command again to resume") from None
             finally:
                 # What finished is kept whatever stopped the sweep (Ctrl-C included).
-                if unwritten:
+                if unrecorded:
                     write()
     outcome.wall_time_s = time.perf_counter() - started
     return outcome
+
+
+@dataclass(frozen=True)
+class PlanRef:
+    """What the workers need to know of the plan or batch they run: its hash and name."""
+
+    hash: str
+    name: str
+
+
+def _write_here(results: Any, plan: PlanRef, finished: list) -> str:
+    from cclab.store.sweeps import write_part
+
+    return write_part(results.parts, plan, finished)
+
+
+def _check_shared(results: Any, reply: dict[str, Any]) -> None:
+    """The first part from each worker host must be visible here: a store on a disk of
+    the driver's that the workers do not share (or the other way round) stops the sweep
+    at once. Network file systems may show a new file a moment late."""
+    for _ in range(50):
+        if results.part_is_visible(reply["part"]):
+            return
+        time.sleep(0.1)
+    raise SweepError(f"a worker on {reply.get('host')} wrote part {reply['part']} of the store into "
+                     f"{reply.get('parts')}, which this machine does not see: put the store on storage that the "
+                     "driver and every worker share (the same path everywhere)")
 
 
 def _reply(future: Any) -> dict[str, Any]:
@@ -249,16 +309,147 @@ def _reply(future: Any) -> dict[str, Any]:
         return {"status": "error", "error": f"{type(error).__name__}: {error}", **local_provenance()}
 
 
-def _finished_run(run: Run, reply: dict[str, Any], outcome: SweepOutcome):
-    """The worker's reply as the store takes it, counted in ``outcome``."""
-    from cclab.store.sweeps import FinishedRun
+def _batch_reply(future: Any, chunk: list[Run]) -> dict[str, Any]:
+    """The worker's reply for a chunk; an executor that lost it (e.g. Dask's
+    KilledWorker) makes its runs failures, a broken pool stops everything."""
+    try:
+        return future.result()
+    except BrokenExecutor:
+        raise
+    except Exception as error:
+        return {"status": "lost", "error": f"{type(error).__name__}: {error}", **local_provenance()}
 
-    if reply["status"] == "ok":
-        outcome.succeeded += 1
-        return FinishedRun(run, reply, reply["system"], reply.get("tables", {}), reply["result_json_zlib"])
-    outcome.failed += 1
-    outcome.failures.append((run.run_id, reply["error"]))
-    return FinishedRun(run, reply, error=reply["error"])
+
+class chunk_feeder:
+    """Submit ``fn(chunk)`` for chunks of ``runs`` and yield ``(chunk, future)`` as each
+    finishes, keeping :data:`CHUNKS_PER_WORKER` chunks per worker in flight (so a worker
+    never waits for the driver, and a killed sweep loses at most those).
+
+    Runs go costliest first (``cost``). A chunk is a quarter of the remaining runs' share
+    of one worker (guided self-scheduling: large chunks first, single runs at the end, so
+    the workers end together), and at most :data:`WORK_PER_CHUNK_S` of work at the run
+    time measured so far (``elapsed_s`` of the replies; before the first reply, one run
+    per chunk) and :data:`MAX_CHUNK` runs. :meth:`waiting` tells how many chunks have
+    finished and not been yielded yet. Futures without ``add_done_callback`` (those that
+    compute when asked, :class:`InlineExecutor`) are yielded in submission order. Leaving
+    early cancels what has not started.
+    """
+
+    def __init__(self, executor: Any, fn: Callable[[list], Any], runs: Sequence[Run],
+                 workers: Union[int, Callable[[], int]], cost: Optional[Callable[[Run], float]] = None):
+        self._executor, self._fn = executor, fn
+        # A callable is asked again every few seconds: a cluster's workers may come (or go)
+        # during the sweep (dask-jobqueue jobs start when the batch system says so).
+        self._count_workers = workers if callable(workers) else None
+        self._workers = max(1, workers() if callable(workers) else workers)
+        self._counted = time.perf_counter()
+        self._runs = sorted(runs, key=cost, reverse=True) if cost is not None else list(runs)
+        self._next = 0
+        self._in_flight: dict[int, tuple[list, Any]] = {}
+        self._order: list[int] = []  # submission order, for futures without callbacks
+        self._finished: "queue.Queue[int]" = queue.Queue()
+        self._callbacks: Optional[bool] = None
+        self._submitted = 0
+        self._measured_runs = 0
+        self._measured_s = 0.0
+
+    def chunk_size(self) -> int:
+        remaining = len(self._runs) - self._next
+        size = max(1, remaining // (4 * self._workers))
+        if self._measured_runs:
+            size = min(size, max(1, int(WORK_PER_CHUNK_S * self._measured_runs / max(self._measured_s, 1e-9))))
+        elif self._submitted < self._workers * CHUNKS_PER_WORKER:
+            size = 1  # nothing measured yet: single runs until the first replies say how long a run takes
+        return min(size, MAX_CHUNK, remaining)
+
+    def observe(self, runs: int, elapsed_s: Optional[float]) -> None:
+        """A chunk of ``runs`` took ``elapsed_s`` in its worker (the driver tells, from the reply)."""
+        if elapsed_s is not None and runs:
+            self._measured_runs += runs
+            self._measured_s += elapsed_s
+
+    def waiting(self) -> int:
+        if not self._callbacks:
+            return 0
+        return self._finished.qsize()
+
+    def _fill(self) -> None:
+        if self._count_workers is not None and time.perf_counter() - self._counted >= WORKERS_EVERY_S:
+            self._workers = max(1, self._count_workers())
+            self._counted = time.perf_counter()
+        while self._next < len(self._runs) and len(self._in_flight) < self._workers * CHUNKS_PER_WORKER:
+            size = self.chunk_size()
+            chunk = self._runs[self._next:self._next + size]
+            self._next += size
+            key = self._submitted
+            self._submitted += 1
+            future = submit(self._executor, self._fn, chunk)
+            self._in_flight[key] = (chunk, future)
+            self._order.append(key)
+            if self._callbacks is None:
+                self._callbacks = hasattr(future, "add_done_callback")
+            if self._callbacks:
+                future.add_done_callback(functools.partial(_put_index, self._finished, key))
+
+    def __iter__(self) -> Iterator[tuple[list, Any]]:
+        try:
+            self._fill()
+            while self._in_flight:
+                key = self._finished.get() if self._callbacks else self._order[len(self._order) - len(self._in_flight)]
+                chunk, future = self._in_flight.pop(key)
+                yield chunk, future
+                self._fill()
+        finally:
+            for _, future in self._in_flight.values():
+                future.cancel()
+
+
+def worker_count(executor: Any) -> int:
+    """How many runs ``executor`` runs at once (a guess for executors it does not know)."""
+    if isinstance(executor, InlineExecutor):
+        return 1
+    count = getattr(executor, "_max_workers", None)  # concurrent.futures pools
+    if isinstance(count, int):
+        return count
+    with contextlib.suppress(Exception):
+        if hasattr(executor, "nthreads") and hasattr(executor, "scheduler_info"):  # dask.distributed.Client
+            return max(1, sum(executor.nthreads().values()))
+    if isinstance(executor, RayExecutor):
+        with contextlib.suppress(Exception):
+            return max(1, int(executor._ray.cluster_resources().get("CPU", 1)))
+    return os.cpu_count() or 1
+
+
+def simulate_batch(runs: Sequence[Run], plan: PlanRef, parts: str, max_memory: Optional[int] = None,
+                   keep: str = "tables", measure: Optional[Callable[[Any, Run], Any]] = None,
+                   engine: str = "cclab") -> dict[str, Any]:
+    """Worker entry point of a stored sweep: run each of ``runs`` (:func:`simulate`) and
+    write them as one part of the store whose parts directory is ``parts``
+    (:func:`cclab.store.sweeps.write_part`). Returns ``{"status": "ok", "part": id,
+    "runs": [(status, error), ...]}`` in the order of ``runs``, or ``{"status":
+    "store-error", "error": ...}`` when the part cannot be written; both with the
+    worker's provenance."""
+    from cclab.store.sweeps import FinishedRun, write_part
+
+    started = time.perf_counter()
+    finished = []
+    for run in runs:
+        reply = simulate(run, max_memory=max_memory, keep=keep, measure=measure, engine=engine)
+        if reply["status"] == "ok":
+            finished.append(FinishedRun(run, reply, reply.get("system", {}), reply.get("tables", {}),
+                                        reply["result_json_zlib"], measured=reply.get("measured"),
+                                        measure_version=str(getattr(measure, "version", ""))))
+        else:
+            finished.append(FinishedRun(run, reply, error=reply["error"]))
+    provenance = local_provenance()
+    try:
+        part = write_part(Path(parts), plan, finished)
+    except OSError as error:
+        return {"status": "store-error", "parts": parts, **provenance,
+                "error": f"{provenance['host']} cannot write the store's parts in {parts}: "
+                         f"{error.strerror or error}"}
+    return {"status": "ok", "part": part, "parts": parts, "elapsed_s": time.perf_counter() - started, **provenance,
+            "runs": [("ok", None) if done.ok else ("error", done.error) for done in finished]}
 
 
 def simulate(job: Union[str, Run], max_memory: Optional[int] = None, keep: str = "tables",
@@ -308,17 +499,41 @@ def run_engine(engine: str, scenario_json: str, max_memory: Optional[int] = None
 def estimated_cost(scenario: Mapping[str, Any]) -> float:
     """Rough relative cost of a run, to start the costliest first: the fastest link's
     rate × duration (packets), ×5 when traced."""
-    from cclab.core import duration_s, rate_bps
-
     try:
         topology = scenario.get("topology") or {}
         links = [value for value in topology.values() if isinstance(value, Mapping) and "rate" in value]
         links += [link for link in topology.get("links") or [] if isinstance(link, Mapping) and "rate" in link]
-        rate = max((rate_bps(str(link["rate"])) for link in links), default=1e8)
+        rate = max((_rate_bps(str(link["rate"])) for link in links), default=1e8)
         traced = 5 if any((scenario.get("trace") or {}).values()) else 1
-        return rate * duration_s(str(scenario.get("duration", "10s"))) * traced
+        return rate * _duration_s(str(scenario.get("duration", "10s"))) * traced
     except Exception:  # the order is only a hint; validation reports bad values
         return 0.0
+
+
+def warm_up() -> None:
+    """Import what a worker needs to run and store runs (pandas, pyarrow, the engine):
+    done in the driver before a process pool forks, and in each Dask worker once, so no
+    run pays for it."""
+    import pyarrow.parquet  # noqa: F401
+
+    import cclab.core  # noqa: F401
+    import cclab.results  # noqa: F401
+    import cclab.store.sweeps  # noqa: F401
+    from cclab.analysis import metrics  # noqa: F401
+
+
+@functools.lru_cache(maxsize=4096)
+def _rate_bps(text: str) -> int:
+    from cclab.core import rate_bps
+
+    return rate_bps(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _duration_s(text: str) -> float:
+    from cclab.core import duration_s
+
+    return duration_s(text)
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -380,7 +595,7 @@ class in_completion_order:
         self._items = list(items)
         if cost is not None:
             self._items.sort(key=cost, reverse=True)  # stable: equal costs keep their order
-        self._futures = [executor.submit(fn, payload(item)) for item in self._items]
+        self._futures = [submit(executor, fn, payload(item)) for item in self._items]
         self._finished: Optional[queue.Queue] = None
         self._yielded = 0
         if all(hasattr(future, "add_done_callback") for future in self._futures):
@@ -403,6 +618,15 @@ class in_completion_order:
         finally:
             for future in self._futures:
                 future.cancel()
+
+
+def submit(executor: Any, fn: Callable, argument: Any) -> Any:
+    """``executor.submit(fn, argument)``; to a Dask client as an impure task, which spares
+    Dask hashing the argument (a chunk of whole scenarios) for a task key: ~3 ms of the
+    driver's CPU per run otherwise."""
+    if type(executor).__module__.startswith("distributed"):
+        return executor.submit(fn, argument, pure=False)
+    return executor.submit(fn, argument)
 
 
 def _put_index(finished: queue.Queue, index: int, _future: Any) -> None:
@@ -445,6 +669,7 @@ def _owned_executor(executor: Any, jobs: Optional[int], runs: int):
         yield InlineExecutor()
         return
     workers = max(1, min(jobs or os.cpu_count() or 1, max(runs, 1)))
+    warm_up()  # the forked workers inherit what a run needs, instead of each importing it
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_exit_with_parent, initargs=(os.getpid(),))
     try:
         pool.submit(os.getpid).result()  # starts the workers now (all of them, with fork)
@@ -493,12 +718,19 @@ def _dask_client(workers: Optional[int], scheduler: Optional[str]):
         except OSError as error:
             raise SweepError(f"--scheduler {scheduler}: cannot connect ({error})") from None
         with client:
+            with contextlib.suppress(Exception):  # workers without cclab fail their runs, with a message
+                client.run(warm_up)
             yield client
         return
     cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
                            dashboard_address=None)
     with cluster, Client(cluster) as client:
+        client.run(warm_up)
         yield client
+
+
+def _call(fn: Callable, *args: Any, **kwargs: Any) -> Any:
+    return fn(*args, **kwargs)
 
 
 class RayExecutor(Executor):
@@ -513,13 +745,12 @@ class RayExecutor(Executor):
         self._owns_runtime = not ray.is_initialized()
         if self._owns_runtime:
             ray.init(address=address, num_cpus=None if address else num_cpus, log_to_driver=False)
-        self._remote = {}
+        # One remote function that calls whatever it is given: ray.remote takes only plain
+        # functions, and what is submitted is usually a partial (pickled with its task).
+        self._remote = self._ray.remote(_call)
 
     def submit(self, fn: Callable, /, *args: Any, **kwargs: Any) -> Future:
-        remote = self._remote.get(fn)
-        if remote is None:
-            remote = self._remote[fn] = self._ray.remote(fn)
-        return remote.remote(*args, **kwargs).future()
+        return self._remote.remote(fn, *args, **kwargs).future()
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         if self._owns_runtime and self._ray.is_initialized():
