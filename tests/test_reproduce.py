@@ -79,7 +79,10 @@ def test_killed_reproduction_resumes_and_recomputes_nothing_stored(uninterrupted
     assert not (out / "summary.md").exists()  # no figure is drawn from a partial set
     with SweepStore(out / "runs.duckdb", read_only=True) as store:
         stored = store.stored_run_ids()
-    assert set(finished) <= stored and len(stored) < RUNS
+    # Every run the driver reported is stored. (How many more it recorded in the same
+    # second depends on the machine: all 16 on a fast one. The resume below must then
+    # simulate exactly the rest, possibly none; tests/test_sweep.py kills sweeps mid-way.)
+    assert set(finished) <= stored
 
     resumed = subprocess.run(cclab_command(*FIGURE_2, "--out", out, "--jobs", "2"), capture_output=True, text=True,
                              timeout=600)
