@@ -14,6 +14,7 @@ from cclab._core import (InternalError, ScenarioError, flow_windows_json, loss_o
 from cclab._core import jain_index as _jain_index
 from cclab._core import parse_duration as _parse_duration
 from cclab._core import parse_rate as _parse_rate
+from cclab._core import parse_size as _parse_size
 from cclab._core import schedule_windows as _schedule_windows
 
 if TYPE_CHECKING:
@@ -24,23 +25,31 @@ if TYPE_CHECKING:
 # scenario (the benchmark worker) then starts in a third of the time.
 
 __all__ = ["InternalError", "ScenarioError", "run_json", "validate_json", "topology_json", "warnings_json", "version",
-           "duration_s", "rate_bps", "schedule_windows", "jain_index", "flow_windows_json",
+           "duration_s", "rate_bps", "size_bytes", "schedule_windows", "jain_index", "flow_windows_json",
            "loss_outages_json"]
 
 
 def duration_s(value: Any) -> float:
-    """A scenario duration (``"25ms"``, or a number of seconds) in seconds, by the
-    engine's rules; a bad one is a ScenarioError."""
+    """A scenario duration (``"25ms"``; a bare number is refused but 0) in seconds, by
+    the engine's rules; a bad one is a ScenarioError."""
     import json
 
     return _parse_duration(json.dumps(value))
 
 
 def rate_bps(value: Any) -> int:
-    """A scenario rate (``"10Mbps"``, or bits per second) in bits per second."""
+    """A scenario rate (``"10Mbps"``) in bits per second."""
     import json
 
     return _parse_rate(json.dumps(value))
+
+
+def size_bytes(value: Any) -> int:
+    """A scenario size (``"1000B"``, ``"1.5kB"``, ``"64KiB"``; a bare number is refused
+    but 0) in bytes."""
+    import json
+
+    return _parse_size(json.dumps(value))
 
 
 def schedule_windows(schedule: Sequence[Sequence[Any]]) -> list[tuple[float, Optional[float]]]:

@@ -43,7 +43,7 @@ fn bases() -> Vec<Value> {
         }),
         // ns-2's rules: Sack1 recovery, its clock, RED/ECN marks, small windows.
         json!({
-            "duration": "2s", "seed": 5, "profile": "ns2", "packet_size": 500,
+            "duration": "2s", "seed": 5, "profile": "ns2", "packet_size": "500B",
             "topology": {"kind": "dumbbell",
                 "bottleneck": {"rate": "2Mbps", "delay": "10ms", "buffer": 8, "queue": {"kind": "red", "ecn": true}},
                 "source_access": {"rate": "20Mbps", "delay": "2ms"},

@@ -42,7 +42,7 @@ fn reported_inputs_get_errors_naming_field_value_and_limit() {
             dumbbell("", flow, "").replace("buffer = 50", "buffer = \"1bdp\"").replace("\"25ms\"", "\"0s\"").replace("\"5ms\"", "\"0s\""),
             "topology.bottleneck.buffer: the default buffer \"1bdp\" is 0.00 packets here (10Mbps × 0s (the nominal RTT: twice the source_access, bottleneck and sink_access delays)",
         ),
-        (dumbbell(", buffer_bytes = 100", flow, ""), "topology.bottleneck.buffer_bytes: 100 bytes holds no data packet (1040 bytes on the wire)"),
+        (dumbbell(", buffer_bytes = \"100B\"", flow, ""), "topology.bottleneck.buffer_bytes: 100 bytes holds no data packet (1040 bytes on the wire)"),
         (dumbbell("", "[[flows]]\ncc = { algorithm = \"aimd\", alpha = 1e300, beta = 0.5 }", ""), "flows[0].cc.alpha: 1e300 is not a number in (0, 1000]"),
         (dumbbell("", "[[flows]]\ntcp = { initial_window = 9.2e18 }", ""), "flows[0].tcp.initial_window: 9.2e18 is above max_window (1000000)"),
         (dumbbell(", queue = { kind = \"red\", target_delay_s = -1 }", flow, ""), "topology.bottleneck.queue.target_delay_s: -1 is not a number of seconds in (0, 10000000]"),

@@ -19,7 +19,8 @@ thread_local! {
 }
 
 fn to_py(err: CoreError) -> PyErr {
-    ScenarioError::new_err(err.0)
+    // (Display keeps the line readable whatever the input echoed in it)
+    ScenarioError::new_err(err.to_string())
 }
 
 /// Run `work`, turning a panic into an InternalError that says where it happened.
@@ -146,6 +147,17 @@ fn parse_rate(value_json: &str) -> PyResult<u64> {
     guarded(|| parse_field::<cclab_core::sim::Rate>(value_json).map(|r| r.bps()))
 }
 
+/// A size (`"1000B"`, `"8GB"`, `"512MiB"`), given as JSON, in bytes: the engine's units
+/// for every byte count of a scenario, and for the memory limit.
+#[pyfunction]
+fn parse_size(value_json: &str) -> PyResult<u64> {
+    guarded(|| parse_field::<SizeField>(value_json).map(|size| size.0))
+}
+
+/// A byte count as a scenario's size fields read it (a bare number refused but 0).
+#[derive(serde::Deserialize)]
+struct SizeField(#[serde(with = "cclab_core::sim::units::bytes")] u64);
+
 /// The engine's schedule rule: for `[[time, number], ...]` (JSON), when each flow runs,
 /// as (start_s, stop_s or None).
 #[pyfunction]
@@ -165,7 +177,7 @@ fn jain_index(values: Vec<f64>) -> f64 {
 
 fn parse_field<T: serde::de::DeserializeOwned>(value_json: &str) -> Result<T, CoreError> {
     let value: serde_json::Value = serde_json::from_str(value_json).map_err(|e| CoreError(e.to_string()))?;
-    cclab_core::schema::deserialize_with_path(value).map_err(CoreError)
+    cclab_core::schema::from_value(&value).map_err(CoreError)
 }
 
 #[pyfunction]
@@ -199,6 +211,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for function in [
         wrap_pyfunction!(parse_duration, m)?,
         wrap_pyfunction!(parse_rate, m)?,
+        wrap_pyfunction!(parse_size, m)?,
         wrap_pyfunction!(schedule_windows, m)?,
         wrap_pyfunction!(jain_index, m)?,
     ] {
