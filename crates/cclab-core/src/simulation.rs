@@ -243,6 +243,8 @@ pub struct Simulation {
     /// (at this time), with a warning.
     trace_rows_left: u64,
     trace_stopped_at: Option<Time>,
+    /// What to raise when the traces reach the memory limit, in the caller's words.
+    raise_hint: String,
     payload_bytes: u32,
     bin_width: Time,
     counts: Counts,
@@ -259,15 +261,28 @@ struct Counts {
 }
 
 /// What a run may use of the machine.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct RunLimits {
     /// A run whose estimated memory is larger is refused before it allocates anything.
     pub max_memory_bytes: u64,
+    /// How the caller names the limit (`--max-memory` on a command line, `max_memory` in
+    /// Python), so that messages say what to raise in the caller's own words.
+    pub memory_limit_name: Option<String>,
 }
 
 impl Default for RunLimits {
     fn default() -> Self {
-        RunLimits { max_memory_bytes: 8 << 30 }
+        RunLimits { max_memory_bytes: 8 << 30, memory_limit_name: None }
+    }
+}
+
+impl RunLimits {
+    /// "raise --max-memory", or "raise the memory limit" when the caller gave no name.
+    fn raise_hint(&self) -> String {
+        match &self.memory_limit_name {
+            Some(name) => format!("raise {name}"),
+            None => "raise the memory limit".into(),
+        }
     }
 }
 
@@ -305,9 +320,10 @@ pub fn check_memory(scenario: &Scenario, links: u64, limits: &RunLimits) -> Resu
         _ => format!("{links} link directions"),
     };
     Err(ScenarioError(format!(
-        "{field}: {why}: the run would need about {}, above the limit of {} (raise it with --max-memory)",
+        "{field}: {why}: the run would need about {}, above the limit of {} ({})",
         human_bytes(total),
-        human_bytes(limits.max_memory_bytes)
+        human_bytes(limits.max_memory_bytes),
+        limits.raise_hint()
     )))
 }
 
@@ -478,6 +494,7 @@ impl Simulation {
             trace_key: String::new(),
             trace_rows_left: share / BYTES_PER_TRACE_ROW,
             trace_stopped_at: None,
+            raise_hint: limits.raise_hint(),
             counts: Counts::default(),
             scenario,
         };
@@ -804,10 +821,16 @@ impl Simulation {
             metrics.throughput_mbps = mbps(metrics.data_packets_sent * payload);
             flows.push(metrics);
         }
-        let groups = (0..self.scenario.flows.len())
-            .map(|g| {
-                let members: Vec<&FlowMetrics> =
-                    flows.iter().zip(&self.flows).filter(|(_, f)| f.group == g).map(|(m, _)| m).collect();
+        // Each group's flows in flow order (one pass: a scenario may have 100 000 groups).
+        let mut members_of: Vec<Vec<&FlowMetrics>> = vec![Vec::new(); self.scenario.flows.len()];
+        for (metrics, flow) in flows.iter().zip(&self.flows) {
+            members_of[flow.group].push(metrics);
+        }
+        let silent = silent_flow_warnings(&self.scenario, &members_of, self.horizon);
+        let groups = members_of
+            .iter()
+            .enumerate()
+            .map(|(g, members)| {
                 let group = &self.scenario.flows[g];
                 GroupMetrics {
                     name: self.scenario.group_name(g),
@@ -888,16 +911,19 @@ impl Simulation {
             }),
         });
         let mut warnings = self.scenario.warnings();
+        warnings.extend(silent);
         if let Some(at) = self.trace_stopped_at {
             warnings.push(format!(
-                "trace.flows: stopped at {} s, when the traces reached the memory limit (raise --max-memory, or trace a shorter run or fewer flows)",
-                crate::schema::Num(at as f64 / NS_PER_SEC as f64)
+                "trace.flows: stopped at {} s, when the traces reached the memory limit ({}, or trace a shorter run or fewer flows)",
+                crate::schema::Num(at as f64 / NS_PER_SEC as f64),
+                self.raise_hint
             ));
         }
         if let Some(x) = bottleneck.extras.as_ref().filter(|x| x.queue_trace_full) {
             warnings.push(format!(
-                "trace.queue: stopped after {} samples, at the memory limit (raise --max-memory, or trace a shorter run)",
-                x.queue_trace_limit
+                "trace.queue: stopped after {} samples, at the memory limit ({}, or trace a shorter run)",
+                x.queue_trace_limit,
+                self.raise_hint
             ));
         }
         RunResult {
@@ -922,6 +948,38 @@ impl Simulation {
             traces,
         }
     }
+}
+
+/// A warning for each group whose flows, started before the end of the run, delivered
+/// nothing at all (a run shorter than a round trip, a delay of hours, a link that loses
+/// everything): the result is legal, and almost certainly not what was meant. (A few
+/// flows of a group starved by the others are a result, not a mistake: no warning.)
+/// Groups that start after the end have their own warning ([`Scenario::warnings`]).
+fn silent_flow_warnings(scenario: &Scenario, members_of: &[Vec<&FlowMetrics>], horizon: Time) -> Vec<String> {
+    let end_s = horizon as f64 / NS_PER_SEC as f64;
+    let mut warnings = Vec::new();
+    for (g, members) in members_of.iter().enumerate() {
+        let started: Vec<&&FlowMetrics> = members.iter().filter(|m| m.start_s < end_s).collect();
+        if started.is_empty() || started.iter().any(|m| m.goodput_mbps > 0.0) {
+            continue;
+        }
+        let which = match started.len() {
+            1 => "its flow".to_string(),
+            n => format!("none of its {n} flows"),
+        };
+        // A round trip longer than what was left of the run explains it; otherwise say
+        // where to look.
+        let shortest_rtt_ms = started.iter().map(|m| m.base_rtt_ms).fold(f64::INFINITY, f64::min);
+        let latest_start_s = started.iter().map(|m| m.start_s).fold(0.0, f64::max);
+        let rtt = crate::sim::Duration((shortest_rtt_ms * 1e6).round() as u64);
+        let verb = if started.len() == 1 { "delivered no data" } else { "delivered any data" };
+        warnings.push(if shortest_rtt_ms / 1e3 >= end_s - latest_start_s {
+            format!("flows[{g}]: {which} {verb}: the {} run ends before a round trip ({rtt}) is over", scenario.duration)
+        } else {
+            format!("flows[{g}]: {which} {verb} in the {} run; check the delays, rates and loss on the path", scenario.duration)
+        });
+    }
+    warnings
 }
 
 /// Validate and run a scenario.

@@ -202,7 +202,7 @@ fn check(doc: &Value) -> Result<(), TestCaseError> {
         }
         Ok(scenario) if runnable(&scenario) => {
             count(&RAN);
-            let limits = RunLimits { max_memory_bytes: 1 << 30 };
+            let limits = RunLimits { max_memory_bytes: 1 << 30, memory_limit_name: None };
             let result = std::panic::catch_unwind(|| run_with_limits(scenario, &limits));
             let result = result.map_err(|_| TestCaseError::fail(format!("the engine panicked on {text}")))?;
             if let Ok(result) = result {

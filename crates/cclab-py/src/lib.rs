@@ -43,17 +43,19 @@ fn validate_json(scenario_json: &str) -> PyResult<String> {
 /// The warnings (legal but probably unintended settings) of a scenario given as JSON.
 #[pyfunction]
 fn warnings_json(scenario_json: &str) -> PyResult<Vec<String>> {
-    guarded(|| Scenario::from_json_str(scenario_json).map(|s| s.warnings()))
+    guarded(|| Scenario::from_json_str(scenario_json).map(|s| s.warnings().iter().map(|w| cclab_core::schema::bounded(w)).collect()))
 }
 
 /// Validate and run a scenario given as JSON; return the result as JSON. A run whose
-/// estimated memory exceeds `max_memory_bytes` (default 8 GiB) is refused up front.
+/// estimated memory exceeds `max_memory_bytes` (default 8 GiB) is refused up front;
+/// `memory_limit_name` is what the caller calls that limit (`--max-memory`, `max_memory`),
+/// for the messages that say to raise it.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, max_memory_bytes=None))]
-fn run_json(py: Python<'_>, scenario_json: &str, max_memory_bytes: Option<u64>) -> PyResult<String> {
+#[pyo3(signature = (scenario_json, max_memory_bytes=None, memory_limit_name=None))]
+fn run_json(py: Python<'_>, scenario_json: &str, max_memory_bytes: Option<u64>, memory_limit_name: Option<String>) -> PyResult<String> {
     let scenario = guarded(|| Scenario::from_json_str(scenario_json))?;
     let normalized = scenario.to_json();
-    let mut limits = RunLimits::default();
+    let mut limits = RunLimits { memory_limit_name, ..RunLimits::default() };
     if let Some(bytes) = max_memory_bytes {
         limits.max_memory_bytes = bytes;
     }
