@@ -82,13 +82,14 @@ def cli():
 
 
 # ---------------------------------------------------------------- external references
-# Tests marked ns2 (cross-checks against ns-2.35) or chromium (report pages loaded in a
-# browser) need those programs. Off CI a missing one skips its tests. Under CI
+# Tests marked ns2 (cross-checks against ns-2.35), chromium (report pages loaded in a
+# browser), tcpdump or tcptrace (pcap files read by them) need those programs. Off CI a missing one skips its tests. Under CI
 # (CI=true; .ci/run sets it and installs both, failing if it cannot) nothing is skipped,
 # and the session fails unless tests of each kind were collected and passed, so CI can
 # never pass without its external references.
 IN_CI = os.environ.get("CI", "").lower() == "true"
-EXTERNAL = {"ns2": ("ns",), "chromium": ("chromium", "chromium-browser", "google-chrome")}
+EXTERNAL = {"ns2": ("ns",), "chromium": ("chromium", "chromium-browser", "google-chrome"),
+            "tcpdump": ("tcpdump",), "tcptrace": ("tcptrace",)}
 _external_runs: dict[str, collections.Counter] = {"collected": collections.Counter(), "passed": collections.Counter()}
 
 
@@ -99,6 +100,8 @@ def external_available(kind: str) -> bool:
 def pytest_configure(config):
     config.addinivalue_line("markers", "ns2: cross-checks that run ns-2.35 (`ns`)")
     config.addinivalue_line("markers", "chromium: tests that load a page in headless Chromium")
+    config.addinivalue_line("markers", "tcpdump: tests that read a written pcap file with tcpdump")
+    config.addinivalue_line("markers", "tcptrace: tests that analyse a written pcap file with tcptrace")
 
 
 def pytest_collection_modifyitems(config, items):

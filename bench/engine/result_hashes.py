@@ -8,8 +8,8 @@ to at most 30 s to keep the whole set to a minute or two. The hash covers the re
 every field (flows, links, bins, traces, conservation, warnings) except the wall time and
 the normalised scenario it echoes. ``--root DIR`` reads another checkout's experiments/
 (to compare two builds on the same files). ``--new-field NAME`` (repeatable) leaves out a
-result field the change adds, wherever it appears, so the rest can be compared with a
-build that lacks it.
+result field the change adds, wherever it appears (or only there, for a dotted path such
+as ``traces.links``), so the rest can be compared with a build that lacks it.
 """
 from __future__ import annotations
 
@@ -60,9 +60,18 @@ def main() -> int:
 
 
 def _without(value, fields: set[str]):
-    """``value`` with every mapping's keys in ``fields`` left out, at any depth."""
+    """``value`` with every mapping's keys in ``fields`` left out, at any depth; a dotted
+    field (``traces.links``) only at its path."""
     if not fields:
         return value
+    for path in [f for f in fields if "." in f]:
+        *parents, last = path.split(".")
+        node = value
+        for key in parents:
+            node = node.get(key) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            node.pop(last, None)
+    fields = {f for f in fields if "." not in f}
     if isinstance(value, dict):
         return {k: _without(v, fields) for k, v in value.items() if k not in fields}
     if isinstance(value, list):

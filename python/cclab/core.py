@@ -9,8 +9,9 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # (not imported from typing, which alone costs more than the rest)
 
-from cclab._core import (InternalError, ScenarioError, flow_windows_json, loss_outages_json, run_json, topology_json,
+from cclab._core import (InternalError, ScenarioError, flow_windows_json, loss_outages_json, topology_json,
                          validate_json, version, warnings_json)
+from cclab._core import run_json as _run_json
 from cclab._core import jain_index as _jain_index
 from cclab._core import parse_duration as _parse_duration
 from cclab._core import parse_rate as _parse_rate
@@ -27,6 +28,18 @@ if TYPE_CHECKING:
 __all__ = ["InternalError", "ScenarioError", "run_json", "validate_json", "topology_json", "warnings_json", "version",
            "duration_s", "rate_bps", "size_bytes", "schedule_windows", "jain_index", "flow_windows_json",
            "loss_outages_json"]
+
+
+def run_json(scenario_json: str, max_memory_bytes: Optional[int] = None, memory_limit_name: Optional[str] = None) -> str:
+    """Run a scenario given as JSON; the result as JSON. ``memory_limit_name`` is how the
+    caller names the memory limit in messages (``max_memory``, ``--max-memory``). Groups
+    with ``algorithm = "python"`` get their controllers from :mod:`cclab.cc` (imported only
+    then)."""
+    if '"python"' in scenario_json:
+        from cclab.cc import controller_factory
+
+        return _run_json(scenario_json, max_memory_bytes, memory_limit_name, controller_factory())
+    return _run_json(scenario_json, max_memory_bytes, memory_limit_name)
 
 
 def duration_s(value: Any) -> float:

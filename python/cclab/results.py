@@ -29,7 +29,7 @@ class Result:
     * ``bottleneck_bins``: the bottleneck per bin (arrivals, drops, transmitted bytes,
       utilization, loss rate).
     * ``system_bins``: allotted system goodput and allotted fairness per bin (paper §4.2).
-    * ``traces``: ``{"flows": ..., "bottleneck_queue": ...}`` DataFrames, or None when the
+    * ``traces``: ``{"flows": ..., "bottleneck_queue": ..., "links": ...}`` DataFrames, or None when the
       scenario asked for no tracing.
     """
 
@@ -157,11 +157,20 @@ class Result:
             tables["flows"] = flows[window + sorted(c for c in flows.columns if c not in window)]
         if traces.get("bottleneck_queue"):
             tables["bottleneck_queue"] = pd.DataFrame(traces["bottleneck_queue"])[["t_s", "packets"]]
+        if traces.get("links"):
+            # one row per (link direction, bin), the link named in the first column
+            tables["links"] = pd.concat(
+                [pd.DataFrame({key: values for key, values in link.items() if key != "name"}).assign(link=link["name"])
+                 for link in traces["links"]],
+                ignore_index=True,
+            )
+            columns = list(tables["links"].columns)
+            tables["links"] = tables["links"][["link"] + [c for c in columns if c != "link"]]
         return tables or None
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """Every table of this result by file stem: flows, groups, links, bins, system_bins
-        and, when traced, trace_flows and trace_bottleneck_queue."""
+        and, when traced, trace_flows, trace_bottleneck_queue and trace_links."""
         tables = {"flows": self.flows, "groups": self.groups, "links": self.links, "bins": self.bins,
                   "system_bins": self.system_bins}
         for name, table in (self.traces or {}).items():

@@ -48,6 +48,10 @@ def load_scenario(source: ScenarioSource, overrides: Overrides = None, origin: s
         scenario = read_stdin()
     elif isinstance(source, (str, PathLike)):
         scenario = read_toml(Path(source))
+        if "python" in str(scenario.get("flows", "")):  # a file names its Python code beside it
+            from cclab.cc import resolve_paths
+
+            resolve_paths(scenario, Path(source).parent)
     else:
         raise ScenarioError(f"the scenario: {_shown_object(source)} is not one; give a TOML file's path, "
                             f"\"-\" for standard input, or a dict")

@@ -401,6 +401,14 @@ pub struct TraceConfig {
     /// Record the bottleneck queue length at every arrival.
     #[serde(default)]
     pub queue: bool,
+    /// Link directions (by name, as in results) whose queue is recorded per bin:
+    /// arrivals, drops, marks, bytes sent, the queue packets found, their sojourn.
+    #[serde(default)]
+    pub links: Vec<String>,
+    /// Link directions whose every transmitted packet is recorded, for a libpcap file
+    /// each (written by the front end; `Traces::captures`).
+    #[serde(default)]
+    pub pcap: Vec<String>,
 }
 
 impl Scenario {

@@ -2,6 +2,8 @@
 //! endpoints, and moves packets between them. It knows no protocol: endpoints are
 //! sans-IO state machines ([`Endpoint`]) that take packets and timer calls and hand back
 //! packets to send. Nothing here knows about Python or files.
+use crate::cc::external::ExternalConfig;
+use crate::cc::{CcConfig, CongestionControl, Controller};
 use crate::app::{PacketSchedule, TcpApplication};
 use crate::metrics::*;
 use crate::net::link::Admission;
@@ -131,9 +133,12 @@ impl Outbox for EngineOutbox<'_> {
             return self.defer(out.size, out.header, ect);
         }
         match self.link.offer(self.now, out.size, out.ect) {
-            Admission::Admitted { schedule, mark_ce, .. } => {
+            Admission::Admitted { arrives, schedule, mark_ce } => {
                 debug_assert!(!self.link.pass_through, "a route's first link is never pass-through");
-                *keep_admitted(self.link, self.link_id, self.events, schedule) = Packet {
+                let captured = self.link.captured;
+                let delay = self.link.delay;
+                let kept = keep_admitted(self.link, self.link_id, self.events, schedule);
+                *kept = Packet {
                     destination: self.destination,
                     size: out.size,
                     route: self.route,
@@ -142,6 +147,9 @@ impl Outbox for EngineOutbox<'_> {
                     class,
                     header: out.header,
                 };
+                if captured {
+                    self.counts.captures.record(self.link_id, arrives - delay, kept, kept.ecn);
+                }
             }
             Admission::Dropped | Admission::Lost => self.counts.dropped[class as usize] += 1,
         }
@@ -177,7 +185,7 @@ fn enqueue_deferred(link: &mut Link, id: LinkId, events: &mut EventQueue, counts
         return;
     }
     if link.enqueue(now, packet) {
-        transmit_next(link, id, events, now);
+        transmit_next(link, id, events, counts, now);
     }
     count_dropped(link, counts);
 }
@@ -191,10 +199,14 @@ fn dequeue_event(link: LinkId) -> Event {
 
 /// A dequeue-time link's transmitter is free at `now`: send the next packet, scheduling
 /// when the transmitter is free again and, if the link had nothing in flight, the arrival.
-fn transmit_next(link: &mut Link, id: LinkId, events: &mut EventQueue, now: Time) {
+fn transmit_next(link: &mut Link, id: LinkId, events: &mut EventQueue, counts: &mut Counts, now: Time) {
     let sent = link.transmit_next(now);
     if let Some(at) = sent.free_at {
         events.schedule(at, dequeue_event(id));
+        if link.captured {
+            let packet = *link.kept_slot();
+            counts.captures.record(id, at, &packet, packet.ecn);
+        }
     }
     if let Some(at) = sent.schedule_arrival {
         events.schedule(at, Event::LinkArrival(id));
@@ -258,6 +270,63 @@ struct Counts {
     dropped: [u64; PacketClass::COUNT],
     /// Whose arrival at their host (or next link) falls after the end of the run.
     late: [u64; PacketClass::COUNT],
+    /// What the links named in `trace.pcap` transmitted.
+    captures: Captures,
+}
+
+/// The link direction a `trace.links` / `trace.pcap` entry names, or an error naming it.
+fn named_link(graph: &Graph, field: &str, k: usize, name: &str) -> Result<LinkId, ScenarioError> {
+    graph.link_id(name).ok_or_else(|| {
+        let known: Vec<String> = (0..graph.links.len().min(8)).map(|l| graph.link_name(l as LinkId)).collect();
+        let more = if graph.links.len() > 8 { ", ..." } else { "" };
+        ScenarioError(format!(
+            "{field}[{k}]: no link direction is named {:?} (they are named \"FROM-TO\": {}{more})",
+            crate::schema::shortened(name),
+            known.join(", ")
+        ))
+    })
+}
+
+/// The packet captures of the links named in `trace.pcap` (those with
+/// `Link::captured`), up to a number of packets the memory limit allows.
+#[derive(Default)]
+struct Captures {
+    by_link: Vec<(LinkId, Capture)>,
+    /// Packets that may still be recorded, all captures together.
+    room: usize,
+}
+
+/// A captured packet's share of memory (its columns, and its JSON on the way out).
+const BYTES_PER_CAPTURED_PACKET: u64 = 120;
+
+impl Captures {
+    /// Link `link` transmitted `packet` (with ECN bits `ecn`), its last bit leaving at `at`.
+    #[cold]
+    #[inline(never)]
+    fn record(&mut self, link: LinkId, at: Time, packet: &Packet, ecn: u8) {
+        let Some((_, capture)) = self.by_link.iter_mut().find(|(l, _)| *l == link) else { return };
+        if self.room == 0 {
+            capture.truncated = true;
+            return;
+        }
+        self.room -= 1;
+        let (kind, seq, ack, flags) = match packet.header {
+            Header::TcpData { seq, syn: true, .. } => (Capture::SYN, seq, 0, 0),
+            Header::TcpData { seq, cwr, .. } => (Capture::TCP_DATA, seq, 0, if cwr { Capture::CWR } else { 0 }),
+            Header::TcpAck(ack) => (Capture::TCP_ACK, 0, ack.cumulative, if ack.ece { Capture::ECE } else { 0 }),
+            Header::Udp { seq, .. } => (Capture::UDP, seq, 0, 0),
+            Header::TfrcData(data) => (Capture::TFRC_DATA, data.seq, 0, 0),
+            Header::TfrcFeedback(_) => (Capture::TFRC_FEEDBACK, 0, 0, 0),
+        };
+        capture.t_ns.push(at);
+        capture.bytes.push(packet.size);
+        capture.flow.push(flow_of(packet.destination));
+        capture.kind.push(kind);
+        capture.seq.push(seq);
+        capture.ack.push(ack);
+        capture.flags.push(flags);
+        capture.ecn.push(ecn);
+    }
 }
 
 /// What a run may use of the machine.
@@ -307,16 +376,19 @@ pub fn check_memory(scenario: &Scenario, links: u64, limits: &RunLimits) -> Resu
         ("bin_width", flows.saturating_mul(bins).saturating_mul(BYTES_PER_BIN)),
         ("flows", flows * BYTES_PER_FLOW + flow_links * BYTES_PER_LINK),
         ("topology", topology_links * BYTES_PER_LINK),
+        // a traced link's bins: nine 8-byte counters per bin
+        ("trace.links", (scenario.trace.links.len() as u64).saturating_mul(bins).saturating_mul(72)),
     ];
     let total = parts.iter().fold(0u64, |sum, &(_, bytes)| sum.saturating_add(bytes));
     if total <= limits.max_memory_bytes {
         return Ok(total);
     }
-    let (field, _) = parts.iter().max_by_key(|&&(_, bytes)| bytes).expect("three parts");
+    let (field, _) = parts.iter().max_by_key(|&&(_, bytes)| bytes).expect("four parts");
     let why = match *field {
         "bin_width" => format!("{} makes {bins} bins for each of {flows} flows", scenario.bin_width),
         "flows" if flow_links > 0 => format!("{flows} flows ({flow_links} link directions)"),
         "flows" => format!("{flows} flows"),
+        "trace.links" => format!("{} traced link directions of {bins} bins each", scenario.trace.links.len()),
         _ => format!("{links} link directions"),
     };
     Err(ScenarioError(format!(
@@ -348,13 +420,28 @@ impl Simulation {
 
     /// A simulation of `scenario` if it fits `limits` (checked before anything is built).
     pub fn with_limits(scenario: Scenario, limits: &RunLimits) -> Result<Simulation, ScenarioError> {
+        Simulation::with_controllers(scenario, limits, None)
+    }
+
+    /// As [`Simulation::with_limits`], with `controllers` making the congestion control
+    /// of each flow whose group declares `algorithm = "python"` (the front end's: the
+    /// core holds no Python); an error from it is the scenario's, one line. Without it
+    /// such a scenario is refused.
+    pub fn with_controllers(
+        scenario: Scenario,
+        limits: &RunLimits,
+        mut controllers: Option<&mut ControllerFactory<'_>>,
+    ) -> Result<Simulation, ScenarioError> {
         let plans = scenario.flow_windows();
         let mut graph = scenario.expand_topology()?;
         let needed = check_memory(&scenario, graph.links.len() as u64, limits)?;
         // Traces grow with the events and cannot be foreseen: they get what the estimate
-        // leaves under the limit (halved when both are on), and stop when it is spent.
+        // leaves under the limit (shared by those on: flows, queue, pcap), and stop when
+        // it is spent.
         let spare = limits.max_memory_bytes - needed;
-        let share = if scenario.trace.flows && scenario.trace.queue { spare / 2 } else { spare };
+        let trace = &scenario.trace;
+        let kinds = [trace.flows, trace.queue, !trace.pcap.is_empty()].iter().filter(|&&on| on).count().max(1);
+        let share = spare / kinds as u64;
         // Event ids carry a link direction, or on the timer heap an endpoint (two per
         // flow) or a dequeue-time link (counted down from the top).
         let dequeue_links = graph.links.iter().filter(|d| graph.params[d.params as usize].queue.dequeues()).count();
@@ -404,7 +491,15 @@ impl Simulation {
                     if cc.dctcp_ecn() {
                         receiver = receiver.with_dctcp_echo();
                     }
-                    let mut controller = cc.build();
+                    let mut controller = match (&cc, controllers.as_mut()) {
+                        (CcConfig::External(config), Some(make)) => Controller::Custom(make(id as u32, config).map_err(ScenarioError)?),
+                        (CcConfig::External(_), None) => {
+                            return Err(ScenarioError(format!(
+                                "flows[{g}].cc.algorithm: \"python\" runs through the Python front end (cclab run, cclab.run), not the core alone"
+                            )))
+                        }
+                        _ => cc.build(),
+                    };
                     crate::cc::CongestionControl::set_seed(&mut controller, rand::Rng::gen(&mut stream(scenario.seed, CC_STREAMS + id as u64)));
                     let mut sender = TcpSender::new(tcp, controller, start, data_bytes, ack_bytes);
                     sender.set_newreno_agent(cc.ns2_agent());
@@ -473,8 +568,31 @@ impl Simulation {
             link.pass_through = pass;
             link.horizon = horizon;
         }
+        let mut traced_links = Vec::with_capacity(scenario.trace.links.len());
+        for (k, name) in scenario.trace.links.iter().enumerate() {
+            let id = named_link(&graph, "trace.links", k, name)?;
+            if traced_links.contains(&id) {
+                return Err(ScenarioError(format!("trace.links[{k}]: {name:?} is named twice")));
+            }
+            traced_links.push(id);
+            links[id as usize].extras_mut().bins = Some(crate::net::link::LinkBins::new(bin_width, bins).detailed());
+        }
+        let mut captures = Captures::default();
+        for (k, name) in scenario.trace.pcap.iter().enumerate() {
+            let id = named_link(&graph, "trace.pcap", k, name)?;
+            if captures.by_link.iter().any(|(l, _)| *l == id) {
+                return Err(ScenarioError(format!("trace.pcap[{k}]: {name:?} is named twice")));
+            }
+            links[id as usize].captured = true;
+            captures.by_link.push((id, Capture { name: name.clone(), ..Default::default() }));
+        }
+        if !captures.by_link.is_empty() {
+            captures.room = (share / BYTES_PER_CAPTURED_PACKET) as usize;
+        }
         let bottleneck = links[graph.bottleneck as usize].extras_mut();
-        bottleneck.bins = Some(crate::net::link::LinkBins::new(bin_width, bins));
+        if bottleneck.bins.is_none() {
+            bottleneck.bins = Some(crate::net::link::LinkBins::new(bin_width, bins));
+        }
         if scenario.trace.queue {
             bottleneck.queue_trace = Some(Vec::new());
             bottleneck.queue_trace_limit = (share / BYTES_PER_QUEUE_SAMPLE) as usize;
@@ -495,7 +613,7 @@ impl Simulation {
             trace_rows_left: share / BYTES_PER_TRACE_ROW,
             trace_stopped_at: None,
             raise_hint: limits.raise_hint(),
-            counts: Counts::default(),
+            counts: Counts { captures, ..Counts::default() },
             scenario,
         };
         // Every source's first deadline is its start; sinks may have none yet (the
@@ -533,7 +651,7 @@ impl Simulation {
     #[inline(never)]
     fn on_link_dequeue(&mut self, now: Time, link: LinkId) {
         let target = &mut self.links[link as usize];
-        transmit_next(target, link, &mut self.events, now);
+        transmit_next(target, link, &mut self.events, &mut self.counts, now);
         count_dropped(target, &mut self.counts);
     }
 
@@ -568,6 +686,9 @@ impl Simulation {
                 Admission::Admitted { arrives, schedule, mark_ce } => {
                     if mark_ce {
                         ecn_bits |= ecn::CE;
+                    }
+                    if target.captured {
+                        self.counts.captures.record(link, arrives - target.delay, packet, ecn_bits);
                     }
                     if !target.pass_through {
                         let kept = keep_admitted(target, link, &mut self.events, schedule);
@@ -903,12 +1024,18 @@ impl Simulation {
             syn_dropped: counts.dropped[syn],
             all_drops: self.links.iter().map(|l| l.stats.queue_drops + l.stats.loss_drops).sum(),
         };
-        let traces = (self.scenario.trace.flows || self.scenario.trace.queue).then(|| Traces {
+        let captures: Vec<Capture> =
+            std::mem::take(&mut self.counts.captures.by_link).into_iter().map(|(_, capture)| capture).collect();
+        let bottleneck = &self.links[self.graph.bottleneck as usize];
+        let trace = &self.scenario.trace;
+        let traces = (trace.flows || trace.queue || !trace.links.is_empty() || !trace.pcap.is_empty()).then(|| Traces {
             flows: self.flows.iter().filter_map(|f| f.trace.clone()).collect(),
             bottleneck_queue: bottleneck.extras.as_ref().and_then(|x| x.queue_trace.as_ref()).map(|samples| QueueTrace {
                 t_s: samples.iter().map(|&(t, _)| t as f64 / NS_PER_SEC as f64).collect(),
                 packets: samples.iter().map(|&(_, q)| q).collect(),
             }),
+            links: trace.links.iter().map(|name| self.link_trace(name)).collect(),
+            captures,
         });
         let mut warnings = self.scenario.warnings();
         warnings.extend(silent);
@@ -916,6 +1043,14 @@ impl Simulation {
             warnings.push(format!(
                 "trace.flows: stopped at {} s, when the traces reached the memory limit ({}, or trace a shorter run or fewer flows)",
                 crate::schema::Num(at as f64 / NS_PER_SEC as f64),
+                self.raise_hint
+            ));
+        }
+        for capture in traces.iter().flat_map(|t| &t.captures).filter(|c| c.truncated) {
+            warnings.push(format!(
+                "trace.pcap: {}'s capture stopped after {} packets, at the memory limit ({}, or capture a shorter run)",
+                capture.name,
+                capture.len(),
                 self.raise_hint
             ));
         }
@@ -982,6 +1117,33 @@ fn silent_flow_warnings(scenario: &Scenario, members_of: &[Vec<&FlowMetrics>], h
     warnings
 }
 
+impl Simulation {
+    /// A traced link's bins as a table (`trace.links`).
+    fn link_trace(&self, name: &str) -> LinkTrace {
+        let id = self.graph.link_id(name).expect("checked when built");
+        let link = &self.links[id as usize];
+        let bins = link.bins().expect("a traced link has bins");
+        let detail = bins.detail.as_ref().expect("a traced link's bins are detailed");
+        let width_s = bins.width as f64 / NS_PER_SEC as f64;
+        let capacity_bytes = link.rate.bps() as f64 / 8.0 * width_s;
+        let mean = |sum: u64, count: u64, scale: f64| if count == 0 { f64::NAN } else { sum as f64 / count as f64 * scale };
+        let n = bins.arrivals.len();
+        LinkTrace {
+            name: name.to_string(),
+            t_s: (0..n).map(|i| i as f64 * width_s).collect(),
+            arrivals: bins.arrivals.clone(),
+            drops: bins.drops.clone(),
+            marks: detail.marks.clone(),
+            transmitted_bytes: bins.transmitted_bytes.clone(),
+            utilization: bins.transmitted_bytes.iter().map(|&b| b as f64 / capacity_bytes).collect(),
+            mean_queue_packets: (0..n).map(|i| mean(detail.queue_packets[i], detail.queued[i], 1.0)).collect(),
+            max_queue_packets: detail.max_queue_packets.clone(),
+            mean_queue_bytes: (0..n).map(|i| mean(detail.queue_bytes[i], detail.queued[i], 1.0)).collect(),
+            mean_sojourn_ms: (0..n).map(|i| mean(detail.sojourn_ns[i], detail.started[i], 1e-6)).collect(),
+        }
+    }
+}
+
 /// Validate and run a scenario.
 pub fn run(scenario: Scenario) -> Result<RunResult, ScenarioError> {
     run_with_limits(scenario, &RunLimits::default())
@@ -990,4 +1152,18 @@ pub fn run(scenario: Scenario) -> Result<RunResult, ScenarioError> {
 /// Validate and run a scenario within `limits`.
 pub fn run_with_limits(scenario: Scenario, limits: &RunLimits) -> Result<RunResult, ScenarioError> {
     Ok(Simulation::with_limits(scenario, limits)?.run())
+}
+
+/// Makes the congestion control of flow `id` (numbered as in results) from its group's
+/// `algorithm = "python"` declaration, or says in one line why it cannot.
+pub type ControllerFactory<'a> = dyn FnMut(u32, &ExternalConfig) -> Result<Box<dyn CongestionControl + Send>, String> + 'a;
+
+/// Validate and run a scenario within `limits`, `controllers` making the flows' external
+/// congestion controls ([`Simulation::with_controllers`]).
+pub fn run_with_controllers(
+    scenario: Scenario,
+    limits: &RunLimits,
+    controllers: &mut ControllerFactory<'_>,
+) -> Result<RunResult, ScenarioError> {
+    Ok(Simulation::with_controllers(scenario, limits, Some(controllers))?.run())
 }

@@ -2,6 +2,9 @@
 //! `cclab._core.ScenarioError` (a ValueError); a panic in the core (a bug) becomes
 //! `cclab._core.InternalError` (a RuntimeError, so `except Exception` catches it), with
 //! the panic's message and place on one line. All logic lives in cclab-core.
+mod python_cc;
+
+use cclab_core::cc::CongestionControl;
 use cclab_core::{RunLimits, Scenario, ScenarioError as CoreError};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -49,10 +52,19 @@ fn warnings_json(scenario_json: &str) -> PyResult<Vec<String>> {
 /// Validate and run a scenario given as JSON; return the result as JSON. A run whose
 /// estimated memory exceeds `max_memory_bytes` (default 8 GiB) is refused up front;
 /// `memory_limit_name` is what the caller calls that limit (`--max-memory`, `max_memory`),
-/// for the messages that say to raise it.
+/// for the messages that say to raise it. `controllers(flow_id, config_json)` makes the
+/// congestion control of each flow of an `algorithm = "python"` group: it returns
+/// `(object, [names of the optional hooks the object's class defines])` (`cclab.cc` does
+/// this); the run then holds the GIL.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, max_memory_bytes=None, memory_limit_name=None))]
-fn run_json(py: Python<'_>, scenario_json: &str, max_memory_bytes: Option<u64>, memory_limit_name: Option<String>) -> PyResult<String> {
+#[pyo3(signature = (scenario_json, max_memory_bytes=None, memory_limit_name=None, controllers=None))]
+fn run_json(
+    py: Python<'_>,
+    scenario_json: &str,
+    max_memory_bytes: Option<u64>,
+    memory_limit_name: Option<String>,
+    controllers: Option<PyObject>,
+) -> PyResult<String> {
     let scenario = guarded(|| Scenario::from_json_str(scenario_json))?;
     let normalized = scenario.to_json();
     let mut limits = RunLimits { memory_limit_name, ..RunLimits::default() };
@@ -60,7 +72,10 @@ fn run_json(py: Python<'_>, scenario_json: &str, max_memory_bytes: Option<u64>, 
         limits.max_memory_bytes = bytes;
     }
     let started = std::time::Instant::now();
-    let result = py.allow_threads(|| guarded(|| cclab_core::run_with_limits(scenario, &limits)))?;
+    let result = match controllers {
+        None => py.allow_threads(|| guarded(|| cclab_core::run_with_limits(scenario, &limits)))?,
+        Some(make) => run_with_python(py, scenario, &limits, make.bind(py))?,
+    };
     let wall_time_s = started.elapsed().as_secs_f64();
     // The result's JSON object with two more keys, written straight to text (a Value
     // tree in between would cost several times the result's size in memory).
@@ -71,6 +86,42 @@ fn run_json(py: Python<'_>, scenario_json: &str, max_memory_bytes: Option<u64>, 
     text.push_str(&normalized);
     text.push_str(&format!(",\"wall_time_s\":{}}}", serde_json::Value::from(wall_time_s)));
     Ok(text)
+}
+
+/// Run with Python congestion controls made by `make` (see [`run_json`]). A Python
+/// exception in a hook, or a value out of range, ends the run as a `ScenarioError`
+/// naming the file, line, method and flow.
+fn run_with_python(py: Python<'_>, scenario: Scenario, limits: &RunLimits, make: &Bound<'_, PyAny>) -> PyResult<cclab_core::RunResult> {
+    let failure = python_cc::Failure::default();
+    let mut factory = |flow: u32, config: &cclab_core::cc::external::ExternalConfig| -> Result<Box<dyn CongestionControl + Send>, String> {
+        let config_json = serde_json::to_string(config).expect("a config serialises");
+        let line = |error: PyErr| error.value_bound(py).str().map(|s| s.to_string()).unwrap_or_else(|_| error.to_string());
+        let made = make.call1((flow, config_json)).map_err(line)?;
+        let (object, hooks): (PyObject, Vec<String>) =
+            made.extract().map_err(|_| format!("flow {flow}: the controller factory returned {made}, not (object, [hook names])"))?;
+        let has = |name: &str| hooks.iter().any(|h| h == name);
+        let hooks = python_cc::Hooks {
+            on_ack_event: has("on_ack_event"),
+            on_recovery_end: has("on_recovery_end"),
+            on_round: has("on_round"),
+            on_rate_sample: has("on_rate_sample"),
+            state: has("state"),
+            pacing_rate: has("pacing_rate"),
+            set_seed: has("set_seed"),
+        };
+        let controller = python_cc::PyController::new(py, object, hooks, config.label(), flow, failure.clone()).map_err(line)?;
+        Ok(Box::new(controller))
+    };
+    match catch_unwind(AssertUnwindSafe(|| cclab_core::run_with_controllers(scenario, limits, &mut factory))) {
+        Ok(result) => result.map_err(to_py),
+        Err(_) => match failure.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            Some(line) => Err(ScenarioError::new_err(line)),
+            None => {
+                let what = LAST_PANIC.with(|last| last.borrow_mut().take()).unwrap_or_else(|| "unknown panic".into());
+                Err(InternalError::new_err(format!("internal error (a bug in cclab; please report it with the scenario): {what}")))
+            }
+        },
+    }
 }
 
 /// Validate a scenario given as JSON; return its topology expanded into nodes, link
@@ -203,6 +254,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }));
     m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
     m.add("InternalError", m.py().get_type_bound::<InternalError>())?;
+    m.add_class::<python_cc::PyWindow>()?;
+    m.add_class::<python_cc::PyAck>()?;
+    m.add_class::<python_cc::PyEvent>()?;
+    m.add_class::<python_cc::PyRateSample>()?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(warnings_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;

@@ -23,8 +23,15 @@ def run(source: ScenarioSource, *, overrides: Overrides = None, max_memory: Unio
     ``overrides`` takes ``"key=value"`` strings or a mapping; keyword arguments are more
     overrides, top-level or dotted: ``run("x.toml", seed=2, **{"flows.0.count": 10})``.
     ``max_memory`` ("16GB", bytes; default 8 GiB): a run estimated to need more is refused
-    before it starts, with a :class:`ScenarioError` naming what makes it big.
+    before it starts, with a :class:`ScenarioError` naming what makes it big. A flow
+    group's ``cc`` may be a Python class (:mod:`cclab.cc`).
     """
+    from cclab.cc import bind_objects, bind_value  # a class as a flow group's cc
+
+    source = bind_objects(source)
+    if isinstance(overrides, Mapping):
+        overrides = {key: bind_value(value) for key, value in overrides.items()}
+    settings = {key: bind_value(value) for key, value in settings.items()}
     scenario = apply_overrides(load_scenario(source, overrides), settings)
     return Result(json.loads(run_json(scenario_json(scenario), parse_memory(max_memory), "max_memory")))
 

@@ -134,6 +134,10 @@ def _write_files(result: Result, directory: Path) -> None:
     (directory / "scenario.toml").write_text(scenario_toml(result.scenario), encoding="utf-8")
     (directory / RESULT_FILE).write_text(result.to_json(), encoding="utf-8")
     (directory / META_FILE).write_text(json.dumps(metadata(result), indent=2) + "\n", encoding="utf-8")
+    if (result.raw.get("traces") or {}).get("captures"):
+        from cclab.store.pcap import write_all
+
+        write_all(result, directory)  # pcap/<link>.pcap
 
 
 def _check_replaceable(target: Path) -> None:

@@ -12,6 +12,7 @@ pub mod binomial;
 pub mod cubic;
 pub mod dctcp;
 pub mod estimators;
+pub mod external;
 pub mod minmax;
 pub mod mraimd;
 pub mod reno;
@@ -336,6 +337,8 @@ algorithms! {
     "dctcp" => Dctcp(dctcp::DctcpConfig),
     /// BBR v1 (Cardwell et al. 2016, Linux tcp_bbr.c): a paced model of the path.
     "bbr" => Bbr(bbr::BbrConfig),
+    /// Written in Python: the front end supplies each flow's controller.
+    "python" => External(external::ExternalConfig),
 }
 
 /// The slowness parameter b of TCP(1/b) and SQRT(1/b): the decrease is 1/b.

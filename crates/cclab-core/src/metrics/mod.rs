@@ -161,6 +161,72 @@ pub struct QueueTrace {
 pub struct Traces {
     pub flows: Vec<FlowTrace>,
     pub bottleneck_queue: Option<QueueTrace>,
+    /// One per link direction named in `trace.links`, in the order named.
+    pub links: Vec<LinkTrace>,
+    /// One per link direction named in `trace.pcap`, in the order named.
+    pub captures: Vec<Capture>,
+}
+
+/// Every packet a link direction transmitted (`trace.pcap`), a column each: when its
+/// transmission ended (`t_ns`), its bytes on the wire, its flow, what it is (`kind`:
+/// [`Capture::TCP_DATA`] ...), its sequence number (segments; UDP and TFRC: the packet's
+/// number), the cumulative ACK it carries (segments), flags ([`Capture::CWR`] ...) and
+/// its ECN bits as sent on (01 ECT, 11 CE).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Capture {
+    pub name: String,
+    pub t_ns: Vec<u64>,
+    pub bytes: Vec<u32>,
+    pub flow: Vec<u32>,
+    pub kind: Vec<u8>,
+    pub seq: Vec<u32>,
+    pub ack: Vec<u32>,
+    pub flags: Vec<u8>,
+    pub ecn: Vec<u8>,
+    /// The capture stopped at the memory limit (its packets after that are not in it).
+    pub truncated: bool,
+}
+
+impl Capture {
+    pub const TCP_DATA: u8 = 0;
+    pub const TCP_ACK: u8 = 1;
+    pub const UDP: u8 = 2;
+    pub const TFRC_DATA: u8 = 3;
+    pub const TFRC_FEEDBACK: u8 = 4;
+    /// ns-2's SYN-like first packet.
+    pub const SYN: u8 = 5;
+    pub const CWR: u8 = 1;
+    pub const ECE: u8 = 2;
+
+    pub fn len(&self) -> usize {
+        self.t_ns.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.t_ns.is_empty()
+    }
+}
+
+/// A traced link direction per bin (`trace.links`), by the arrival time of each packet:
+/// the bin's start (`t_s`), packets offered (`arrivals`), dropped (`drops`: a full
+/// buffer, the discipline or the loss model) and marked CE (`marks`), bytes whose
+/// transmission ended in the bin and the utilisation they make, and of the packets that
+/// joined the queue the mean and largest number of packets (and mean bytes) they found
+/// waiting, not counting the one being sent, and their mean sojourn before transmission
+/// (null for a bin where none started).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct LinkTrace {
+    pub name: String,
+    pub t_s: Vec<f64>,
+    pub arrivals: Vec<u64>,
+    pub drops: Vec<u64>,
+    pub marks: Vec<u64>,
+    pub transmitted_bytes: Vec<u64>,
+    pub utilization: Vec<f64>,
+    pub mean_queue_packets: Vec<f64>,
+    pub max_queue_packets: Vec<u32>,
+    pub mean_queue_bytes: Vec<f64>,
+    pub mean_sojourn_ms: Vec<f64>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]

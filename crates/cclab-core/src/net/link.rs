@@ -89,7 +89,9 @@ pub struct LinkExtras {
 impl LinkExtras {
     /// Whether admissions need the queue's length in bytes.
     fn counts_bytes(&self) -> bool {
-        self.limit_bytes.is_some() || self.red.as_ref().is_some_and(|red| red.parameters_in_bytes())
+        self.limit_bytes.is_some()
+            || self.red.as_ref().is_some_and(|red| red.parameters_in_bytes())
+            || self.bins.as_ref().is_some_and(|bins| bins.detail.is_some())
     }
 }
 
@@ -138,6 +140,9 @@ pub struct Link<P> {
     /// Has a dequeue-time discipline: the engine offers it packets out of line
     /// ([`Link::offer_deferred`], [`Link::enqueue`]), not through `offer`.
     pub dequeues: bool,
+    /// Its transmitted packets are recorded (`trace.pcap`): the engine's `Captures` has
+    /// a capture for it.
+    pub captured: bool,
     /// The most entries held at once since the rings last wrapped round (see `end_of_lap`).
     lap_peak: u32,
     // What follows is cold.
@@ -168,18 +173,77 @@ pub struct Transmit {
 }
 
 /// What a link did in each time bin: packets offered, packets dropped (queue, RED or
-/// loss model), and bytes whose transmission ended in the bin.
+/// loss model), and bytes whose transmission ended in the bin; on a traced link
+/// (`trace.links`) also [`BinDetail`].
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LinkBins {
     pub width: Time,
     pub arrivals: Vec<u64>,
     pub drops: Vec<u64>,
     pub transmitted_bytes: Vec<u64>,
+    pub detail: Option<Box<BinDetail>>,
+}
+
+/// A traced link's queue per bin, by each packet's arrival time: of the packets that
+/// joined the queue, what they found waiting (packets and bytes, not counting the one
+/// being sent); of those whose transmission started, the time they waited (sojourn) and
+/// how many were marked CE.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BinDetail {
+    pub queued: Vec<u64>,
+    pub started: Vec<u64>,
+    pub marks: Vec<u64>,
+    pub sojourn_ns: Vec<u64>,
+    pub queue_packets: Vec<u64>,
+    pub queue_bytes: Vec<u64>,
+    pub max_queue_packets: Vec<u32>,
 }
 
 impl LinkBins {
     pub fn new(width: Time, count: usize) -> LinkBins {
-        LinkBins { width, arrivals: vec![0; count], drops: vec![0; count], transmitted_bytes: vec![0; count] }
+        LinkBins { width, arrivals: vec![0; count], drops: vec![0; count], transmitted_bytes: vec![0; count], detail: None }
+    }
+
+    /// Keep [`BinDetail`] too.
+    pub fn detailed(mut self) -> LinkBins {
+        let count = self.arrivals.len();
+        self.detail = Some(Box::new(BinDetail {
+            queued: vec![0; count],
+            started: vec![0; count],
+            marks: vec![0; count],
+            sojourn_ns: vec![0; count],
+            queue_packets: vec![0; count],
+            queue_bytes: vec![0; count],
+            max_queue_packets: vec![0; count],
+        }));
+        self
+    }
+
+    /// A packet arriving at `arrived` joined the queue finding `waiting` packets of
+    /// `bytes` ahead of it (a traced link's only).
+    fn queued(&mut self, arrived: Time, waiting: u32, bytes: u64) {
+        let Some(i) = self.bin(arrived) else { return };
+        if let Some(d) = self.detail.as_mut() {
+            d.queued[i] += 1;
+            d.queue_packets[i] += waiting as u64;
+            d.queue_bytes[i] += bytes;
+            d.max_queue_packets[i] = d.max_queue_packets[i].max(waiting);
+        }
+    }
+
+    /// A packet that arrived at `arrived` started its transmission after `sojourn`,
+    /// marked CE or not.
+    fn started(&mut self, arrived: Time, sojourn: Time, marked: bool) {
+        let Some(i) = self.bin(arrived) else { return };
+        if let Some(d) = self.detail.as_mut() {
+            d.started[i] += 1;
+            d.sojourn_ns[i] += sojourn;
+            d.marks[i] += marked as u64;
+        }
+    }
+
+    fn detailed_bins(extras: &mut Option<Box<LinkExtras>>) -> Option<&mut LinkBins> {
+        extras.as_mut().and_then(|x| x.bins.as_mut()).filter(|b| b.detail.is_some())
     }
     /// The bin of time `t`; None past the last (the run's end).
     fn bin(&self, t: Time) -> Option<usize> {
@@ -242,6 +306,7 @@ impl<P: QueueItem + Default> Link<P> {
             stats: LinkStats::default(),
             rate,
             dequeues: false,
+            captured: false,
             scheduler: None,
         };
         if loss.is_some() {
@@ -422,7 +487,7 @@ impl<P: QueueItem + Default> Link<P> {
         let tx_start = self.busy_until.max(now);
         let mut transmission = self.last_transmission;
         if self.extras.is_some() || self.last_bytes != bytes {
-            match self.admission_extras(now, busy, waiting, bytes, tx_start) {
+            match self.admission_extras(now, busy, waiting, bytes, tx_start, mark_ce) {
                 Ok(time) => transmission = time,
                 Err(dropped) => return dropped,
             }
@@ -453,11 +518,25 @@ impl<P: QueueItem + Default> Link<P> {
     /// per-bin counts) and a packet size other than the last one's: the drop (as an
     /// `Err`) or the transmission time.
     #[inline(never)]
-    fn admission_extras(&mut self, now: Time, busy: bool, waiting: u32, bytes: u32, tx_start: Time) -> Result<Time, Admission> {
+    fn admission_extras(
+        &mut self,
+        now: Time,
+        busy: bool,
+        waiting: u32,
+        bytes: u32,
+        tx_start: Time,
+        mark_ce: bool,
+    ) -> Result<Time, Admission> {
         if let Some(limit) = self.extras.as_ref().and_then(|x| x.limit_bytes) {
             if busy && self.waiting_bytes(waiting) + bytes as u64 >= limit {
                 return Err(self.drop_arrival(now));
             }
+        }
+        if self.extras.as_ref().is_some_and(|x| x.bins.as_ref().is_some_and(|b| b.detail.is_some())) {
+            let queued_bytes = self.waiting_bytes(waiting);
+            let bins = LinkBins::detailed_bins(&mut self.extras).expect("checked");
+            bins.queued(now, waiting, queued_bytes);
+            bins.started(now, tx_start - now, mark_ce);
         }
         Ok(self.transmission_time(bytes, tx_start))
     }
@@ -611,6 +690,9 @@ impl<P: QueueItem + Default> Link<P> {
         if sending && x.limit_bytes.is_some_and(|limit| scheduler.discipline.bytes() + bytes >= limit) {
             scheduler.dropped.push(packet);
         } else {
+            if let Some(bins) = x.bins.as_mut() {
+                bins.queued(now, waiting, scheduler.discipline.bytes());
+            }
             scheduler.discipline.enqueue(now, packet, &mut scheduler.dropped);
         }
         let dropped = scheduler.dropped.len() - before;
@@ -649,6 +731,9 @@ impl<P: QueueItem + Default> Link<P> {
             self.stats.late_bytes += bytes as u64;
         }
         self.stats.queueing_delay_sum += (now - next.enqueued) as u128;
+        if let Some(bins) = LinkBins::detailed_bins(&mut self.extras) {
+            bins.started(next.enqueued, now - next.enqueued, next.mark_ce);
+        }
         let arrives = tx_end.saturating_add(self.delay);
         self.push(Held { tx_start: now, arrives });
         *self.kept_slot() = packet;

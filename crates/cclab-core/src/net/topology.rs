@@ -403,6 +403,11 @@ pub struct Graph {
 }
 
 impl Graph {
+    /// The link direction of that name, as results name it.
+    pub fn link_id(&self, name: &str) -> Option<LinkId> {
+        (0..self.links.len() as LinkId).find(|&l| self.link_name(l) == name)
+    }
+
     pub fn link_name(&self, link: LinkId) -> String {
         let direction = &self.links[link as usize];
         match &direction.name {
