@@ -62,7 +62,7 @@ fn bases() -> Vec<Value> {
                 {"from": "a", "to": "r", "rate": "50Mbps", "delay": "1ms", "buffer": 40, "queue": {"kind": "codel", "ecn": true}},
                 {"from": "b", "to": "r", "rate": "50Mbps", "delay": "3ms", "buffer": 40, "queue": {"kind": "pie", "target": "5ms"}},
                 {"from": "r", "to": "s", "rate": "8Mbps", "delay": "5ms", "buffer": 30,
-                 "queue": {"kind": "fq_codel", "quantum": 300, "flows": 8},
+                 "queue": {"kind": "fq_codel", "quantum": "300B", "flows": 8},
                  "reverse": {"queue": {"kind": "step_mark", "threshold": 3}}}]},
             "flows": [
                 {"from": "a", "to": "s", "count": 2, "cc": "dctcp"},
@@ -107,7 +107,7 @@ fn hostile() -> impl Strategy<Value = Value> {
         1 => Just(json!([])),
         1 => Just(json!({})),
         1 => Just(json!({"kind": "red", "min_th": -1})),
-        1 => Just(json!({"kind": "fq_codel", "flows": 1, "quantum": 1})),
+        1 => Just(json!({"kind": "fq_codel", "flows": 1, "quantum": "1B"})),
         1 => Just(json!({"kind": "step_mark", "threshold": 0})),
         1 => Just(json!(["0s", 1])),
     ]
