@@ -257,6 +257,8 @@ pub struct Simulation {
     trace_stopped_at: Option<Time>,
     /// What to raise when the traces reach the memory limit, in the caller's words.
     raise_hint: String,
+    /// The link directions `trace.links` names, in its order.
+    traced_links: Vec<LinkId>,
     payload_bytes: u32,
     bin_width: Time,
     counts: Counts,
@@ -274,17 +276,33 @@ struct Counts {
     captures: Captures,
 }
 
-/// The link direction a `trace.links` / `trace.pcap` entry names, or an error naming it.
-fn named_link(graph: &Graph, field: &str, k: usize, name: &str) -> Result<LinkId, ScenarioError> {
-    graph.link_id(name).ok_or_else(|| {
-        let known: Vec<String> = (0..graph.links.len().min(8)).map(|l| graph.link_name(l as LinkId)).collect();
-        let more = if graph.links.len() > 8 { ", ..." } else { "" };
-        ScenarioError(format!(
-            "{field}[{k}]: no link direction is named {:?} (they are named \"FROM-TO\": {}{more})",
-            crate::schema::shortened(name),
-            known.join(", ")
-        ))
-    })
+/// The link directions `trace.links` or `trace.pcap` (`field`) names, each once, in its
+/// order, or an error naming the entry. Names are looked up in one map (a list as long as
+/// the graph must not cost a scan of the graph per entry).
+fn named_links(graph: &Graph, field: &str, names: &[String]) -> Result<Vec<LinkId>, ScenarioError> {
+    if names.is_empty() {
+        return Ok(Vec::new());
+    }
+    let by_name: std::collections::HashMap<String, LinkId> =
+        (0..graph.links.len() as LinkId).map(|l| (graph.link_name(l), l)).collect();
+    let mut seen = std::collections::HashSet::with_capacity(names.len());
+    let mut ids = Vec::with_capacity(names.len());
+    for (k, name) in names.iter().enumerate() {
+        let Some(&id) = by_name.get(name.as_str()) else {
+            let known: Vec<String> = (0..graph.links.len().min(8)).map(|l| graph.link_name(l as LinkId)).collect();
+            let more = if graph.links.len() > 8 { ", ..." } else { "" };
+            return Err(ScenarioError(format!(
+                "{field}[{k}]: no link direction is named {} (they are named \"FROM-TO\": {}{more})",
+                crate::schema::quoted(name),
+                known.join(", ")
+            )));
+        };
+        if !seen.insert(id) {
+            return Err(ScenarioError(format!("{field}[{k}]: {} is named twice", crate::schema::quoted(name))));
+        }
+        ids.push(id);
+    }
+    Ok(ids)
 }
 
 /// The packet captures of the links named in `trace.pcap` (those with
@@ -292,6 +310,9 @@ fn named_link(graph: &Graph, field: &str, k: usize, name: &str) -> Result<LinkId
 #[derive(Default)]
 struct Captures {
     by_link: Vec<(LinkId, Capture)>,
+    /// For each link direction, its place in `by_link` (`u32::MAX`: not captured), so that
+    /// recording a packet costs one load however many links are captured.
+    slot_of: Vec<u32>,
     /// Packets that may still be recorded, all captures together.
     room: usize,
 }
@@ -304,7 +325,9 @@ impl Captures {
     #[cold]
     #[inline(never)]
     fn record(&mut self, link: LinkId, at: Time, packet: &Packet, ecn: u8) {
-        let Some((_, capture)) = self.by_link.iter_mut().find(|(l, _)| *l == link) else { return };
+        let Some((_, capture)) = self.slot_of.get(link as usize).and_then(|&k| self.by_link.get_mut(k as usize)) else {
+            return;
+        };
         if self.room == 0 {
             capture.truncated = true;
             return;
@@ -568,25 +591,20 @@ impl Simulation {
             link.pass_through = pass;
             link.horizon = horizon;
         }
-        let mut traced_links = Vec::with_capacity(scenario.trace.links.len());
-        for (k, name) in scenario.trace.links.iter().enumerate() {
-            let id = named_link(&graph, "trace.links", k, name)?;
-            if traced_links.contains(&id) {
-                return Err(ScenarioError(format!("trace.links[{k}]: {name:?} is named twice")));
-            }
-            traced_links.push(id);
+        let traced_links = named_links(&graph, "trace.links", &scenario.trace.links)?;
+        for &id in &traced_links {
             links[id as usize].extras_mut().bins = Some(crate::net::link::LinkBins::new(bin_width, bins).detailed());
         }
         let mut captures = Captures::default();
-        for (k, name) in scenario.trace.pcap.iter().enumerate() {
-            let id = named_link(&graph, "trace.pcap", k, name)?;
-            if captures.by_link.iter().any(|(l, _)| *l == id) {
-                return Err(ScenarioError(format!("trace.pcap[{k}]: {name:?} is named twice")));
-            }
+        for (id, name) in named_links(&graph, "trace.pcap", &scenario.trace.pcap)?.into_iter().zip(&scenario.trace.pcap) {
             links[id as usize].captured = true;
             captures.by_link.push((id, Capture { name: name.clone(), ..Default::default() }));
         }
         if !captures.by_link.is_empty() {
+            captures.slot_of = vec![u32::MAX; links.len()];
+            for (k, (id, _)) in captures.by_link.iter().enumerate() {
+                captures.slot_of[*id as usize] = k as u32;
+            }
             captures.room = (share / BYTES_PER_CAPTURED_PACKET) as usize;
         }
         let bottleneck = links[graph.bottleneck as usize].extras_mut();
@@ -613,6 +631,7 @@ impl Simulation {
             trace_rows_left: share / BYTES_PER_TRACE_ROW,
             trace_stopped_at: None,
             raise_hint: limits.raise_hint(),
+            traced_links,
             counts: Counts { captures, ..Counts::default() },
             scenario,
         };
@@ -1034,7 +1053,7 @@ impl Simulation {
                 t_s: samples.iter().map(|&(t, _)| t as f64 / NS_PER_SEC as f64).collect(),
                 packets: samples.iter().map(|&(_, q)| q).collect(),
             }),
-            links: trace.links.iter().map(|name| self.link_trace(name)).collect(),
+            links: trace.links.iter().zip(&self.traced_links).map(|(name, &id)| self.link_trace(name, id)).collect(),
             captures,
         });
         let mut warnings = self.scenario.warnings();
@@ -1119,8 +1138,7 @@ fn silent_flow_warnings(scenario: &Scenario, members_of: &[Vec<&FlowMetrics>], h
 
 impl Simulation {
     /// A traced link's bins as a table (`trace.links`).
-    fn link_trace(&self, name: &str) -> LinkTrace {
-        let id = self.graph.link_id(name).expect("checked when built");
+    fn link_trace(&self, name: &str, id: LinkId) -> LinkTrace {
         let link = &self.links[id as usize];
         let bins = link.bins().expect("a traced link has bins");
         let detail = bins.detail.as_ref().expect("a traced link's bins are detailed");
