@@ -515,7 +515,12 @@ impl Simulation {
                         receiver = receiver.with_dctcp_echo();
                     }
                     let mut controller = match (&cc, controllers.as_mut()) {
-                        (CcConfig::External(config), Some(make)) => Controller::Custom(make(id as u32, config).map_err(ScenarioError)?),
+                        (CcConfig::External(config), Some(make)) => Controller::Custom(make(id as u32, config).map_err(|e| {
+                            // The group as written: "flows[1].cc.path: ..." (a message that names
+                            // no field is about the file: "flows[1].cc.path: m.py:3: ...").
+                            let field = if e.starts_with("cc.") { "" } else { "cc.path: " };
+                            ScenarioError(format!("flows[{g}].{field}{e}"))
+                        })?),
                         (CcConfig::External(_), None) => {
                             return Err(ScenarioError(format!(
                                 "flows[{g}].cc.algorithm: \"python\" runs through the Python front end (cclab run, cclab.run), not the core alone"
