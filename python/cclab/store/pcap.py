@@ -132,9 +132,16 @@ def write_all(result, directory: str | Path) -> list[Path]:
     from cclab.core import size_bytes
 
     payload = size_bytes(result.scenario.get("packet_size", "1000B"))
-    written = []
+    written, used = [], set()
     for capture in captures:
-        target = folder / f"{_file_name(capture['name'])}.pcap"
+        # Two link names may make one file name ("a b-c", "a_b-c"): the second gets a number.
+        stem = base = _file_name(capture["name"])
+        n = 1
+        while stem.lower() in used:
+            n += 1
+            stem = f"{base}~{n}"
+        used.add(stem.lower())
+        target = folder / f"{stem}.pcap"
         write(capture, target, payload)
         written.append(target)
     return written
