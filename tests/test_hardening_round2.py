@@ -12,6 +12,7 @@ import time
 import pytest
 
 import cclab
+import cclab.cc
 from cclab.scenario import check_value, parse_memory
 from conftest import REPO, SMALL_SCENARIO
 
@@ -452,3 +453,22 @@ def test_captures_of_links_whose_names_make_one_file_name_are_both_written(tmp_p
     written = write_all(cclab.run(scenario), tmp_path)
     assert [p.name for p in written] == ["a_b-c.pcap", "a_b-c~2.pcap"]
     assert all(p.stat().st_size > 24 for p in written)  # each holds packets past the file header
+
+
+class Huge(cclab.cc.CongestionControl):
+    def on_ack(self, window, ack):
+        window.cwnd = 1e308
+
+
+class Loud(cclab.cc.CongestionControl):
+    def on_ack(self, window, ack):
+        raise ValueError("x" * 1_000_000)
+
+
+def test_a_python_hook_s_bad_value_or_huge_message_stays_one_short_line():
+    """A window of 1e308 is shown as 1e308 (not 309 digits); an exception message of a
+    million characters is shortened, as every other message is."""
+    huge = api_error({**SMALL_SCENARIO_TRACEABLE, "flows": [{"cc": Huge}]})
+    assert huge.startswith("cwnd 1e308 is not a window in [1, 1e9] segments (in Huge.on_ack, flow 0)"), huge
+    loud = api_error({**SMALL_SCENARIO_TRACEABLE, "flows": [{"cc": Loud}]})
+    assert "ValueError: xxx" in loud and len(loud) < 700, loud[:300]

@@ -115,7 +115,8 @@ fn run_with_python(py: Python<'_>, scenario: Scenario, limits: &RunLimits, make:
     match catch_unwind(AssertUnwindSafe(|| cclab_core::run_with_controllers(scenario, limits, &mut factory))) {
         Ok(result) => result.map_err(to_py),
         Err(_) => match failure.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            Some(line) => Err(ScenarioError::new_err(line)),
+            // (the user's exception message may be of any length: the line is bounded)
+            Some(line) => Err(ScenarioError::new_err(cclab_core::schema::bounded(&line))),
             None => {
                 let what = LAST_PANIC.with(|last| last.borrow_mut().take()).unwrap_or_else(|| "unknown panic".into());
                 Err(InternalError::new_err(format!("internal error (a bug in cclab; please report it with the scenario): {what}")))
