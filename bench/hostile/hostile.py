@@ -89,7 +89,7 @@ MODERN = {
     "name": "hostile-modern", "duration": "0.5s", "seed": 3, "packet_size": "1000B",
     "topology": {"kind": "graph", "bdp_rtt": "20ms", "links": [
         {"from": "a", "to": "b", "rate": "50Mbps", "delay": "1ms", "buffer": 200,
-         "queue": {"kind": "fq_codel", "target": "5ms", "interval": "100ms", "ecn": True, "quantum": 1514,
+         "queue": {"kind": "fq_codel", "target": "5ms", "interval": "100ms", "ecn": True, "quantum": "1514B",
                    "flows": 1024},
          "reverse": {"queue": {"kind": "codel", "target": "5ms", "interval": "100ms", "ecn": False}}},
         {"from": "b", "to": "c", "rate": "10Mbps", "delay": "5ms", "buffer": 100, "buffer_bytes": "100kB",
@@ -108,6 +108,22 @@ MODERN = {
         {"group": "dctcp", "count": 2, "from": "a", "to": "c", "cc": {"algorithm": "dctcp", "g": 0.0625,
          "initial_alpha": 1.0}, "tcp": {"delayed_ack": True}},
     ],
+}
+# The fields added since (issue 31's "every other open issue"): a Python congestion
+# control beside a built-in one, per-link traces and packet captures, FQ-CoDel's quantum.
+PY_RENO = str(REPO / "examples" / "python_cc" / "reno.py")
+INSTRUMENTED = {
+    "name": "hostile-instrumented", "duration": "0.3s", "seed": 5,
+    "topology": {"kind": "dumbbell",
+                 "bottleneck": {"rate": "10Mbps", "delay": "10ms", "buffer": 50,
+                                "queue": {"kind": "fq_codel", "quantum": "1514B", "flows": 64}},
+                 "source_access": {"rate": "100Mbps", "delay": "1ms"},
+                 "sink_access": {"rate": "100Mbps", "delay": "1ms"}},
+    "flows": [
+        {"group": "py", "count": 2, "cc": {"algorithm": "python", "path": PY_RENO, "class": "Reno", "params": {}}},
+        {"group": "builtin", "cc": "reno", "start": "0.05s"},
+    ],
+    "trace": {"links": ["r1-r2", "r2-r1"], "pcap": ["r1-r2"]},
 }
 NAN, INF = float("nan"), float("inf")
 PALETTE = [NAN, INF, -INF, -1, 0, 0.5, 1e300, -1e300, 1e-300, 2**63 - 1, 2**64 + 5, 10**300, 1.5, "x", "",
@@ -151,7 +167,7 @@ def scenario_inputs() -> list[dict]:
     import cclab
 
     inputs = []
-    for base in (SMALL, GRAPH, MODERN):
+    for base in (SMALL, GRAPH, MODERN, INSTRUMENTED):
         normalized = cclab.validate(base)
         normalized["duration"] = base["duration"]
         for path in leaves(normalized):
@@ -160,7 +176,18 @@ def scenario_inputs() -> list[dict]:
             for value in PALETTE:
                 scenario = copy.deepcopy(normalized)
                 set_path(scenario, path, value)
-                inputs.append({"kind": "scenario", "field": field_name(path), "value": repr(value), "scenario": scenario})
+                inputs.append({"kind": "scenario", "field": field_name(path), "value": repr(value), "scenario": scenario,
+                               "new": base is INSTRUMENTED})
+        if base is INSTRUMENTED:  # each name of a list of names, not only the whole list
+            for path in [("trace", "links", 0), ("trace", "links", 1), ("trace", "pcap", 0),
+                         ("flows", 0, "cc", "params", "beta")]:
+                for value in PALETTE:
+                    if value is None:
+                        continue
+                    scenario = copy.deepcopy(normalized)
+                    set_path(scenario, path, value)
+                    inputs.append({"kind": "scenario", "field": field_name(path), "value": repr(value), "scenario": scenario,
+                                   "user_code": path[-2:] == ("params", "beta"), "new": True})
         for path in [("topology",), ("flows", 0), ("flows", 0, "tcp"), ("trace",)]:
             scenario = copy.deepcopy(normalized)
             node = scenario
@@ -168,9 +195,125 @@ def scenario_inputs() -> list[dict]:
                 node = node[key]
             node["bogus_key"] = 1
             inputs.append({"kind": "scenario", "field": field_name(path + ("bogus_key",)), "value": "1", "scenario": scenario})
-    for case in issue_cases() + issue31_cases():
+    for case in issue_cases() + issue31_cases() + python_cc_cases():
         inputs.append({"kind": "scenario", **case})
     return inputs
+
+
+# Python congestion controls that misbehave in every way a hook can: each run must end in
+# one line naming the file, line, method and flow (or run, where the behaviour is legal).
+HOSTILE_CC = """
+import math, sys
+
+class Base:
+    def __init__(self, **params):
+        self.params = params
+    def on_ack(self, window, ack):
+        window.cwnd += 1.0 / window.cwnd
+    def on_congestion(self, window, event):
+        return max(window.cwnd / 2, 2.0), max(window.cwnd / 2, 2.0)
+
+class NanCwnd(Base):
+    def on_ack(self, window, ack):
+        window.cwnd = math.nan
+class HugeCwnd(Base):
+    def on_ack(self, window, ack):
+        window.cwnd = 1e308
+class TextCwnd(Base):
+    def on_ack(self, window, ack):
+        window.cwnd = "many"
+class NegativeCut(Base):
+    def on_congestion(self, window, event):
+        return -1.0, -1.0
+class TextCut(Base):
+    def on_congestion(self, window, event):
+        return "half"
+class NoCut(Base):
+    def on_congestion(self, window, event):
+        return None
+class ThreeCut(Base):
+    def on_congestion(self, window, event):
+        return 1.0, 2.0, 3.0
+class Raises(Base):
+    def on_ack(self, window, ack):
+        raise ValueError("a bug in the user's code")
+class Exits(Base):
+    def on_ack(self, window, ack):
+        sys.exit(3)
+class Recurses(Base):
+    def on_ack(self, window, ack):
+        self.on_ack(window, ack)
+class BadState(Base):
+    def state(self):
+        return {"x": "not a number", 5: 1.0}
+class NotDictState(Base):
+    def state(self):
+        return [1, 2, 3]
+class NanState(Base):
+    def state(self):
+        return {"x": math.nan}
+class BadPacing(Base):
+    paces = True
+    def pacing_rate(self):
+        return -1.0
+class TextPacing(Base):
+    paces = True
+    def pacing_rate(self):
+        return "fast"
+class BadSeed(Base):
+    def set_seed(self, seed):
+        raise RuntimeError("no seeds here")
+class BadInit(Base):
+    def __init__(self, **params):
+        raise KeyError("beta")
+class BadRound(Base):
+    def on_round(self, window, now_s):
+        window.ssthresh = -5.0
+class BadRateSample(Base):
+    wants_rate_samples = True
+    def on_rate_sample(self, window, sample):
+        return sample.no_such_field
+class KeepsWindow(Base):
+    def on_ack(self, window, ack):
+        self.kept = window
+        window.cwnd = min(window.cwnd + 1.0, 1e9)
+class LongMessage(Base):
+    def on_ack(self, window, ack):
+        raise ValueError("x" * 1_000_000)
+class NotCallable:
+    on_ack = 5
+    on_congestion = 6
+"""
+
+
+def python_cc_cases() -> list[dict]:
+    """Misbehaving Python controllers (from a file written to a scratch folder), files
+    that are not Python, and modules that fail or exit while loading."""
+    folder = Path(tempfile.mkdtemp(prefix="cclab-hostile-cc-"))
+    (folder / "hostile_cc.py").write_text(HOSTILE_CC)
+    (folder / "syntax.py").write_text("def broken(:\n")
+    (folder / "exits.py").write_text("import sys\nsys.exit(0)\n")
+    (folder / "raises.py").write_text("raise RuntimeError('at import')\n")
+    (folder / "binary.py").write_bytes(b"\x00\xff\xfe" * 100)
+    (folder / "empty.py").write_text("")
+    names = [line.split("(")[0].split()[1].rstrip(":") for line in HOSTILE_CC.splitlines() if line.startswith("class ")]
+    cases = []
+
+    def case(field, value, cc):
+        scenario = copy.deepcopy(INSTRUMENTED)
+        scenario["duration"] = "3s"  # long enough for losses, so on_congestion is called too
+        scenario["flows"][0]["cc"] = {"algorithm": "python", **cc}
+        cases.append({"field": field, "value": value, "scenario": scenario, "user_code": True, "new": True})
+
+    for name in names:
+        case("flows[0].cc", f"class {name}", {"path": str(folder / "hostile_cc.py"), "class": name})
+    for file in ("syntax.py", "exits.py", "raises.py", "binary.py", "empty.py"):
+        case("flows[0].cc.path", file, {"path": str(folder / file), "class": "A"})
+    for path in ("", "/", "/dev/null", "/dev/zero", str(folder), "x" * 5000, "a\0b.py", "\ud800.py", "nope.py"):
+        case("flows[0].cc.path", repr(path)[:40], {"path": path, "class": "A"})
+    for name in ("", "9lives", "a b", "x" * 300, "__class__", "math", "sys"):
+        case("flows[0].cc.class", repr(name)[:40], {"path": str(folder / "hostile_cc.py"), "class": name})
+    return cases
 
 
 def issue31_cases() -> list[dict]:
@@ -265,6 +408,8 @@ def _run_one(cclab, case) -> tuple[str, str]:
     try:
         result = cclab.run(case["scenario"], **case.get("kwargs", {}))
     except cclab.ScenarioError as error:
+        if case.get("user_code"):
+            return _judge_user_code_error(str(error))
         if case.get("api"):
             return _judge_api_error(str(error), case["field"])
         return _judge_error(str(error), case["field"])
@@ -291,6 +436,19 @@ def _judge_error(message: str, field: str) -> tuple[str, str]:
     changed, or one the change made wrong, such as a flow naming a node that is gone)."""
     if "\n" in message.strip() or LEAKS.search(message) or not FIELD_PREFIX.match(message):
         return "misleading", message
+    return "clean", message
+
+
+def _judge_user_code_error(message: str) -> tuple[str, str]:
+    """An error in (or about) the user's own Python congestion control: one short line
+    naming the field or the user's file; the user's exception words are theirs to read."""
+    if "\n" in message.strip() or len(message) > 600 or "Traceback" in message or "panicked" in message:
+        return "misleading", message[:300]
+    # named by field, by the user's file and line, or (a hook returned a value out of range)
+    # by the class, method and flow it came from: "... (in MyCC.on_ack, flow 0)"
+    if not (FIELD_PREFIX.match(message) or re.match(r"^(flow \d+: )?[^:]+\.py:\d+: ", message)
+            or re.search(r" \(in \w+\.\w+, flow \d+\)$", message)):
+        return "misleading", message[:300]
     return "clean", message
 
 
@@ -491,11 +649,11 @@ def main(argv=None) -> int:
     parser.add_argument("--limit", type=int, default=30)
     parser.add_argument("--json", type=Path, help="write every input's outcome here")
     parser.add_argument("--only", choices=["scenario", "cli"], help="one kind of input only")
-    parser.add_argument("--every", type=int, default=1, help="run every k-th scenario input only (a quick sample)")
+    parser.add_argument("--every", type=int, default=1, help="run every k-th scenario input only (a quick sample; the newest fields' inputs all run)")
     args = parser.parse_args(argv)
     records = []
     if args.only in (None, "scenario"):
-        inputs = scenario_inputs()[:: args.every]
+        inputs = [case for k, case in enumerate(scenario_inputs()) if k % args.every == 0 or case.get("new")]
         for case, (outcome, detail) in zip(inputs, run_scenarios(inputs)):
             records.append({"kind": "scenario", "field": case["field"], "value": case["value"], "outcome": outcome,
                             "detail": detail})
