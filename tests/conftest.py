@@ -32,7 +32,7 @@ SMALL_SCENARIO = {
     "name": "small",
     "duration": "3s",
     "seed": 7,
-    "packet_size": 1000,
+    "packet_size": "1000B",
     "topology": {
         "kind": "dumbbell",
         "bottleneck": {"rate": "10Mbps", "delay": "25ms", "queue": "droptail", "buffer": "1bdp"},

@@ -124,16 +124,20 @@ def test_overrides_create_tables_and_index_lists(small_scenario):
 
 @pytest.mark.parametrize(
     "override, message",
-    [("flows.2.count=1", "--set flows.2.count: flows has 2 entries"),
-     ("flows.x.count=1", "--set flows.x.count: flows is a list, 'x' is not an index"),
-     ("seed.x=1", "--set seed.x: seed is 7, not a table"),
-     ("flows..count=1", "--set flows..count: empty component in the dotted path"),
-     ("=3", "--set =3: expected KEY=VALUE, e.g. --set flows.0.count=10")],
+    [("flows.2.count=1", 'overrides."flows.2.count": flows has 2 entries'),
+     ("flows.x.count=1", 'overrides."flows.x.count": flows is a list, \'x\' is not an index'),
+     ("seed.x=1", 'overrides."seed.x": seed is 7, not a table'),
+     ("flows..count=1", 'overrides."flows..count": empty component in the dotted path'),
+     ("=3", 'overrides "=3": expected KEY=VALUE, e.g. "flows.0.count=10"')],
 )
 def test_bad_override_paths(small_scenario, override, message):
+    # in Python the overrides are named as the API names them; on the command line, --set
     with pytest.raises(cclab.ScenarioError) as raised:
         load_scenario(small_scenario, [override])
     assert str(raised.value) == message
+    with pytest.raises(cclab.ScenarioError) as raised:
+        load_scenario(small_scenario, [override], origin="--set")
+    assert str(raised.value).startswith("--set ") and "overrides" not in str(raised.value)
 
 
 def test_sweep_keeps_input_order_with_any_executor(small_scenario):

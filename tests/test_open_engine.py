@@ -57,7 +57,7 @@ def test_the_same_from_a_scenario_file(cli, tmp_path):
 duration = "3s"
 [topology]
 kind = "dumbbell"
-bottleneck = { rate = "10Mbps", delay = "20ms", buffer = 200, queue = { kind = "fq_codel", quantum = 1040 } }
+bottleneck = { rate = "10Mbps", delay = "20ms", buffer = 200, queue = { kind = "fq_codel", quantum = "1040B" } }
 source_access = { rate = "100Mbps", delay = "1ms" }
 sink_access = { rate = "100Mbps", delay = "1ms" }
 [[flows]]

@@ -103,7 +103,7 @@ def test_bad_plans_fail_with_one_line_naming_the_field(change, message):
 def paper_wired_scenario(alpha: float, beta: float, flows: int, bottleneck: str) -> dict:
     """Zhang & Tsaoussidis §5.1 as written out by hand: the paper's dumbbell, starts 1 s apart."""
     link = {"rate": bottleneck}
-    return {"name": "x", "duration": "100s", "packet_size": 1000,
+    return {"name": "x", "duration": "100s", "packet_size": "1000B",
             "topology": {"kind": "dumbbell",
                          "bottleneck": {**link, "delay": "25ms", "queue": "droptail", "buffer": "1bdp"},
                          "source_access": {**link, "delay": "5ms"}, "sink_access": {**link, "delay": "5ms"}},

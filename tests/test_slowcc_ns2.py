@@ -60,6 +60,6 @@ def test_byte_mode_is_what_the_cross_check_runs():
     """cclab's side is the reproduction's scenario, its RED in the mode asked for."""
     module = bench_ns2_module("slowcc_ns2")
     assert module.cclab_scenario("tcp", 1)["topology"]["bottleneck"]["queue"] == \
-        {"kind": "red", "mode": "bytes", "mean_packet_size": 500}
+        {"kind": "red", "mode": "bytes", "mean_packet_size": "500B"}
     assert module.cclab_scenario("tcp", 1, red_bytes=0)["topology"]["bottleneck"]["queue"]["mode"] == "packets"
     assert module.command("tcp", 3, red_bytes=1)[3] == f"seed={module.ns2_seed(3)}" != "seed=3"

@@ -83,9 +83,9 @@ def test_every_figure_runs_red_as_ns2_did():
     for figure in FIGURES.values():
         for point in figure.points(FULL):
             queue = point.scenario["topology"]["bottleneck"]["queue"]
-            assert queue == {"kind": "red", "mode": "bytes", "mean_packet_size": 500}, (figure.key, queue)
+            assert queue == {"kind": "red", "mode": "bytes", "mean_packet_size": "500B"}, (figure.key, queue)
     resolved = cclab.run(scenarios.time_of_plenty("tcp", 2, 2, seed=1)).raw["scenario"]["topology"]["bottleneck"]["queue"]
-    assert resolved["mode"] == "bytes" and resolved["mean_packet_size"] == 500
+    assert resolved["mode"] == "bytes" and resolved["mean_packet_size"] == "500B"
 
 
 def test_unknown_figure_is_one_line(tmp_path):

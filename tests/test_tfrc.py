@@ -23,8 +23,8 @@ def single_flow(flow: dict, every: int, duration: int = 100, bin_width: str = "5
     ``every``-th packet: the SlowCC study's steady state with a periodic drop rate."""
     return {
         "duration": f"{duration}s",
-        "packet_size": 1000,
-        "header_size": 0,
+        "packet_size": "1000B",
+        "header_size": "0B",
         "bin_width": bin_width,
         "trace": {"flows": trace},
         "topology": {
@@ -113,7 +113,7 @@ def test_time_of_plenty_runs_as_written_and_is_deterministic():
 def test_f_k_is_bottleneck_utilisation_over_k_rtts():
     # One UDP flow at exactly half a 10 Mb/s link from 0 to 1 s, then nothing.
     scenario = {
-        "duration": "2s", "packet_size": 1000, "header_size": 0, "bin_width": "100ms",
+        "duration": "2s", "packet_size": "1000B", "header_size": "0B", "bin_width": "100ms",
         "topology": {"kind": "dumbbell", "bottleneck": {"rate": "10Mbps", "delay": "10ms"}, **ACCESS},
         "flows": [{"transport": "udp", "app": {"kind": "cbr", "rate": "5Mbps"}, "stop": "1s"}],
     }
@@ -141,7 +141,7 @@ def test_fair_convergence_model():
 
 def test_tfrc_second_flow_converges_to_a_fair_share():
     scenario = {
-        "duration": "60s", "packet_size": 1000, "header_size": 0, "bin_width": "100ms",
+        "duration": "60s", "packet_size": "1000B", "header_size": "0B", "bin_width": "100ms",
         "topology": {"kind": "dumbbell", "bottleneck": {"rate": "10Mbps", "delay": "15ms", "queue": "red", "buffer": 125},
                      "source_access": {"rate": "100Mbps", "delay": "5ms"}, "sink_access": {"rate": "100Mbps", "delay": "5ms"}},
         "flows": [{"group": "first", "transport": "tfrc"}, {"group": "second", "transport": "tfrc", "start": {"at": "20s"}}],
@@ -158,7 +158,7 @@ def test_tfrc_second_flow_converges_to_a_fair_share():
 
 def test_square_wave_link_rate_alternates():
     scenario = {
-        "duration": "20s", "packet_size": 1000, "header_size": 0, "bin_width": "1s",
+        "duration": "20s", "packet_size": "1000B", "header_size": "0B", "bin_width": "1s",
         "topology": {"kind": "dumbbell", "bottleneck": {"rate": "15Mbps", "delay": "10ms", "buffer": 20,
                                                          "rate_schedule": {"kind": "square", "low": "5Mbps", "period": "1s"}},
                      **ACCESS},

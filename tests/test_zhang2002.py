@@ -150,7 +150,7 @@ def test_scenarios_are_the_papers_testbed():
         topology = built["topology"]
         assert [topology[name]["delay"] for name in ("source_access", "bottleneck", "sink_access")] == \
             ["5ms", "25ms", "5ms"]
-        assert topology["bottleneck"]["buffer"] == "1bdp" and built["packet_size"] == 1000
+        assert topology["bottleneck"]["buffer"] == "1bdp" and built["packet_size"] == "1000B"
         assert built["duration"] == "100s"
     wireless = scenarios.wireless(scenarios.SMOOTH, 0.02)
     assert wireless["topology"]["sink_access"] == {"rate": "10Mbps", "delay": "5ms",

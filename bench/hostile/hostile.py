@@ -6,15 +6,21 @@
     .venv/bin/python bench/hostile/hostile.py --json out.json  # one record per input
 
 Inputs (well over 1 000):
-* every leaf of two normalised base scenarios (a dumbbell with three protocols, and the
-  graph chain with UDP cross traffic) set to each value of a hostile palette (NaN, ±inf,
+* every leaf of three normalised base scenarios (a dumbbell with three protocols, the
+  graph chain with UDP cross traffic, and a graph with every queue discipline — CoDel,
+  FQ-CoDel, PIE, step marking — and every modern algorithm — CUBIC, BBR, Vegas, DCTCP —
+  each with all its parameters) set to each value of a hostile palette (NaN, ±inf,
   negatives, zero, huge and tiny numbers, integers past 2^63 and 2^64, wrong types,
-  absurd durations and rates, empty and unknown names), plus unknown keys and deleted
-  keys, through ``cclab.run(dict)``;
-* the cases reported in issue 13 (limits, hangs, aborts, memory), through ``cclab.run``;
-* command lines (odd files: a FIFO, a directory, a deep TOML, a binary file; bad
-  ``--set``; outputs into unwritable places) through ``python -m cclab``;
-* sweep plans with hostile axes and names through ``cclab sweep``.
+  absurd durations and rates, bare numbers and text without units, sizes, dates, bytes,
+  empty and unknown names), plus unknown keys and deleted keys, through
+  ``cclab.run(dict)``;
+* the cases reported in issue 13 (limits, hangs, aborts, memory) and issue 31 (cycles,
+  depth, what is not a scenario, bad overrides and memory limits), through ``cclab.run``;
+* command lines (odd files: a FIFO, a directory, a deep TOML, a binary file, a table
+  header 1 000 deep, a 40 000-part dotted key, a byte-order mark, old Mac line endings, a
+  NUL in a name; bad ``--set``; closed standard input; outputs into unwritable places)
+  through ``python -m cclab``;
+* sweep plans with hostile axes, zips and names through ``cclab sweep``.
 
 Outcomes: ``clean`` (a one-line error naming the field, in cclab's words), ``ran``
 (finished; for scenario runs packet conservation is checked, a violation is ``wrong``),
@@ -28,6 +34,7 @@ from __future__ import annotations
 import argparse
 import collections
 import copy
+import datetime
 import json
 import math
 import os
@@ -76,10 +83,54 @@ GRAPH = {
         {"group": "cbr", "transport": "udp", "route": ["n2", "n3"], "app": {"kind": "cbr", "rate": "5Mbps", "jitter": 0.5}},
     ],
 }
+# Every queue discipline and every modern algorithm, each with all its parameters written
+# out, so that every one of them is a leaf the palette reaches (issue 27's fields).
+MODERN = {
+    "name": "hostile-modern", "duration": "0.5s", "seed": 3, "packet_size": "1000B",
+    "topology": {"kind": "graph", "bdp_rtt": "20ms", "links": [
+        {"from": "a", "to": "b", "rate": "50Mbps", "delay": "1ms", "buffer": 200,
+         "queue": {"kind": "fq_codel", "target": "5ms", "interval": "100ms", "ecn": True, "quantum": "1514B",
+                   "flows": 1024},
+         "reverse": {"queue": {"kind": "codel", "target": "5ms", "interval": "100ms", "ecn": False}}},
+        {"from": "b", "to": "c", "rate": "10Mbps", "delay": "5ms", "buffer": 100, "buffer_bytes": "100kB",
+         "queue": {"kind": "step_mark", "threshold": 20}},
+        {"from": "c", "to": "d", "rate": "20Mbps", "delay": "2ms", "buffer": 100,
+         "queue": {"kind": "pie", "target": "15ms", "tupdate": "15ms", "alpha": 0.125, "beta": 1.25,
+                   "max_burst": "150ms", "ecn": True}},
+    ]},
+    "flows": [
+        {"group": "cubic", "from": "a", "to": "d", "cc": {"algorithm": "cubic", "c": 0.4, "beta": 0.7,
+         "fast_convergence": True, "tcp_friendliness": True, "hystart": True}},
+        {"group": "bbr", "from": "a", "to": "d", "cc": {"algorithm": "bbr", "min_rtt_window": "10s",
+         "probe_rtt_duration": "200ms", "cwnd_gain": 2.0}, "start": "0.05s"},
+        {"group": "vegas", "from": "b", "to": "d", "cc": {"algorithm": "vegas", "alpha": 2.0, "beta": 4.0,
+         "gamma": 1.0}, "stop": "0.4s"},
+        {"group": "dctcp", "count": 2, "from": "a", "to": "c", "cc": {"algorithm": "dctcp", "g": 0.0625,
+         "initial_alpha": 1.0}, "tcp": {"delayed_ack": True}},
+    ],
+}
+# The fields added since (issue 31's "every other open issue"): a Python congestion
+# control beside a built-in one, per-link traces and packet captures, FQ-CoDel's quantum.
+PY_RENO = str(REPO / "examples" / "python_cc" / "reno.py")
+INSTRUMENTED = {
+    "name": "hostile-instrumented", "duration": "0.3s", "seed": 5,
+    "topology": {"kind": "dumbbell",
+                 "bottleneck": {"rate": "10Mbps", "delay": "10ms", "buffer": 50,
+                                "queue": {"kind": "fq_codel", "quantum": "1514B", "flows": 64}},
+                 "source_access": {"rate": "100Mbps", "delay": "1ms"},
+                 "sink_access": {"rate": "100Mbps", "delay": "1ms"}},
+    "flows": [
+        {"group": "py", "count": 2, "cc": {"algorithm": "python", "path": PY_RENO, "class": "Reno", "params": {}}},
+        {"group": "builtin", "cc": "reno", "start": "0.05s"},
+    ],
+    "trace": {"links": ["r1-r2", "r2-r1"], "pcap": ["r1-r2"]},
+}
 NAN, INF = float("nan"), float("inf")
 PALETTE = [NAN, INF, -INF, -1, 0, 0.5, 1e300, -1e300, 1e-300, 2**63 - 1, 2**64 + 5, 10**300, 1.5, "x", "",
            True, [], {}, "1e999s", "-5ms", "0s", "1ns", "1e12s", "nan", "0Mbps", "1e30Gbps", "1bps", "0bdp",
-           "1e-9bdp", "reno", None]
+           "1e-9bdp", "reno", None,
+           # issue 29 (units) and 31 (silently reinterpreted values)
+           18, "18", "0.5bps", "0.4ns", "1.5B", "64KiB", "1000b", [[]], datetime.date(1979, 5, 27), b"bytes"]
 
 
 def leaves(value, path=()):
@@ -116,7 +167,7 @@ def scenario_inputs() -> list[dict]:
     import cclab
 
     inputs = []
-    for base in (SMALL, GRAPH):
+    for base in (SMALL, GRAPH, MODERN, INSTRUMENTED):
         normalized = cclab.validate(base)
         normalized["duration"] = base["duration"]
         for path in leaves(normalized):
@@ -125,7 +176,18 @@ def scenario_inputs() -> list[dict]:
             for value in PALETTE:
                 scenario = copy.deepcopy(normalized)
                 set_path(scenario, path, value)
-                inputs.append({"kind": "scenario", "field": field_name(path), "value": repr(value), "scenario": scenario})
+                inputs.append({"kind": "scenario", "field": field_name(path), "value": repr(value), "scenario": scenario,
+                               "new": base is INSTRUMENTED})
+        if base is INSTRUMENTED:  # each name of a list of names, not only the whole list
+            for path in [("trace", "links", 0), ("trace", "links", 1), ("trace", "pcap", 0),
+                         ("flows", 0, "cc", "params", "beta")]:
+                for value in PALETTE:
+                    if value is None:
+                        continue
+                    scenario = copy.deepcopy(normalized)
+                    set_path(scenario, path, value)
+                    inputs.append({"kind": "scenario", "field": field_name(path), "value": repr(value), "scenario": scenario,
+                                   "user_code": path[-2:] == ("params", "beta"), "new": True})
         for path in [("topology",), ("flows", 0), ("flows", 0, "tcp"), ("trace",)]:
             scenario = copy.deepcopy(normalized)
             node = scenario
@@ -133,9 +195,159 @@ def scenario_inputs() -> list[dict]:
                 node = node[key]
             node["bogus_key"] = 1
             inputs.append({"kind": "scenario", "field": field_name(path + ("bogus_key",)), "value": "1", "scenario": scenario})
-    for case in issue_cases():
+    for case in issue_cases() + issue31_cases() + python_cc_cases():
         inputs.append({"kind": "scenario", **case})
     return inputs
+
+
+# Python congestion controls that misbehave in every way a hook can: each run must end in
+# one line naming the file, line, method and flow (or run, where the behaviour is legal).
+HOSTILE_CC = """
+import math, sys
+
+class Base:
+    def __init__(self, **params):
+        self.params = params
+    def on_ack(self, window, ack):
+        window.cwnd += 1.0 / window.cwnd
+    def on_congestion(self, window, event):
+        return max(window.cwnd / 2, 2.0), max(window.cwnd / 2, 2.0)
+
+class NanCwnd(Base):
+    def on_ack(self, window, ack):
+        window.cwnd = math.nan
+class HugeCwnd(Base):
+    def on_ack(self, window, ack):
+        window.cwnd = 1e308
+class TextCwnd(Base):
+    def on_ack(self, window, ack):
+        window.cwnd = "many"
+class NegativeCut(Base):
+    def on_congestion(self, window, event):
+        return -1.0, -1.0
+class TextCut(Base):
+    def on_congestion(self, window, event):
+        return "half"
+class NoCut(Base):
+    def on_congestion(self, window, event):
+        return None
+class ThreeCut(Base):
+    def on_congestion(self, window, event):
+        return 1.0, 2.0, 3.0
+class Raises(Base):
+    def on_ack(self, window, ack):
+        raise ValueError("a bug in the user's code")
+class Exits(Base):
+    def on_ack(self, window, ack):
+        sys.exit(3)
+class Recurses(Base):
+    def on_ack(self, window, ack):
+        self.on_ack(window, ack)
+class BadState(Base):
+    def state(self):
+        return {"x": "not a number", 5: 1.0}
+class NotDictState(Base):
+    def state(self):
+        return [1, 2, 3]
+class NanState(Base):
+    def state(self):
+        return {"x": math.nan}
+class BadPacing(Base):
+    paces = True
+    def pacing_rate(self):
+        return -1.0
+class TextPacing(Base):
+    paces = True
+    def pacing_rate(self):
+        return "fast"
+class BadSeed(Base):
+    def set_seed(self, seed):
+        raise RuntimeError("no seeds here")
+class BadInit(Base):
+    def __init__(self, **params):
+        raise KeyError("beta")
+class BadRound(Base):
+    def on_round(self, window, now_s):
+        window.ssthresh = -5.0
+class BadRateSample(Base):
+    wants_rate_samples = True
+    def on_rate_sample(self, window, sample):
+        return sample.no_such_field
+class KeepsWindow(Base):
+    def on_ack(self, window, ack):
+        self.kept = window
+        window.cwnd = min(window.cwnd + 1.0, 1e9)
+class LongMessage(Base):
+    def on_ack(self, window, ack):
+        raise ValueError("x" * 1_000_000)
+class NotCallable:
+    on_ack = 5
+    on_congestion = 6
+"""
+
+
+def python_cc_cases() -> list[dict]:
+    """Misbehaving Python controllers (from a file written to a scratch folder), files
+    that are not Python, and modules that fail or exit while loading."""
+    folder = Path(tempfile.mkdtemp(prefix="cclab-hostile-cc-"))
+    (folder / "hostile_cc.py").write_text(HOSTILE_CC)
+    (folder / "syntax.py").write_text("def broken(:\n")
+    (folder / "exits.py").write_text("import sys\nsys.exit(0)\n")
+    (folder / "raises.py").write_text("raise RuntimeError('at import')\n")
+    (folder / "binary.py").write_bytes(b"\x00\xff\xfe" * 100)
+    (folder / "empty.py").write_text("")
+    names = [line.split("(")[0].split()[1].rstrip(":") for line in HOSTILE_CC.splitlines() if line.startswith("class ")]
+    cases = []
+
+    def case(field, value, cc):
+        scenario = copy.deepcopy(INSTRUMENTED)
+        scenario["duration"] = "3s"  # long enough for losses, so on_congestion is called too
+        scenario["flows"][0]["cc"] = {"algorithm": "python", **cc}
+        cases.append({"field": field, "value": value, "scenario": scenario, "user_code": True, "new": True})
+
+    for name in names:
+        case("flows[0].cc", f"class {name}", {"path": str(folder / "hostile_cc.py"), "class": name})
+    for file in ("syntax.py", "exits.py", "raises.py", "binary.py", "empty.py"):
+        case("flows[0].cc.path", file, {"path": str(folder / file), "class": "A"})
+    for path in ("", "/", "/dev/null", "/dev/zero", str(folder), "x" * 5000, "a\0b.py", "\ud800.py", "nope.py"):
+        case("flows[0].cc.path", repr(path)[:40], {"path": path, "class": "A"})
+    for name in ("", "9lives", "a b", "x" * 300, "__class__", "math", "sys"):
+        case("flows[0].cc.class", repr(name)[:40], {"path": str(folder / "hostile_cc.py"), "class": name})
+    return cases
+
+
+def issue31_cases() -> list[dict]:
+    """What issue 31 reported of the Python API (field: what the error should name)."""
+    cyclic: dict = copy.deepcopy(SMALL)
+    cyclic["flows"][0]["tcp"]["self"] = cyclic["flows"][0]["tcp"]
+    looped: list = []
+    looped.append(looped)
+    deep: dict = {}
+    node = deep
+    for _ in range(300):  # (deep enough to be refused; pickling, which hands cases to workers, recurses)
+        node["a"] = node = {}
+    wired = {"duration": "1s", "topology": {"kind": "wired-wireless", "wired": {"rate": "10kbps"}}, "flows": [{}]}
+    cases = [
+        ("flows[0].tcp.self", "a cyclic table", cyclic, {}),
+        ("trace[0]", "a cyclic list", SMALL, {"overrides": {"trace": looped}}),
+        ("trace.a", "300 deep", {**SMALL, "trace": deep}, {}),
+        ("topology.wired.buffer", "wired-wireless 10kbps", wired, {}),
+        ("the scenario", "None", None, {}),
+        ("the scenario", "42", 42, {}),
+        ("the scenario", "a list", [SMALL], {}),
+        ("the scenario", "bytes", b"x.toml", {}),
+        ("overrides", "overrides=5", SMALL, {"overrides": 5}),
+        ("overrides", "overrides='seed=3'", SMALL, {"overrides": "seed=3"}),
+        ("max_memory", "2**80", SMALL, {"max_memory": 2**80}),
+        ("max_memory", "0.5B", SMALL, {"max_memory": "0.5B"}),
+        ("bad\\0name.toml", "NUL in a path", "bad\0name.toml", {}),
+        ("bad\\ud800name.toml", "a lone surrogate in a path", "bad\ud800name.toml", {}),
+        ("duration", "a 100 000-character value", {**SMALL, "duration": "9" * 100_000}, {}),
+        ("k" * 16, "a 1 MB key", {**SMALL, "k" * 1_000_000: 1}, {}),
+        ("flows[0].schedule[0]", "[[\"0s\", 1, 2]]", {**SMALL, "flows": [{"schedule": [["0s", 1, 2]]}]}, {}),
+    ]
+    return [{"field": field, "value": value, "scenario": scenario, "kwargs": kwargs, "api": True}
+            for field, value, scenario, kwargs in cases]
 
 
 def issue_cases() -> list[dict]:
@@ -154,7 +366,9 @@ def issue_cases() -> list[dict]:
     late = dumbbell(duration="2s")
     late["flows"] = [{"group": "early", "count": 2}, {"group": "late", "count": 524_300, "start": "3s"}]
     return [
-        {"field": "flows", "value": "524 300 late flows", "scenario": late, "check_early_flows": True},
+        # (a legitimate run of 524 302 flows: its 690-MB result takes ~8 s to make and ~16 s for
+        # Python to parse on two busy cores, over the 20-s silence that otherwise means a hang)
+        {"field": "flows", "value": "524 300 late flows", "scenario": late, "check_early_flows": True, "timeout": 120},
         {"field": "duration", "value": "1e300s", "scenario": dumbbell(duration="1e300s")},
         {"field": "duration", "value": "2^63-1 ns", "scenario": dumbbell(duration=str(2**63 - 1) + "ns")},
         {"field": "bin_width", "value": "1ns", "scenario": dumbbell(duration="100s", bin_width="1ns")},
@@ -192,8 +406,12 @@ def worker_main(cases_file: str, first: int, last: int, results_file: str) -> No
 
 def _run_one(cclab, case) -> tuple[str, str]:
     try:
-        result = cclab.run(case["scenario"])
+        result = cclab.run(case["scenario"], **case.get("kwargs", {}))
     except cclab.ScenarioError as error:
+        if case.get("user_code"):
+            return _judge_user_code_error(str(error))
+        if case.get("api"):
+            return _judge_api_error(str(error), case["field"])
         return _judge_error(str(error), case["field"])
     except BaseException as error:  # noqa: BLE001 - classifying everything is the point
         kind = "panic" if type(error).__name__ == "PanicException" else "traceback"
@@ -218,6 +436,28 @@ def _judge_error(message: str, field: str) -> tuple[str, str]:
     changed, or one the change made wrong, such as a flow naming a node that is gone)."""
     if "\n" in message.strip() or LEAKS.search(message) or not FIELD_PREFIX.match(message):
         return "misleading", message
+    return "clean", message
+
+
+def _judge_user_code_error(message: str) -> tuple[str, str]:
+    """An error in (or about) the user's own Python congestion control: one short line
+    naming the field or the user's file; the user's exception words are theirs to read."""
+    if "\n" in message.strip() or len(message) > 600 or "Traceback" in message or "panicked" in message:
+        return "misleading", message[:300]
+    # named by field, by the user's file and line, or (a hook returned a value out of range)
+    # by the class, method and flow it came from: "... (in MyCC.on_ack, flow 0)"
+    if not (FIELD_PREFIX.match(message) or re.match(r"^(flow \d+: )?[^:]+\.py:\d+: ", message)
+            or re.search(r" \(in \w+\.\w+, flow \d+\)$", message)):
+        return "misleading", message[:300]
+    return "clean", message
+
+
+def _judge_api_error(message: str, field: str) -> tuple[str, str]:
+    """An error of the Python API: one short line starting with what the user gave, in
+    the API's words (no CLI flag, no Python exception words)."""
+    if ("\n" in message or len(message) > 600 or "--set" in message or "--max-memory" in message
+            or LEAKS.search(message.replace("None is not one", "")) or not message.startswith(field)):
+        return "misleading", message[:300]
     return "clean", message
 
 
@@ -261,7 +501,8 @@ def run_scenarios(inputs: list[dict], workers: int = 2) -> list[tuple[str, str]]
                 worker["read"] = len(lines)
                 process, current = worker["process"], worker["current"]
                 finished = process.poll() is not None
-                silent = time.monotonic() - worker["heard"] > TIMEOUT_S
+                limit = inputs[current].get("timeout", TIMEOUT_S) if current is not None else TIMEOUT_S
+                silent = time.monotonic() - worker["heard"] > limit
                 if not finished and not silent:
                     continue
                 if not finished:
@@ -269,7 +510,7 @@ def run_scenarios(inputs: list[dict], workers: int = 2) -> list[tuple[str, str]]
                     process.wait()
                 del running[k]
                 if current is not None:
-                    outcomes[current] = ("hang", f"no answer in {TIMEOUT_S:g} s") if silent and not finished \
+                    outcomes[current] = ("hang", f"no answer in {limit:g} s") if silent and not finished \
                         else ("abort", f"worker exited with {process.returncode}")
                     if current + 1 < worker["last"]:
                         launch(k, current + 1, worker["last"])
@@ -319,7 +560,53 @@ def cli_inputs(scratch: Path) -> list[dict]:
         (["report", a_file, "-o", scratch / "r"], "report of a non-store"),
         (["export", scratch / "missing.duckdb", "-o", scratch / "e"], "export missing store"),
     ]
-    return [{"kind": "cli", "field": what, "value": " ".join(map(str, args)), "args": [str(a) for a in args]} for args, what in cases]
+    # issue 31's command lines and files, and issue 29's bare numbers
+    tiny = (REPO / "experiments" / "tiny.toml").read_text()
+    header = _file(scratch, "header.toml", "[" + ".".join(["a"] * 1000) + "]\n")
+    dotted = _file(scratch, "dotted.toml", ".".join(["a"] * 40_000) + " = 1\n")
+    marked = _file(scratch, "bom.toml", "\ufeff" + tiny)
+    old_mac = _file(scratch, "cr.toml", tiny.replace("\n", "\r"))
+    dated = _file(scratch, "dated.toml", tiny.replace('name = "tiny"', "name = 1979-05-27"))
+    bare = _file(scratch, "bare.toml", tiny.replace('delay = "10ms"', "delay = 18"))
+    many = _file(scratch, "many.toml", tiny.split("[[flows]]")[0].replace('"0.1s"', '"0.01s"')
+                 + "".join(f'[[flows]]\ngroup = "g{i}"\n' for i in range(100_000)))
+    tiny_file = _file(scratch, "tiny.toml", tiny)
+    cases += [
+        (["run", header], "a table header 1000 deep"), (["run", dotted], "a 40000-part dotted key"),
+        (["run", tiny_file, "--set", ".".join(["a"] * 1000) + "=1"], "--set path 1000 deep"),
+        (["run", tiny_file, "--set", "trace={" + ".".join(["a"] * 40_000) + "=1}"], "--set value with a 40000-part key"),
+        (["run", marked, "--json"], "a byte-order mark"), (["run", old_mac], "CR-only line endings"),
+        (["run", dated], "a date as the name"), (["run", bare], "delay = 18 in a file"),
+        (["run", tiny_file, "--set", "topology.bottleneck.delay=18"], "--set delay=18"),
+        (["run", tiny_file, "--set", "topology.bottleneck.rate=20"], "--set rate=20"),
+        (["run", tiny_file, "--set", "packet_size=1000"], "--set packet_size=1000"),
+        (["run", tiny_file, "--set", "topology.bottleneck.buffer=\"5\""], "--set buffer=\"5\""),
+        (["run", tiny_file, "--set", "duration=1ns"], "duration 1ns (a warning)"),
+        (["run", tiny_file, "--set", "topology.bottleneck.rate=0.5bps"], "rate 0.5bps"),
+        (["run", tiny_file, "--max-memory", "1PB", "--json"], "--max-memory 1PB"),
+        (["run", tiny_file, "--max-memory", "1ZB"], "--max-memory 1ZB"),
+        (["run", "missing-\udcff.toml"], "a file name that is not UTF-8"),
+        (["run", many, "--json"], "100000 [[flows]] tables"),
+        (["sweep", plan(base_plan.replace('name = "p"', 'name = "p"\nzip = [[]]') + '[axes]\nseed = [1, 2]\n')],
+         "zip = [[]]"),
+    ]
+    inputs = [{"kind": "cli", "field": what, "value": " ".join(map(str, args))[:200], "args": [str(a) for a in args]}
+              for args, what in cases]
+    inputs += [
+        {"kind": "cli", "field": "CR-only on stdin", "value": "run - < cr.toml", "args": ["run", "-"],
+         "stdin": old_mac.read_bytes()},
+        {"kind": "cli", "field": "a byte-order mark on stdin", "value": "run - < bom.toml", "args": ["run", "-", "--json"],
+         "stdin": marked.read_bytes()},
+        {"kind": "cli", "field": "standard input closed", "value": "run - --json <&-", "args": ["run", "-", "--json"],
+         "close_stdin": True},
+    ]
+    return inputs
+
+
+def _file(scratch: Path, name: str, text: str) -> Path:
+    path = scratch / name
+    path.write_text(text, encoding="utf-8", newline="")
+    return path
 
 
 def _write(scratch: Path, body: str) -> Path:
@@ -329,12 +616,16 @@ def _write(scratch: Path, body: str) -> Path:
 
 
 def run_cli(case: dict) -> tuple[str, str]:
+    command = [sys.executable, "-m", "cclab", *case["args"]]
+    stdin = subprocess.DEVNULL if "stdin" not in case else None
+    if case.get("close_stdin"):
+        command = ["sh", "-c", 'exec "$0" "$@" <&-', *command]
     try:
-        completed = subprocess.run([sys.executable, "-m", "cclab", *case["args"]], capture_output=True, text=True,
-                                   timeout=TIMEOUT_S * 3, cwd=tempfile.gettempdir(), stdin=subprocess.DEVNULL)
+        completed = subprocess.run(command, capture_output=True, timeout=TIMEOUT_S * 3, cwd=tempfile.gettempdir(),
+                                   stdin=stdin, input=case.get("stdin"))
     except subprocess.TimeoutExpired:
         return "hang", f"no answer in {TIMEOUT_S * 3:g} s"
-    err = completed.stderr.strip()
+    err = completed.stderr.decode("utf-8", "backslashreplace").strip()
     if completed.returncode < 0 or completed.returncode in (134, 137, 139):
         return "abort", f"exit {completed.returncode}: {err.splitlines()[-1:] if err else ''}"
     if "Traceback" in err or "PanicException" in err:
@@ -358,11 +649,11 @@ def main(argv=None) -> int:
     parser.add_argument("--limit", type=int, default=30)
     parser.add_argument("--json", type=Path, help="write every input's outcome here")
     parser.add_argument("--only", choices=["scenario", "cli"], help="one kind of input only")
-    parser.add_argument("--every", type=int, default=1, help="run every k-th scenario input only (a quick sample)")
+    parser.add_argument("--every", type=int, default=1, help="run every k-th scenario input only (a quick sample; the newest fields' inputs all run)")
     args = parser.parse_args(argv)
     records = []
     if args.only in (None, "scenario"):
-        inputs = scenario_inputs()[:: args.every]
+        inputs = [case for k, case in enumerate(scenario_inputs()) if k % args.every == 0 or case.get("new")]
         for case, (outcome, detail) in zip(inputs, run_scenarios(inputs)):
             records.append({"kind": "scenario", "field": case["field"], "value": case["value"], "outcome": outcome,
                             "detail": detail})

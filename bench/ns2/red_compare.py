@@ -50,7 +50,7 @@ def cclab_scenario(rate, delay, buffer, flows, ecn, seed, duration=100) -> dict:
     access = {"rate": "100Mbps", "delay": "5ms", "buffer": 1000}
     return {
         "name": f"red-ecn ns-2 cross-check N={flows} ecn={int(ecn)}", "duration": f"{duration}s", "seed": seed,
-        "packet_size": 1000,
+        "packet_size": "1000B",
         "topology": {"kind": "dumbbell",
                      "bottleneck": {"rate": rate, "delay": delay, "buffer": buffer,
                                     "queue": {"kind": "red", "mode": "packets", "ecn": bool(ecn)}},

@@ -116,7 +116,7 @@ def cclab_scenario(cc: str, seed: int, **keys) -> dict:
     bottleneck = scenario["topology"]["bottleneck"]
     bottleneck["buffer"] = int(keys.get("buffer", 125))
     byte_mode = bool(int(keys.get("red_bytes", 1)))
-    bottleneck["queue"] = ({"kind": "red", "mode": "bytes", "mean_packet_size": 500} if byte_mode
+    bottleneck["queue"] = ({"kind": "red", "mode": "bytes", "mean_packet_size": "500B"} if byte_mode
                            else {"kind": "red", "mode": "packets"})
     return scenario
 

@@ -52,7 +52,7 @@ def run_ns2(case: str, seed: int, duration: float) -> dict:
 def cclab_scenario(case: str, seed: int, duration: float) -> dict:
     cc, recovery = CCLAB_CASES[case]
     return {
-        "name": f"westwood cross-check {case}", "duration": f"{duration:g}s", "seed": seed, "packet_size": 1000,
+        "name": f"westwood cross-check {case}", "duration": f"{duration:g}s", "seed": seed, "packet_size": "1000B",
         "topology": {"kind": "dumbbell", "bottleneck": {"rate": "5Mbps", "delay": "33ms", "buffer": 44},
                      "source_access": {"rate": "100Mbps", "delay": "1ms", "buffer": 44},
                      "sink_access": {"rate": "100Mbps", "delay": "1ms", "buffer": 44,

@@ -54,7 +54,7 @@ SCENARIO_TOML = """\
 name = "fct-ns3-{case}"
 duration = "40s"
 seed = {seed}
-packet_size = 1000
+packet_size = "1000B"
 
 [topology]
 kind = "dumbbell"

@@ -178,11 +178,11 @@ def controller_factory() -> Callable[[int, str], tuple[Any, list[str]]]:
         try:
             instance = cls(**config.get("params", {}))
         except Exception as error:  # the user's constructor: any exception is theirs to read
-            raise ScenarioError(f"flow {flow_id}: cc.params: {cls.__name__}(**{_short(config.get('params', {}))}) "
+            raise ScenarioError(f"cc.params: {cls.__name__}(**{_short(config.get('params', {}))}) "
                                 f"raised {type(error).__name__}: {_first_line(error)}") from None
         for required in ("on_ack", "on_congestion"):
             if not callable(getattr(instance, required, None)):
-                raise ScenarioError(f"flow {flow_id}: cc.class: {cls.__name__} has no {required}() method "
+                raise ScenarioError(f"cc.class: {cls.__name__} has no {required}() method "
                                     "(subclass cclab.cc.CongestionControl for Reno's)")
         return instance, _hooks(instance)
 
@@ -205,7 +205,8 @@ def _load_class(path: str, name: str) -> type:
                                 "name a file (path = \"mycc.py\") to run it elsewhere") from None
     file = Path(path)
     if not file.is_file():
-        raise ScenarioError(f"cc.path: {path}: no such file")
+        missing = not (file.exists() or file.is_symlink())
+        raise ScenarioError(f"cc.path: {path}: {'no such file' if missing else 'not a regular file (a Python file is)'}")
     module_name = f"cclab_cc_{abs(hash(str(file.resolve()))):x}"
     spec = importlib.util.spec_from_file_location(module_name, file)
     if spec is None or spec.loader is None:
@@ -216,7 +217,7 @@ def _load_class(path: str, name: str) -> type:
         spec.loader.exec_module(module)
     except SyntaxError as error:
         raise ScenarioError(f"{path}:{error.lineno}: SyntaxError: {error.msg}") from None
-    except Exception as error:  # the user's module: any exception is theirs to read
+    except (Exception, SystemExit) as error:  # the user's module: any exception (or exit) is theirs to read
         raise ScenarioError(f"{path}{_where(error)}: {type(error).__name__}: {_first_line(error)} "
                             "(while loading it)") from None
     cls = getattr(module, name, None)

@@ -15,6 +15,7 @@ from cclab._core import run_json as _run_json
 from cclab._core import jain_index as _jain_index
 from cclab._core import parse_duration as _parse_duration
 from cclab._core import parse_rate as _parse_rate
+from cclab._core import parse_size as _parse_size
 from cclab._core import schedule_windows as _schedule_windows
 
 if TYPE_CHECKING:
@@ -25,14 +26,16 @@ if TYPE_CHECKING:
 # scenario (the benchmark worker) then starts in a third of the time.
 
 __all__ = ["InternalError", "ScenarioError", "run_json", "validate_json", "topology_json", "warnings_json", "version",
-           "duration_s", "rate_bps", "schedule_windows", "jain_index", "flow_windows_json",
+           "duration_s", "rate_bps", "size_bytes", "schedule_windows", "jain_index", "flow_windows_json",
            "loss_outages_json"]
 
 
-def run_json(scenario_json: str, max_memory_bytes: Optional[int] = None,
+def run_json(scenario_json: str, max_memory_bytes: Optional[int] = None, memory_limit_name: Optional[str] = None,
              progress: Optional[Callable[[float, float], None]] = None) -> str:
-    """Run a scenario given as JSON; the result as JSON. Groups with ``algorithm =
-    "python"`` get their controllers from :mod:`cclab.cc` (imported only then).
+    """Run a scenario given as JSON; the result as JSON. ``memory_limit_name`` is how the
+    caller names the memory limit in messages (``max_memory``, ``--max-memory``). Groups
+    with ``algorithm = "python"`` get their controllers from :mod:`cclab.cc` (imported only
+    then).
 
     ``progress(simulated_s, total_s)``, if given, is called a few times a second while
     the run goes on (:class:`cclab.progress.RunProgress` draws a bar). Ctrl-C stops the
@@ -42,23 +45,31 @@ def run_json(scenario_json: str, max_memory_bytes: Optional[int] = None,
     if '"python"' in scenario_json:
         from cclab.cc import controller_factory
 
-        return _run_json(scenario_json, max_memory_bytes, controller_factory(), progress)
-    return _run_json(scenario_json, max_memory_bytes, None, progress)
+        return _run_json(scenario_json, max_memory_bytes, memory_limit_name, controller_factory(), progress)
+    return _run_json(scenario_json, max_memory_bytes, memory_limit_name, None, progress)
 
 
 def duration_s(value: Any) -> float:
-    """A scenario duration (``"25ms"``, or a number of seconds) in seconds, by the
-    engine's rules; a bad one is a ScenarioError."""
+    """A scenario duration (``"25ms"``; a bare number is refused but 0) in seconds, by
+    the engine's rules; a bad one is a ScenarioError."""
     import json
 
     return _parse_duration(json.dumps(value))
 
 
 def rate_bps(value: Any) -> int:
-    """A scenario rate (``"10Mbps"``, or bits per second) in bits per second."""
+    """A scenario rate (``"10Mbps"``) in bits per second."""
     import json
 
     return _parse_rate(json.dumps(value))
+
+
+def size_bytes(value: Any) -> int:
+    """A scenario size (``"1000B"``, ``"1.5kB"``, ``"64KiB"``; a bare number is refused
+    but 0) in bytes."""
+    import json
+
+    return _parse_size(json.dumps(value))
 
 
 def schedule_windows(schedule: Sequence[Sequence[Any]]) -> list[tuple[float, Optional[float]]]:

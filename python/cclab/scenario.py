@@ -6,10 +6,10 @@ module only reads files, edits the resulting dicts and converts errors to
 """
 from __future__ import annotations
 
-import copy
 import datetime
 import json
 import math
+import numbers
 import re
 import stat
 import sys
@@ -23,7 +23,7 @@ try:
 except ModuleNotFoundError:  # Python < 3.11 (tomli is the same parser)
     import tomli as tomllib
 
-from cclab.core import ScenarioError, topology_json, validate_json, warnings_json
+from cclab.core import ScenarioError, size_bytes, topology_json, validate_json, warnings_json
 
 ScenarioSource = Union[str, PathLike, Mapping[str, Any]]
 Overrides = Union[Mapping[str, Any], Iterable[str], None]
@@ -32,34 +32,40 @@ Overrides = Union[Mapping[str, Any], Iterable[str], None]
 _TOML_POSITION = re.compile(r"^(?P<message>.*?)\s*\(at line (?P<line>\d+), column (?P<column>\d+)\)$")
 
 
-def load_scenario(source: ScenarioSource, overrides: Overrides = None) -> dict:
+def load_scenario(source: ScenarioSource, overrides: Overrides = None, origin: str = "overrides") -> dict:
     """Return the scenario in ``source`` (a TOML path, ``"-"`` for standard input, or a
     dict) with ``overrides`` applied.
 
     ``overrides`` is either a list of ``"dotted.path=value"`` strings (the CLI's
     ``--set``), whose values are parsed as TOML values, or a mapping from dotted path to
-    a Python value. A dict ``source`` is deep-copied, never modified.
+    a Python value. A dict ``source`` is deep-copied, never modified. ``origin`` is how
+    errors name the overrides (``overrides`` in Python, ``--set`` on the command line).
     """
-    scenario, folder = load_unresolved(source, overrides)
+    scenario, folder = load_unresolved(source, overrides, origin)
     return resolve_files(scenario, folder)
 
 
-def load_unresolved(source: ScenarioSource, overrides: Overrides = None) -> tuple[dict, Optional[Path]]:
+def load_unresolved(source: ScenarioSource, overrides: Overrides = None,
+                    origin: str = "overrides") -> tuple[dict, Optional[Path]]:
     """As :func:`load_scenario`, with the files it names not yet read, and the folder
     they are read from (the scenario file's; None for the working directory)."""
     folder = None
     if isinstance(source, Mapping):
-        scenario = copy.deepcopy(dict(source))
-    elif str(source) == "-":
+        check_value(source, "")
+        scenario = plain_copy(source)
+    elif isinstance(source, (str, PathLike)) and not isinstance(source, bytes) and str(source) == "-":
         scenario = read_stdin()
-    else:
+    elif isinstance(source, (str, PathLike)):
         scenario = read_toml(Path(source))
         folder = Path(source).parent
         if "python" in str(scenario.get("flows", "")):  # a file names its Python code beside it
             from cclab.cc import resolve_paths
 
             resolve_paths(scenario, folder)
-    return apply_overrides(scenario, overrides), folder
+    else:
+        raise ScenarioError(f"the scenario: {_shown_object(source)} is not one; give a TOML file's path, "
+                            f"\"-\" for standard input, or a dict")
+    return apply_overrides(scenario, overrides, origin), folder
 
 
 def resolve_files(scenario: dict, folder: Optional[Path] = None) -> dict:
@@ -80,22 +86,34 @@ def validate(source: ScenarioSource, overrides: Overrides = None) -> dict:
     return json.loads(validate_json(scenario_json(load_scenario(source, overrides))))
 
 
-_SIZE = re.compile(r"^\s*(?P<number>\d+(\.\d+)?)\s*(?P<unit>B|kB|KB|KiB|MB|MiB|GB|GiB|TB|TiB)?\s*$")
-_SIZE_UNITS = {None: 1, "B": 1, "kB": 10**3, "KB": 10**3, "KiB": 2**10, "MB": 10**6, "MiB": 2**20, "GB": 10**9,
-               "GiB": 2**30, "TB": 10**12, "TiB": 2**40}
+# The memory limit a run may be given: 1 byte to 2^64 − 1 bytes (16 EiB).
+MAX_MEMORY = 2**64 - 1
+_MEMORY_RANGE = "from 1B to 16EiB"
 
 
-def parse_memory(value: Union[str, int, None], what: str = "--max-memory") -> Union[int, None]:
-    """Bytes from ``value``: an integer, or text such as ``"16GB"``, ``"512MiB"`` (None: the
-    engine's default of 8 GiB). A run whose estimated memory is above it is refused."""
+def parse_memory(value: Union[str, int, None], what: str = "max_memory") -> Union[int, None]:
+    """Bytes from ``value``: a whole number of bytes, or text such as ``"16GB"``,
+    ``"512MiB"`` in the engine's units (B, kB, MB, GB, TB, PB, KiB … PiB) (None: the
+    engine's default of 8 GiB). A run whose estimated memory is above it is refused.
+    ``what`` is how errors name the setting (``max_memory``, ``--max-memory``)."""
     if value is None:
         return None
-    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():  # bytes, as the CLI gives them
+        value = int(value.strip())
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not 1 <= value <= MAX_MEMORY:
+            raise ScenarioError(f"{what}: {_shown(value)} bytes is outside the limits cclab takes, {_MEMORY_RANGE}")
         return value
-    match = _SIZE.match(value) if isinstance(value, str) else None
-    if match is None or float(match["number"]) <= 0:
-        raise ScenarioError(f"{what}: {value!r} is not a size such as 8GB, 512MiB or a number of bytes")
-    return int(float(match["number"]) * _SIZE_UNITS[match["unit"]])
+    if not isinstance(value, str):
+        raise ScenarioError(f"{what}: {_shown_object(value)} is not a size; give a whole number of bytes or text "
+                            f"such as \"16GB\" or \"512MiB\", {_MEMORY_RANGE}")
+    try:
+        bytes_ = size_bytes(value)
+    except ScenarioError as error:
+        raise ScenarioError(f"{what}: {error}; a memory limit is {_MEMORY_RANGE}") from None
+    if bytes_ < 1:
+        raise ScenarioError(f"{what}: {_shown(value)} is below 1 byte; a memory limit is {_MEMORY_RANGE}")
+    return bytes_
 
 
 def scenario_warnings(source: ScenarioSource, overrides: Overrides = None) -> list[str]:
@@ -114,24 +132,115 @@ def topology(source: ScenarioSource, overrides: Overrides = None) -> dict:
 
 
 def scenario_json(scenario: Mapping[str, Any]) -> str:
-    """Serialize a scenario dict for the engine (TOML dates become strings). No field of
-    a scenario takes NaN, an infinity or an integer beyond 64 bits (and JSON has no NaN):
-    such a value is a ScenarioError naming where it is, before the engine sees it."""
-    _check_representable(scenario, "")
-    return json.dumps(scenario, default=str, allow_nan=False)
+    """Serialize a scenario dict for the engine. What JSON cannot carry, or no field of
+    a scenario takes (NaN, an infinity, an integer beyond 64 bits, a date, bytes, a
+    table or list that holds itself, nesting deeper than any field), is a ScenarioError
+    naming where it is, before the engine sees it (see :func:`check_value`)."""
+    check_value(scenario, "")
+    return json.dumps(scenario, allow_nan=False, default=_json_default)
 
 
-def _check_representable(value: Any, path: str) -> None:
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ScenarioError(f"{path}: {value!r} is not a finite number (no field takes NaN or infinity)")
-    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
-        raise ScenarioError(f"{path}: {_shown(value)} is beyond the largest number cclab takes, {2**64 - 1}")
+def _json_default(value: Any) -> Any:
+    """What json leaves to us among the values :func:`check_value` lets through: other
+    mappings and other numbers (NumPy's, for one)."""
     if isinstance(value, Mapping):
-        for key, item in value.items():
-            _check_representable(item, f"{path}.{key}" if path else str(key))
-    elif isinstance(value, (list, tuple)):
-        for index, item in enumerate(value):
-            _check_representable(item, f"{path}[{index}]")
+        return dict(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    raise ScenarioError(f"{_shown_object(value)} is not a scenario value")
+
+
+# No field of a scenario or a plan is nested more than a handful of tables deep: a value
+# nested deeper than this is a mistake (or a table that holds itself), and is refused
+# before anything recurses into it.
+MAX_DEPTH = 64
+
+
+def check_value(value: Any, path: str, leaves: bool = True) -> None:
+    """Raise a one-line ScenarioError at the first part of ``value`` (found at ``path``
+    in the scenario) that a scenario cannot hold: a type other than text, numbers,
+    true/false, lists and tables with text keys; NaN or an infinity; an integer beyond
+    64 bits; a date or time (TOML has them, no field takes one); nesting deeper than
+    MAX_DEPTH; a table or list that contains itself. Iterative: any depth, any cycle.
+    ``leaves=False`` checks the shape only (nesting, cycles, keys), as a parsed file
+    needs before anything recurses into it."""
+    stack: list = [(value, path, 0, False)]
+    ancestors: set[int] = set()
+    while stack:
+        item, where, depth, leaving = stack.pop()
+        if leaving:
+            ancestors.discard(id(item))
+            continue
+        if isinstance(item, bool) or item is None or isinstance(item, str):
+            continue
+        if not leaves and not isinstance(item, (Mapping, list, tuple)):
+            continue
+        if isinstance(item, numbers.Integral):
+            if not -(2**63) <= int(item) < 2**64:
+                raise ScenarioError(f"{_path(where)}: {_shown(item)} is beyond the largest number cclab takes, "
+                                    f"{2**64 - 1}")
+            continue
+        if isinstance(item, numbers.Real):
+            if not math.isfinite(item):
+                raise ScenarioError(f"{_path(where)}: {float(item)!r} is not a finite number (no field takes NaN or "
+                                    "infinity)")
+            continue
+        if isinstance(item, (datetime.date, datetime.time)):
+            raise ScenarioError(f"{_path(where)}: {item.isoformat()} is a date or time; no field takes one "
+                                "(write text in quotes)")
+        if not isinstance(item, (Mapping, list, tuple)):
+            raise ScenarioError(f"{_path(where)}: {_shown_object(item)} is not a scenario value (text, a number, "
+                                "true or false, a list or a table)")
+        if id(item) in ancestors:
+            raise ScenarioError(f"{_path(where)}: holds itself (a table or list inside itself is no scenario)")
+        if depth >= MAX_DEPTH:
+            raise ScenarioError(f"{_path(where)}: nested more than {MAX_DEPTH} deep; no field of a scenario is")
+        ancestors.add(id(item))
+        stack.append((item, where, depth, True))
+        if isinstance(item, Mapping):
+            children = []
+            for key, child in item.items():
+                if not isinstance(key, str):
+                    raise ScenarioError(f"{_path(where)}: the key {_shown_object(key)} is not text")
+                children.append((child, f"{where}.{key}" if where else key, depth + 1, False))
+        else:
+            children = [(child, f"{where}[{index}]", depth + 1, False) for index, child in enumerate(item)]
+        stack.extend(reversed(children))
+
+
+def plain_copy(value: Any) -> Any:
+    """A deep copy of a value that passed :func:`check_value`, with every mapping a dict
+    and every tuple a list (what TOML would have given)."""
+    if isinstance(value, Mapping):
+        return {key: plain_copy(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain_copy(item) for item in value]
+    return value
+
+
+def _path(where: str) -> str:
+    """A field path for a message: the scenario itself when empty, shortened when long."""
+    if not where:
+        return "the scenario"
+    return where if len(where) <= 80 else f"{where[:40]}…{where[-30:]} ({len(where)} characters)"
+
+
+def _shown_object(value: Any) -> str:
+    """Any Python object as a message shows it: its repr, printable and shortened."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - an object whose repr fails is still named
+        text = f"a {type(value).__name__} object"
+    return _printable(text if len(text) <= 40 else f"{text[:16]}…{text[-8:]} ({len(text)} characters)")
+
+
+def _printable(text: str) -> str:
+    """``text`` with what cannot be written to a UTF-8 terminal (a lone surrogate) or
+    should not be (a NUL, a newline) escaped."""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text.replace("\0", "\\0").replace("\n", "\\n").replace("\r", "\\r")
 
 
 def _json_safe(value: Any) -> Any:
@@ -154,17 +263,24 @@ def scenario_toml(scenario: Mapping[str, Any]) -> str:
     return tomli_w.dumps(_without_nulls(scenario))
 
 
-def apply_overrides(scenario: dict, overrides: Overrides, origin: str = "--set") -> dict:
+def apply_overrides(scenario: dict, overrides: Overrides, origin: str = "overrides") -> dict:
     """Apply ``overrides`` to ``scenario`` in place and return it (see load_scenario).
-    ``origin`` is how errors name where an override came from (``--set``, ``axes``)."""
+    ``origin`` is how errors name where an override came from (``overrides``, ``--set``,
+    ``axes``, ``set``)."""
     if overrides is None:
         return scenario
     if isinstance(overrides, Mapping):
-        pairs = [(str(path), value) for path, value in overrides.items()]
-    elif isinstance(overrides, str):
-        raise TypeError("overrides must be a list of 'key=value' strings or a mapping, not a str")
+        pairs = list(overrides.items())
+        for path, value in pairs:
+            if not isinstance(path, str):
+                raise ScenarioError(f"{origin}: the key {_shown_object(path)} is not a dotted path such as "
+                                    "\"flows.0.count\"")
+            check_value(value, path)
+    elif isinstance(overrides, (str, bytes)) or not isinstance(overrides, Iterable):
+        raise ScenarioError(f"{origin}: {_shown_object(overrides)} is not a list of \"key=value\" strings or a "
+                            "mapping of dotted paths to values")
     else:
-        pairs = [_split_assignment(text) for text in overrides]
+        pairs = [_split_assignment(text, origin) for text in overrides]
     for path, value in pairs:
         _set_path(scenario, path, value, origin)
     return scenario
@@ -172,11 +288,15 @@ def apply_overrides(scenario: dict, overrides: Overrides, origin: str = "--set")
 
 def parse_override_value(text: str) -> Any:
     """Parse ``text`` as a TOML value (``10``, ``0.5``, ``true``, ``"x"``, ``{ a = 1 }``);
-    anything else (``10Mbps``, ``1s``), dates and non-finite floats stay plain strings."""
+    anything else (``10Mbps``, ``1s``), dates and non-finite floats stay plain strings.
+    A value TOML cannot parse in reasonable time (a key of thousands of dotted parts) is
+    a ScenarioError."""
     try:
-        value = tomllib.loads(f"value = {text}")["value"]
+        value = tomllib.loads(check_toml_text(f"value = {text}"))["value"]
     except tomllib.TOMLDecodeError:
         return text
+    except RecursionError:
+        raise ScenarioError("tables or lists nested too deeply") from None
     if isinstance(value, (datetime.date, datetime.time)):
         return text
     if isinstance(value, float) and not math.isfinite(value):
@@ -186,52 +306,107 @@ def parse_override_value(text: str) -> Any:
 
 # A scenario or plan file larger than this is not one (and is not read into memory).
 MAX_FILE_BYTES = 64 << 20
+# The most parts a dotted key may have (`a.b.c` has three). No scenario field is nested
+# more than a handful deep, and the TOML parser's time grows with the square of a key's
+# parts (a 40 000-part key: minutes), so longer keys are refused before parsing.
+MAX_KEY_PARTS = MAX_DEPTH
+_KEY_PART = r"""(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')"""
+# (the look-behind keeps the search linear: it never restarts inside a bare key)
+_LONG_DOTTED_KEY = re.compile(rf"(?<![A-Za-z0-9_-]){_KEY_PART}(?:[ \t]*\.[ \t]*{_KEY_PART}){{{MAX_KEY_PARTS},}}")
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def check_toml_text(text: str) -> str:
+    """``text`` ready for the TOML parser, or a ScenarioError saying why it is not TOML
+    a person meant: a byte-order mark (which some editors write) is dropped; a carriage
+    return without a line feed (old Mac line endings) and a dotted key of more than
+    MAX_KEY_PARTS parts are refused naming their line."""
+    text = text.removeprefix("\ufeff")
+    lone = _LONE_CR.search(text)
+    if lone is not None:
+        line = text.count("\n", 0, lone.start()) + 1
+        raise ScenarioError(f"line {line}: a carriage return without a line feed; TOML lines end in LF or CRLF "
+                            "(was it saved with old Mac line endings?)")
+    long_key = _LONG_DOTTED_KEY.search(text)
+    if long_key is not None:
+        line = text.count("\n", 0, long_key.start()) + 1
+        shown = long_key.group()
+        raise ScenarioError(f"line {line}: a dotted key of more than {MAX_KEY_PARTS} parts "
+                            f"({_printable(shown[:24])}… {len(shown)} characters); no field of a scenario is nested "
+                            "that deep")
+    return text
+
+
+def _file_name(path: Any) -> str:
+    """A file name as a message shows it: printable, shortened past 200 characters."""
+    text = _printable(str(path))
+    return text if len(text) <= 200 else f"{text[:120]}…{text[-60:]} ({len(text)} characters)"
 
 
 def read_toml(path: Path) -> dict:
-    """Parse a TOML file; a missing, unreadable, odd (a FIFO, a device, huge) or
-    malformed file is a one-line ScenarioError."""
+    """Parse a TOML file; a missing, unreadable, odd (a FIFO, a device, huge), unnamable
+    (a NUL in its name) or malformed file is a one-line ScenarioError."""
+    name = _file_name(path)
     try:
         info = path.stat()
     except FileNotFoundError:
-        raise ScenarioError(f"{path}: no such file") from None
+        raise ScenarioError(f"{name}: no such file") from None
     except OSError as error:
-        raise ScenarioError(f"{path}: {error.strerror}") from None
+        raise ScenarioError(f"{name}: {error.strerror}") from None
+    except UnicodeEncodeError:
+        raise ScenarioError(f"{name}: not a usable file name (it holds characters no file name can)") from None
+    except ValueError:  # embedded null byte
+        raise ScenarioError(f"{name}: not a usable file name (it holds a NUL character)") from None
     if stat.S_ISDIR(info.st_mode):
-        raise ScenarioError(f"{path}: is a directory, expected a scenario .toml file")
+        raise ScenarioError(f"{name}: is a directory, expected a scenario .toml file")
     if not stat.S_ISREG(info.st_mode):
-        raise ScenarioError(f"{path}: not a regular file (a pipe or a device?), expected a scenario .toml file")
+        raise ScenarioError(f"{name}: not a regular file (a pipe or a device?), expected a scenario .toml file")
     if info.st_size > MAX_FILE_BYTES:
-        raise ScenarioError(f"{path}: {info.st_size} bytes, more than a scenario file's {MAX_FILE_BYTES} bytes")
+        raise ScenarioError(f"{name}: {info.st_size} bytes, more than a scenario file's {MAX_FILE_BYTES} bytes")
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise ScenarioError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+        data = path.read_bytes()
     except OSError as error:
-        raise ScenarioError(f"{path}: {error.strerror}") from None
-    return parse_toml(text, str(path))
+        raise ScenarioError(f"{name}: {error.strerror}") from None
+    return parse_toml(_decode(data, name), name)
+
+
+def _decode(data: bytes, where: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ScenarioError(f"{where}: not UTF-8 text ({error.reason} at byte {error.start})") from None
 
 
 def read_stdin() -> dict:
     """A scenario (or plan) given on standard input, as ``cclab run -`` reads it."""
-    data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+    closed = ScenarioError("<stdin>: standard input is closed; give a scenario file, or pipe one in")
+    if sys.stdin is None:
+        raise closed
+    try:
+        stream = getattr(sys.stdin, "buffer", None)
+        data = (stream or sys.stdin).read(MAX_FILE_BYTES + 1)
+    except ValueError:  # I/O operation on closed file
+        raise closed from None
+    except OSError as error:
+        raise ScenarioError(f"<stdin>: cannot be read ({error.strerror or error})") from None
     if len(data) > MAX_FILE_BYTES:
         raise ScenarioError(f"<stdin>: more than a scenario file's {MAX_FILE_BYTES} bytes")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ScenarioError(f"<stdin>: not UTF-8 text ({error.reason} at byte {error.start})") from None
-    return parse_toml(text, "<stdin>")
+    return parse_toml(_decode(data, "<stdin>") if isinstance(data, bytes) else data, "<stdin>")
 
 
 def parse_toml(text: str, where: str) -> dict:
-    """TOML text from ``where`` (a file name, ``<stdin>``) as a dict; one-line errors."""
+    """TOML text from ``where`` (a file name, ``<stdin>``) as a dict; one-line errors,
+    the same whichever way the text came."""
     try:
-        return tomllib.loads(text)
+        document = tomllib.loads(check_toml_text(text))
+    except ScenarioError as error:
+        raise ScenarioError(f"{where}: {error}") from None
     except tomllib.TOMLDecodeError as error:
         raise ScenarioError(f"{where}: {_describe_toml_error(error)}") from None
     except RecursionError:
         raise ScenarioError(f"{where}: arrays or tables nested too deeply") from None
+    check_value(document, "", leaves=False)  # (values are checked where they are used, naming their field)
+    return document
 
 
 def _describe_toml_error(error: tomllib.TOMLDecodeError) -> str:
@@ -243,28 +418,44 @@ def _describe_toml_error(error: tomllib.TOMLDecodeError) -> str:
     return f"line {match['line']}, column {match['column']}: {match['message']}"
 
 
-def _split_assignment(text: str) -> tuple[str, Any]:
-    path, sep, value = str(text).partition("=")
+def _split_assignment(text: Any, origin: str = "--set") -> tuple[str, Any]:
+    if not isinstance(text, str):
+        raise ScenarioError(f"{origin}: {_shown_object(text)} is not a \"key=value\" string")
+    path, sep, value = text.partition("=")
     path = path.strip()
     if not sep or not path:
-        raise ScenarioError(f"--set {text}: expected KEY=VALUE, e.g. --set flows.0.count=10")
-    return path, parse_override_value(value.strip())
+        example = "--set flows.0.count=10" if origin == "--set" else '"flows.0.count=10"'
+        shown = _shown(text).strip('"') if origin == "--set" else _shown(text)
+        raise ScenarioError(f"{origin} {shown}: expected KEY=VALUE, e.g. {example}")
+    try:
+        return path, parse_override_value(value.strip())
+    except ScenarioError as error:
+        raise ScenarioError(f"{_where_set(path, origin)}: {error}") from None
 
 
-def _set_path(scenario: dict, path: str, value: Any, origin: str = "--set") -> None:
+def _where_set(path: str, origin: str) -> str:
+    shown = _path(path)
+    return f"{origin} {shown}" if origin == "--set" else f'{origin}."{shown}"'
+
+
+def _set_path(scenario: dict, path: str, value: Any, origin: str = "overrides") -> None:
     """Set ``scenario[a][b][0][c] = value`` for path ``a.b.0.c``; integer components
     index lists, missing tables are created."""
     keys = path.split(".")
-    where_set = f"--set {path}" if origin == "--set" else f'{origin}."{path}"'
+    where_set = _where_set(path, origin)
     if any(key == "" for key in keys):
         raise ScenarioError(f"{where_set}: empty component in the dotted path")
+    if len(keys) > MAX_DEPTH:
+        raise ScenarioError(f"{where_set}: a path of {len(keys)} parts; no field of a scenario is nested more than "
+                            f"{MAX_DEPTH} deep")
     node: Any = scenario
     for depth, key in enumerate(keys):
         is_last = depth == len(keys) - 1
-        where = ".".join(keys[:depth]) or "the scenario"
+        where = _path(".".join(keys[:depth]))
         if isinstance(node, list):
-            if not key.isdigit():
-                raise ScenarioError(f"{where_set}: {where} is a list, '{key}' is not an index")
+            if not (key.isascii() and key.isdigit()):
+                shown = key if len(key) <= 40 else f"{key[:16]}…{key[-8:]} ({len(key)} characters)"
+                raise ScenarioError(f"{where_set}: {where} is a list, '{_printable(shown)}' is not an index")
             index = int(key)
             if index >= len(node):
                 raise ScenarioError(f"{where_set}: {where} has {len(node)} entries")

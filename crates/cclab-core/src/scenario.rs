@@ -3,7 +3,7 @@
 //! a one-line message naming the field path and the value, e.g.
 //! `flows[0].cc.beta: 1.5 is outside (0, 1)`.
 use crate::cc::CcConfig;
-use crate::schema::{deserialize_with_path, duration_or_table, named_choice};
+use crate::schema::{duration_or_table, from_value, named_choice};
 pub use crate::schema::{OpenUnit, Positive, Probability};
 use crate::sim::Duration;
 use crate::transport::tfrc::TfrcConfig;
@@ -18,7 +18,7 @@ pub struct ScenarioError(pub String);
 
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&crate::schema::bounded(&self.0))
     }
 }
 impl std::error::Error for ScenarioError {}
@@ -36,13 +36,13 @@ pub struct Scenario {
     #[serde(default = "default_seed")]
     pub seed: u64,
     /// Application payload bytes per data packet (ns-2 `packetSize_`).
-    #[serde(default = "default_packet_size")]
+    #[serde(default = "default_packet_size", with = "crate::sim::units::bytes")]
     pub packet_size: NonZeroU32,
     /// TCP/IP header bytes added to each data packet on the wire (ns-2 `useHeaders_ true`: 40).
-    #[serde(default = "default_header_size")]
+    #[serde(default = "default_header_size", with = "crate::sim::units::bytes")]
     pub header_size: u32,
     /// Bytes of a pure ACK on the wire (ns-2: 40).
-    #[serde(default = "default_header_size")]
+    #[serde(default = "default_header_size", with = "crate::sim::units::bytes")]
     pub ack_size: NonZeroU32,
     /// Width of the per-interval bins (allotted goodput, allotted fairness).
     #[serde(default = "default_bin_width")]
@@ -455,9 +455,15 @@ pub struct TraceConfig {
 
 impl Scenario {
     pub fn from_json_str(text: &str) -> Result<Scenario, ScenarioError> {
-        let mut d = serde_json::Deserializer::from_str(text);
-        let mut scenario: Scenario = deserialize_with_path(&mut d).map_err(ScenarioError)?;
-        d.end().map_err(|e| ScenarioError(format!("trailing characters after the scenario: {e}")))?;
+        let value = crate::schema::parse_json(text).map_err(|message| {
+            // Not JSON, or a key given twice: reading it as a scenario names the field.
+            let mut d = serde_json::Deserializer::from_str(text);
+            match crate::schema::deserialize_with_path::<Scenario, _>(&mut d) {
+                Err(located) => ScenarioError(located),
+                _ => ScenarioError(message),
+            }
+        })?;
+        let mut scenario: Scenario = from_value(&value).map_err(ScenarioError)?;
         scenario.normalize()?;
         scenario.validate()?;
         Ok(scenario)
@@ -465,6 +471,8 @@ impl Scenario {
 
     /// Parse TOML, then validate exactly as JSON input is (one schema, one error format).
     pub fn from_toml_str(text: &str) -> Result<Scenario, ScenarioError> {
+        // A byte-order mark (some editors write one) is not part of the document.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let table: toml::Table = toml::from_str(text).map_err(|e| {
             let position = e.span().map(|span| {
                 let line = text[..span.start].matches('\n').count() + 1;
@@ -480,7 +488,7 @@ impl Scenario {
             ScenarioError(format!("{}{message}", position.unwrap_or_default()))
         })?;
         let value = serde_json::to_value(table).map_err(|e| ScenarioError(e.to_string()))?;
-        let mut scenario: Scenario = deserialize_with_path(value).map_err(ScenarioError)?;
+        let mut scenario: Scenario = from_value(&value).map_err(ScenarioError)?;
         scenario.normalize()?;
         scenario.validate()?;
         Ok(scenario)

@@ -83,6 +83,8 @@ pub fn format_error(path: &str, message: &str) -> String {
     let message = in_our_words(&message);
     if path.is_empty() || path == "." {
         message
+    } else if path.chars().count() > 80 {
+        format!("{}: {message}", shortened(&path))
     } else {
         format!("{path}: {message}")
     }
@@ -100,20 +102,26 @@ pub fn in_our_words(message: &str) -> String {
         }
     }
     if let Some(rest) = message.strip_prefix("invalid length ") {
+        if let Some((found, wanted)) = rest.split_once(", expected a list of ") {
+            return format!("a list of {found} items where {wanted} are expected");
+        }
         if let Some((found, expected)) = rest.split_once(", expected ") {
             return format!("a list of {found} is not {}", expected_in_words(expected));
         }
     }
     if let Some(rest) = message.strip_prefix("unknown field `") {
         if let Some((field, known)) = rest.split_once("`, expected one of ") {
-            return format!("unknown field {field:?}; the fields here are {}", known.replace('`', ""));
+            return format!("unknown field {}; the fields here are {}", quoted(field), known.replace('`', ""));
         }
         if let Some((field, known)) = rest.split_once("`, expected ") {
-            return format!("unknown field {field:?}; the only field here is {}", known.replace('`', ""));
+            return format!("unknown field {}; the only field here is {}", quoted(field), known.replace('`', ""));
         }
         if let Some(field) = rest.strip_suffix("`, there are no fields") {
-            return format!("unknown field {field:?}; nothing may be given here");
+            return format!("unknown field {}; nothing may be given here", quoted(field));
         }
+    }
+    if let Some(field) = message.strip_prefix("duplicate field `").and_then(|rest| rest.strip_suffix('`')) {
+        return format!("the field {} is given twice", quoted(field));
     }
     if message == "expected value" {
         // serde_json's word for a JSON value it cannot read: NaN and infinity.
@@ -155,6 +163,48 @@ pub fn shortened(text: &str) -> String {
     format!("{head}…{tail} ({} characters)", chars.len())
 }
 
+/// Text as the user wrote it, in quotes, shortened past 40 characters.
+pub fn quoted(text: &str) -> String {
+    shortened(&format!("{text:?}"))
+}
+
+/// A message kept to one readable line whatever the input echoed in it: every unbroken
+/// run of more than 80 characters (a 1-MB key in a field path, a 300-digit number) is
+/// shortened, and a message still longer than 600 characters keeps its beginning (the
+/// field) and its end (what is allowed).
+pub fn bounded(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(1024));
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        if word.chars().count() > 80 {
+            // (punctuation that ends the word stays after the shortened part)
+            let body = word.trim_end_matches([':', ';', ',', ')']);
+            let end = &word[body.len()..];
+            out.push_str(&shortened(body));
+            out.push_str(end);
+        } else {
+            out.push_str(word);
+        }
+        word.clear();
+    };
+    for c in message.chars() {
+        if c.is_whitespace() {
+            flush(&mut word, &mut out);
+            out.push(if c == '\n' || c == '\r' { ' ' } else { c });
+        } else {
+            word.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    let chars: Vec<char> = out.chars().collect();
+    if chars.len() <= 600 {
+        return out;
+    }
+    let head: String = chars[..400].iter().collect();
+    let tail: String = chars[chars.len() - 150..].iter().collect();
+    format!("{head}…{tail} ({} characters in all)", chars.len())
+}
+
 /// serde's name for what a field takes, in words.
 fn expected_in_words(expected: &str) -> String {
     match expected {
@@ -182,7 +232,7 @@ fn expected_in_words(expected: &str) -> String {
 /// Parse one variant's parameters (a table without its tag), naming inner fields in
 /// errors (`flows[0].cc.beta: ...`).
 pub fn parse_params<T: de::DeserializeOwned>(params: serde_json::Value) -> Result<T, String> {
-    deserialize_with_path(params).map_err(|e| match e.split_once(": ") {
+    from_value(&params).map_err(|e| match e.split_once(": ") {
         Some((path, msg)) if !path.contains(' ') => nested_error(path, msg),
         _ => e,
     })
@@ -238,6 +288,219 @@ pub fn deserialize_tagged<'de, D: Deserializer<'de>, T>(
 /// The error for an unknown variant name, naming the tag field and the choices.
 pub fn unknown_variant(tag: &str, name: &str, known: &[&str]) -> String {
     nested_error(tag, &format!("unknown {tag} {name:?}, expected one of: {}", known.join(", ")))
+}
+
+/// A JSON document as a [`serde_json::Value`], refusing what serde_json would let pass
+/// silently: a key given twice in one table (the last would win). Errors are one line in
+/// cclab's words.
+pub fn parse_json(text: &str) -> Result<serde_json::Value, String> {
+    struct Checked(serde_json::Value);
+    impl<'de> Deserialize<'de> for Checked {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_any(CheckedVisitor).map(Checked)
+        }
+    }
+    struct CheckedVisitor;
+    impl<'de> de::Visitor<'de> for CheckedVisitor {
+        type Value = serde_json::Value;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a JSON value")
+        }
+        fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+            Ok(v.into())
+        }
+        fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+            Ok(v.into())
+        }
+        fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+            Ok(v.into())
+        }
+        fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+            Ok(serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, serde_json::Value::Number))
+        }
+        fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+            Ok(v.into())
+        }
+        fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+            Ok(v.into())
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(serde_json::Value::Null)
+        }
+        fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut items = Vec::new();
+            while let Some(Checked(item)) = seq.next_element()? {
+                items.push(item);
+            }
+            Ok(serde_json::Value::Array(items))
+        }
+        fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut table = serde_json::Map::new();
+            while let Some(key) = map.next_key::<String>()? {
+                let Checked(value) = map.next_value()?;
+                if table.contains_key(&key) {
+                    return Err(de::Error::custom(format!("the key {} is given twice", quoted(&key))));
+                }
+                table.insert(key, value);
+            }
+            Ok(serde_json::Value::Object(table))
+        }
+    }
+    let mut d = serde_json::Deserializer::from_str(text);
+    let checked = Checked::deserialize(&mut d).and_then(|value| d.end().map(|()| value));
+    checked.map(|Checked(value)| value).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data => format_error("", &e.to_string()),
+        _ if e.to_string().starts_with("recursion limit exceeded") => "tables or lists nested more than 128 deep".into(),
+        _ => format!("not a JSON document: {e}"),
+    })
+}
+
+/// Deserialize `T` from a parsed scenario value (JSON or TOML), strictly (see [`Strict`]),
+/// naming the failing field's path.
+pub fn from_value<T: de::DeserializeOwned>(value: &serde_json::Value) -> Result<T, String> {
+    deserialize_with_path(Strict(value))
+}
+
+/// A deserializer over a parsed [`serde_json::Value`] that is serde_json's own but for
+/// what it lets pass silently in a scenario: a list where a table is expected (serde's
+/// derive reads `tcp = []` as every default, `tcp = ["newreno"]` as its first field), a
+/// list of the wrong length where a fixed-length one is expected (`["0s", 1, 2]` for a
+/// `[time, number]` step), and a TOML date or time (a table only serde sees).
+pub struct Strict<'a>(pub &'a serde_json::Value);
+
+/// The key under which the toml crate hands a date or time to serde.
+const TOML_DATETIME: &str = "$__toml_private_datetime";
+
+struct ListOf(usize);
+
+impl de::Expected for ListOf {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "a list of {}", self.0)
+    }
+}
+
+impl<'de> Deserializer<'de> for Strict<'de> {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        use serde_json::Value;
+        match self.0 {
+            Value::Null => visitor.visit_unit(),
+            Value::Bool(b) => visitor.visit_bool(*b),
+            Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+                (Some(u), _) => visitor.visit_u64(u),
+                (None, Some(i)) => visitor.visit_i64(i),
+                _ => visitor.visit_f64(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            Value::String(s) => visitor.visit_borrowed_str(s),
+            Value::Array(items) => {
+                let mut seq = StrictSeq(items.iter());
+                let value = visitor.visit_seq(&mut seq)?;
+                match seq.0.len() {
+                    0 => Ok(value),
+                    _ => Err(de::Error::invalid_length(items.len(), &"fewer items")),
+                }
+            }
+            Value::Object(table) => {
+                if let (1, Some(Value::String(when))) = (table.len(), table.get(TOML_DATETIME)) {
+                    return Err(de::Error::custom(format!(
+                        "{when} is a TOML date or time; no field takes one (write text in quotes)"
+                    )));
+                }
+                let mut map = StrictMap { entries: table.iter(), value: None };
+                visitor.visit_map(&mut map)
+            }
+        }
+    }
+
+    fn deserialize_option<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        match self.0 {
+            serde_json::Value::Null => visitor.visit_none(),
+            _ => visitor.visit_some(self),
+        }
+    }
+
+    fn deserialize_newtype_struct<V: de::Visitor<'de>>(self, _name: &'static str, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_struct<V: de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        match self.0 {
+            serde_json::Value::Array(_) => Err(de::Error::invalid_type(de::Unexpected::Seq, &visitor)),
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_tuple<V: de::Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Self::Error> {
+        match self.0 {
+            serde_json::Value::Array(items) if items.len() != len => Err(de::Error::invalid_length(items.len(), &ListOf(len))),
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_tuple_struct<V: de::Visitor<'de>>(self, _name: &'static str, len: usize, visitor: V) -> Result<V::Value, Self::Error> {
+        self.deserialize_tuple(len, visitor)
+    }
+
+    fn deserialize_enum<V: de::Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.0.deserialize_enum(name, variants, visitor)
+    }
+
+    fn deserialize_ignored_any<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_unit()
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq map identifier
+    }
+}
+
+struct StrictSeq<'a>(std::slice::Iter<'a, serde_json::Value>);
+
+impl<'de> de::SeqAccess<'de> for StrictSeq<'de> {
+    type Error = serde_json::Error;
+    fn next_element_seed<T: de::DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Self::Error> {
+        self.0.next().map(|item| seed.deserialize(Strict(item))).transpose()
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.0.len())
+    }
+}
+
+struct StrictMap<'a> {
+    entries: serde_json::map::Iter<'a>,
+    value: Option<&'a serde_json::Value>,
+}
+
+impl<'de> de::MapAccess<'de> for StrictMap<'de> {
+    type Error = serde_json::Error;
+    fn next_key_seed<K: de::DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Self::Error> {
+        match self.entries.next() {
+            Some((key, value)) => {
+                self.value = Some(value);
+                seed.deserialize(de::value::BorrowedStrDeserializer::new(key)).map(Some)
+            }
+            None => Ok(None),
+        }
+    }
+    fn next_value_seed<V: de::DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Self::Error> {
+        let value = self.value.take().ok_or_else(|| de::Error::custom("a value without its key"))?;
+        seed.deserialize(Strict(value))
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.entries.len())
+    }
 }
 
 /// Deserialize `T` from any serde deserializer, naming the failing field's path.
@@ -355,5 +618,69 @@ pub(crate) fn assert_field_bounds<T: Default>(
             set(&mut config, value);
             assert_eq!(validate(&config).map_err(|(name, _)| name), Err(field), "{field} = {value}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Deserialize, Debug, Default, PartialEq)]
+    #[serde(deny_unknown_fields, default)]
+    struct Table {
+        flag: bool,
+        steps: Vec<(String, u32)>,
+        name: String,
+    }
+
+    fn read(json: &str) -> Result<Table, String> {
+        from_value(&parse_json(json)?)
+    }
+
+    #[test]
+    fn a_list_is_not_a_table() {
+        // serde's derive reads [] as a table of defaults, [true] as its first field
+        assert_eq!(read("[]").unwrap_err(), "a list is not a table");
+        assert_eq!(read("[true]").unwrap_err(), "a list is not a table");
+        assert_eq!(read("{}").unwrap(), Table::default());
+    }
+
+    #[test]
+    fn a_fixed_length_list_of_the_wrong_length_is_named() {
+        let message = read(r#"{"steps": [["0s", 1, 2]]}"#).unwrap_err();
+        assert_eq!(message, "steps[0]: a list of 3 items where 2 are expected");
+        assert_eq!(read(r#"{"steps": [["0s"]]}"#).unwrap_err(), "steps[0]: a list of 1 items where 2 are expected");
+        assert_eq!(read(r#"{"steps": [["0s", 1]]}"#).unwrap().steps, [("0s".to_string(), 1)]);
+    }
+
+    #[test]
+    fn a_toml_date_is_refused_where_text_is_expected() {
+        let value = serde_json::to_value(toml::from_str::<toml::Table>("name = 1979-05-27T07:32:00Z").unwrap()).unwrap();
+        let message = from_value::<Table>(&value).unwrap_err();
+        assert_eq!(message, "name: 1979-05-27T07:32:00Z is a TOML date or time; no field takes one (write text in quotes)");
+    }
+
+    #[test]
+    fn a_key_given_twice_is_refused() {
+        assert_eq!(parse_json(r#"{"flag": true, "flag": false}"#).unwrap_err(), "the key \"flag\" is given twice");
+        assert!(parse_json("{} x").unwrap_err().starts_with("not a JSON document: trailing characters"));
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert_eq!(parse_json(&deep).unwrap_err(), "tables or lists nested more than 128 deep");
+    }
+
+    #[test]
+    fn messages_stay_one_readable_line() {
+        let key = "k".repeat(1_000_000);
+        let message = bounded(&format!("{key}: unknown field \"{key}\"; the fields here are a, b"));
+        assert!(message.len() < 200, "{} characters", message.len());
+        assert!(message.ends_with("; the fields here are a, b"), "{message}");
+        assert!(message.starts_with("kkkkkkkkkkkkkkkk…kkkkkkkk (1000000 characters): unknown field"), "{message}");
+        let spaced = format!("value: \"{}\" is not a duration", "a ".repeat(100_000));
+        let message = bounded(&spaced);
+        assert!(message.chars().count() < 700 && message.ends_with("is not a duration (200027 characters in all)"), "{message}");
+        assert_eq!(bounded("a\nb"), "a b");
+        assert_eq!(bounded("short: fine"), "short: fine");
+        assert_eq!(quoted("x"), "\"x\"");
+        assert!(quoted(&"y".repeat(100)).ends_with("(102 characters)"));
     }
 }

@@ -308,6 +308,10 @@ pub struct Simulation {
     /// (at this time), with a warning.
     trace_rows_left: u64,
     trace_stopped_at: Option<Time>,
+    /// What to raise when the traces reach the memory limit, in the caller's words.
+    raise_hint: String,
+    /// The link directions `trace.links` names, in its order.
+    traced_links: Vec<LinkId>,
     payload_bytes: u32,
     bin_width: Time,
     counts: Counts,
@@ -350,17 +354,33 @@ struct Counts {
     stale: [u64; PacketClass::COUNT],
 }
 
-/// The link direction a `trace.links` / `trace.pcap` entry names, or an error naming it.
-fn named_link(graph: &Graph, field: &str, k: usize, name: &str) -> Result<LinkId, ScenarioError> {
-    graph.link_id(name).ok_or_else(|| {
-        let known: Vec<String> = (0..graph.links.len().min(8)).map(|l| graph.link_name(l as LinkId)).collect();
-        let more = if graph.links.len() > 8 { ", ..." } else { "" };
-        ScenarioError(format!(
-            "{field}[{k}]: no link direction is named {:?} (they are named \"FROM-TO\": {}{more})",
-            crate::schema::shortened(name),
-            known.join(", ")
-        ))
-    })
+/// The link directions `trace.links` or `trace.pcap` (`field`) names, each once, in its
+/// order, or an error naming the entry. Names are looked up in one map (a list as long as
+/// the graph must not cost a scan of the graph per entry).
+fn named_links(graph: &Graph, field: &str, names: &[String]) -> Result<Vec<LinkId>, ScenarioError> {
+    if names.is_empty() {
+        return Ok(Vec::new());
+    }
+    let by_name: std::collections::HashMap<String, LinkId> =
+        (0..graph.links.len() as LinkId).map(|l| (graph.link_name(l), l)).collect();
+    let mut seen = std::collections::HashSet::with_capacity(names.len());
+    let mut ids = Vec::with_capacity(names.len());
+    for (k, name) in names.iter().enumerate() {
+        let Some(&id) = by_name.get(name.as_str()) else {
+            let known: Vec<String> = (0..graph.links.len().min(8)).map(|l| graph.link_name(l as LinkId)).collect();
+            let more = if graph.links.len() > 8 { ", ..." } else { "" };
+            return Err(ScenarioError(format!(
+                "{field}[{k}]: no link direction is named {} (they are named \"FROM-TO\": {}{more})",
+                crate::schema::quoted(name),
+                known.join(", ")
+            )));
+        };
+        if !seen.insert(id) {
+            return Err(ScenarioError(format!("{field}[{k}]: {} is named twice", crate::schema::quoted(name))));
+        }
+        ids.push(id);
+    }
+    Ok(ids)
 }
 
 /// The packet captures of the links named in `trace.pcap` (those with
@@ -368,6 +388,9 @@ fn named_link(graph: &Graph, field: &str, k: usize, name: &str) -> Result<LinkId
 #[derive(Default)]
 struct Captures {
     by_link: Vec<(LinkId, Capture)>,
+    /// For each link direction, its place in `by_link` (`u32::MAX`: not captured), so that
+    /// recording a packet costs one load however many links are captured.
+    slot_of: Vec<u32>,
     /// Packets that may still be recorded, all captures together.
     room: usize,
 }
@@ -380,7 +403,9 @@ impl Captures {
     #[cold]
     #[inline(never)]
     fn record(&mut self, link: LinkId, at: Time, packet: &Packet, ecn: u8) {
-        let Some((_, capture)) = self.by_link.iter_mut().find(|(l, _)| *l == link) else { return };
+        let Some((_, capture)) = self.slot_of.get(link as usize).and_then(|&k| self.by_link.get_mut(k as usize)) else {
+            return;
+        };
         if self.room == 0 {
             capture.truncated = true;
             return;
@@ -455,15 +480,28 @@ fn tcp_pair(
 }
 
 /// What a run may use of the machine.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct RunLimits {
     /// A run whose estimated memory is larger is refused before it allocates anything.
     pub max_memory_bytes: u64,
+    /// How the caller names the limit (`--max-memory` on a command line, `max_memory` in
+    /// Python), so that messages say what to raise in the caller's own words.
+    pub memory_limit_name: Option<String>,
 }
 
 impl Default for RunLimits {
     fn default() -> Self {
-        RunLimits { max_memory_bytes: 8 << 30 }
+        RunLimits { max_memory_bytes: 8 << 30, memory_limit_name: None }
+    }
+}
+
+impl RunLimits {
+    /// "raise --max-memory", or "raise the memory limit" when the caller gave no name.
+    fn raise_hint(&self) -> String {
+        match &self.memory_limit_name {
+            Some(name) => format!("raise {name}"),
+            None => "raise the memory limit".into(),
+        }
     }
 }
 
@@ -522,9 +560,10 @@ pub fn check_memory(scenario: &Scenario, links: u64, limits: &RunLimits) -> Resu
         _ => format!("{links} link directions"),
     };
     Err(ScenarioError(format!(
-        "{field}: {why}: the run would need about {}, above the limit of {} (raise it with --max-memory)",
+        "{field}: {why}: the run would need about {}, above the limit of {} ({})",
         human_bytes(total),
-        human_bytes(limits.max_memory_bytes)
+        human_bytes(limits.max_memory_bytes),
+        limits.raise_hint()
     )))
 }
 
@@ -632,9 +671,12 @@ impl Simulation {
             let (source, sink) = match group.transport {
                 Transport::Tcp => {
                     let controller = match (group.cc(), controllers.as_mut()) {
-                        (CcConfig::External(config), Some(make)) => {
-                            Some(Controller::Custom(make(id as u32, &config).map_err(ScenarioError)?))
-                        }
+                        (CcConfig::External(config), Some(make)) => Some(Controller::Custom(make(id as u32, &config).map_err(|e| {
+                            // The group as written: "flows[1].cc.path: ..." (a message that names
+                            // no field is about the file: "flows[1].cc.path: m.py:3: ...").
+                            let field = if e.starts_with("cc.") { "" } else { "cc.path: " };
+                            ScenarioError(format!("flows[{g}].{field}{e}"))
+                        })?)),
                         (CcConfig::External(_), None) => {
                             return Err(ScenarioError(format!(
                                 "flows[{g}].cc.algorithm: \"python\" runs through the Python front end (cclab run, cclab.run), not the core alone"
@@ -717,25 +759,20 @@ impl Simulation {
             link.pass_through = pass;
             link.horizon = horizon;
         }
-        let mut traced_links = Vec::with_capacity(scenario.trace.links.len());
-        for (k, name) in scenario.trace.links.iter().enumerate() {
-            let id = named_link(&graph, "trace.links", k, name)?;
-            if traced_links.contains(&id) {
-                return Err(ScenarioError(format!("trace.links[{k}]: {name:?} is named twice")));
-            }
-            traced_links.push(id);
+        let traced_links = named_links(&graph, "trace.links", &scenario.trace.links)?;
+        for &id in &traced_links {
             links[id as usize].extras_mut().bins = Some(crate::net::link::LinkBins::new(bin_width, bins).detailed());
         }
         let mut captures = Captures::default();
-        for (k, name) in scenario.trace.pcap.iter().enumerate() {
-            let id = named_link(&graph, "trace.pcap", k, name)?;
-            if captures.by_link.iter().any(|(l, _)| *l == id) {
-                return Err(ScenarioError(format!("trace.pcap[{k}]: {name:?} is named twice")));
-            }
+        for (id, name) in named_links(&graph, "trace.pcap", &scenario.trace.pcap)?.into_iter().zip(&scenario.trace.pcap) {
             links[id as usize].captured = true;
             captures.by_link.push((id, Capture { name: name.clone(), ..Default::default() }));
         }
         if !captures.by_link.is_empty() {
+            captures.slot_of = vec![u32::MAX; links.len()];
+            for (k, (id, _)) in captures.by_link.iter().enumerate() {
+                captures.slot_of[*id as usize] = k as u32;
+            }
             captures.room = (share / BYTES_PER_CAPTURED_PACKET) as usize;
         }
         let bottleneck = links[graph.bottleneck as usize].extras_mut();
@@ -762,6 +799,8 @@ impl Simulation {
             trace_key: String::new(),
             trace_rows_left: share / BYTES_PER_TRACE_ROW,
             trace_stopped_at: None,
+            raise_hint: limits.raise_hint(),
+            traced_links,
             counts: Counts { captures, ..Counts::default() },
             static_flows: flows_len,
             arrivals,
@@ -1395,10 +1434,16 @@ impl Simulation {
             metrics.throughput_mbps = mbps(metrics.data_packets_sent * payload);
             flows.push(metrics);
         }
-        let groups: Vec<GroupMetrics> = (0..self.scenario.flows.len())
-            .map(|g| {
-                let members: Vec<&FlowMetrics> =
-                    flows.iter().zip(&self.flows).filter(|(_, f)| f.group == g).map(|(m, _)| m).collect();
+        // Each group's flows in flow order (one pass: a scenario may have 100 000 groups).
+        let mut members_of: Vec<Vec<&FlowMetrics>> = vec![Vec::new(); self.scenario.flows.len()];
+        for (metrics, flow) in flows.iter().zip(&self.flows) {
+            members_of[flow.group].push(metrics);
+        }
+        let silent = silent_flow_warnings(&self.scenario, &members_of, self.horizon);
+        let groups: Vec<GroupMetrics> = members_of
+            .iter()
+            .enumerate()
+            .map(|(g, members)| {
                 let group = &self.scenario.flows[g];
                 let arrived = self.arrival_totals[g];
                 let finite: Vec<&FctRecord> = self.fcts.iter().filter(|r| r.group == g as u32).collect();
@@ -1417,7 +1462,7 @@ impl Simulation {
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_mbps).collect();
         let bottleneck = &self.links[self.graph.bottleneck as usize];
         let system = SystemMetrics {
-            goodput_mbps: goodputs.iter().sum::<f64>() + groups.iter().zip(&self.arrival_totals).map(|(_, a)| mbps(a.delivered_packets * payload)).sum::<f64>(),
+            goodput_mbps: goodputs.iter().sum::<f64>() + self.arrival_totals.iter().map(|a| mbps(a.delivered_packets * payload)).sum::<f64>(),
             throughput_mbps: flows.iter().map(|f| f.throughput_mbps).sum::<f64>()
                 + self.arrival_totals.iter().map(|a| mbps(a.data_packets_sent * payload)).sum::<f64>(),
             jain_index: jain_index(&goodputs),
@@ -1496,7 +1541,7 @@ impl Simulation {
                 t_s: samples.iter().map(|&(t, _)| t as f64 / NS_PER_SEC as f64).collect(),
                 packets: samples.iter().map(|&(_, q)| q).collect(),
             }),
-            links: trace.links.iter().map(|name| self.link_trace(name)).collect(),
+            links: trace.links.iter().zip(&self.traced_links).map(|(name, &id)| self.link_trace(name, id)).collect(),
             captures,
             delay_histograms,
         });
@@ -1522,23 +1567,27 @@ impl Simulation {
             }
             table
         });
+        warnings.extend(silent);
         if let Some(at) = self.trace_stopped_at {
             warnings.push(format!(
-                "trace.flows: stopped at {} s, when the traces reached the memory limit (raise --max-memory, or trace a shorter run or fewer flows)",
-                crate::schema::Num(at as f64 / NS_PER_SEC as f64)
+                "trace.flows: stopped at {} s, when the traces reached the memory limit ({}, or trace a shorter run or fewer flows)",
+                crate::schema::Num(at as f64 / NS_PER_SEC as f64),
+                self.raise_hint
             ));
         }
         for capture in traces.iter().flat_map(|t| &t.captures).filter(|c| c.truncated) {
             warnings.push(format!(
-                "trace.pcap: {}'s capture stopped after {} packets, at the memory limit (raise --max-memory, or capture a shorter run)",
+                "trace.pcap: {}'s capture stopped after {} packets, at the memory limit ({}, or capture a shorter run)",
                 capture.name,
-                capture.len()
+                capture.len(),
+                self.raise_hint
             ));
         }
         if let Some(x) = bottleneck.extras.as_ref().filter(|x| x.queue_trace_full) {
             warnings.push(format!(
-                "trace.queue: stopped after {} samples, at the memory limit (raise --max-memory, or trace a shorter run)",
-                x.queue_trace_limit
+                "trace.queue: stopped after {} samples, at the memory limit ({}, or trace a shorter run)",
+                x.queue_trace_limit,
+                self.raise_hint
             ));
         }
         RunResult {
@@ -1566,10 +1615,41 @@ impl Simulation {
     }
 }
 
+/// A warning for each group whose flows, started before the end of the run, delivered
+/// nothing at all (a run shorter than a round trip, a delay of hours, a link that loses
+/// everything): the result is legal, and almost certainly not what was meant. (A few
+/// flows of a group starved by the others are a result, not a mistake: no warning.)
+/// Groups that start after the end have their own warning ([`Scenario::warnings`]).
+fn silent_flow_warnings(scenario: &Scenario, members_of: &[Vec<&FlowMetrics>], horizon: Time) -> Vec<String> {
+    let end_s = horizon as f64 / NS_PER_SEC as f64;
+    let mut warnings = Vec::new();
+    for (g, members) in members_of.iter().enumerate() {
+        let started: Vec<&&FlowMetrics> = members.iter().filter(|m| m.start_s < end_s).collect();
+        if started.is_empty() || started.iter().any(|m| m.goodput_mbps > 0.0) {
+            continue;
+        }
+        let which = match started.len() {
+            1 => "its flow".to_string(),
+            n => format!("none of its {n} flows"),
+        };
+        // A round trip longer than what was left of the run explains it; otherwise say
+        // where to look.
+        let shortest_rtt_ms = started.iter().map(|m| m.base_rtt_ms).fold(f64::INFINITY, f64::min);
+        let latest_start_s = started.iter().map(|m| m.start_s).fold(0.0, f64::max);
+        let rtt = crate::sim::Duration((shortest_rtt_ms * 1e6).round() as u64);
+        let verb = if started.len() == 1 { "delivered no data" } else { "delivered any data" };
+        warnings.push(if shortest_rtt_ms / 1e3 >= end_s - latest_start_s {
+            format!("flows[{g}]: {which} {verb}: the {} run ends before a round trip ({rtt}) is over", scenario.duration)
+        } else {
+            format!("flows[{g}]: {which} {verb} in the {} run; check the delays, rates and loss on the path", scenario.duration)
+        });
+    }
+    warnings
+}
+
 impl Simulation {
     /// A traced link's bins as a table (`trace.links`).
-    fn link_trace(&self, name: &str) -> LinkTrace {
-        let id = self.graph.link_id(name).expect("checked when built");
+    fn link_trace(&self, name: &str, id: LinkId) -> LinkTrace {
         let link = &self.links[id as usize];
         let bins = link.bins().expect("a traced link has bins");
         let detail = bins.detail.as_ref().expect("a traced link's bins are detailed");

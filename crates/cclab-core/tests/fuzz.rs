@@ -43,7 +43,7 @@ fn bases() -> Vec<Value> {
         }),
         // ns-2's rules: Sack1 recovery, its clock, RED/ECN marks, small windows.
         json!({
-            "duration": "2s", "seed": 5, "profile": "ns2", "packet_size": 500,
+            "duration": "2s", "seed": 5, "profile": "ns2", "packet_size": "500B",
             "topology": {"kind": "dumbbell",
                 "bottleneck": {"rate": "2Mbps", "delay": "10ms", "buffer": 8, "queue": {"kind": "red", "ecn": true}},
                 "source_access": {"rate": "20Mbps", "delay": "2ms"},
@@ -62,7 +62,7 @@ fn bases() -> Vec<Value> {
                 {"from": "a", "to": "r", "rate": "50Mbps", "delay": "1ms", "buffer": 40, "queue": {"kind": "codel", "ecn": true}},
                 {"from": "b", "to": "r", "rate": "50Mbps", "delay": "3ms", "buffer": 40, "queue": {"kind": "pie", "target": "5ms"}},
                 {"from": "r", "to": "s", "rate": "8Mbps", "delay": "5ms", "buffer": 30,
-                 "queue": {"kind": "fq_codel", "quantum": 300, "flows": 8},
+                 "queue": {"kind": "fq_codel", "quantum": "300B", "flows": 8},
                  "reverse": {"queue": {"kind": "step_mark", "threshold": 3}}}]},
             "flows": [
                 {"from": "a", "to": "s", "count": 2, "cc": "dctcp"},
@@ -107,7 +107,7 @@ fn hostile() -> impl Strategy<Value = Value> {
         1 => Just(json!([])),
         1 => Just(json!({})),
         1 => Just(json!({"kind": "red", "min_th": -1})),
-        1 => Just(json!({"kind": "fq_codel", "flows": 1, "quantum": 1})),
+        1 => Just(json!({"kind": "fq_codel", "flows": 1, "quantum": "1B"})),
         1 => Just(json!({"kind": "step_mark", "threshold": 0})),
         1 => Just(json!(["0s", 1])),
     ]
@@ -202,7 +202,7 @@ fn check(doc: &Value) -> Result<(), TestCaseError> {
         }
         Ok(scenario) if runnable(&scenario) => {
             count(&RAN);
-            let limits = RunLimits { max_memory_bytes: 1 << 30 };
+            let limits = RunLimits { max_memory_bytes: 1 << 30, memory_limit_name: None };
             let result = std::panic::catch_unwind(|| run_with_limits(scenario, &limits));
             let result = result.map_err(|_| TestCaseError::fail(format!("the engine panicked on {text}")))?;
             if let Ok(result) = result {

@@ -252,7 +252,7 @@ fn a_graph_written_like_the_dumbbell_gives_the_same_results() {
     let dumbbell = include_str!("golden/standard_short.toml");
     let flows = 100;
     let mut graph = String::from(
-        "name = \"golden-standard\"\nduration = \"10s\"\nseed = 1\npacket_size = 1000\n[topology]\nkind = \"graph\"\nlinks = [\n  { from = \"r1\", to = \"r2\", rate = \"100Mbps\", delay = \"25ms\", buffer = \"1bdp\" },\n",
+        "name = \"golden-standard\"\nduration = \"10s\"\nseed = 1\npacket_size = \"1000B\"\n[topology]\nkind = \"graph\"\nlinks = [\n  { from = \"r1\", to = \"r2\", rate = \"100Mbps\", delay = \"25ms\", buffer = \"1bdp\" },\n",
     );
     for i in 0..flows {
         graph += &format!("  {{ from = \"s{i}\", to = \"r1\", rate = \"100Mbps\", delay = \"5ms\" }},\n");

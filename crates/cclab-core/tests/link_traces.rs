@@ -151,7 +151,7 @@ fn a_capture_stops_at_the_memory_limit_and_says_so() {
     // what the run needs, and room for about 5000 captured packets of the 12 000 it sends
     let links = scenario.expand_topology().unwrap().links.len() as u64;
     let needed = cclab_core::simulation::check_memory(&scenario, links, &cclab_core::RunLimits::default()).unwrap();
-    let limits = cclab_core::RunLimits { max_memory_bytes: needed + 600_000 };
+    let limits = cclab_core::RunLimits { max_memory_bytes: needed + 600_000, ..Default::default() };
     let r = cclab_core::run_with_limits(scenario, &limits).unwrap();
     let capture = &r.traces.as_ref().unwrap().captures[0];
     assert!(capture.truncated && !capture.is_empty());

@@ -7,7 +7,7 @@ use cclab_core::{run, Scenario};
 /// duplicate ACKs after an ECN reaction: the case that once indexed past the scoreboard).
 fn red_ecn(switches: &str) -> String {
     format!(
-        r#"{{"duration": "60s", "seed": 1, "packet_size": 1000,
+        r#"{{"duration": "60s", "seed": 1, "packet_size": "1000B",
             "topology": {{"kind": "dumbbell",
                 "bottleneck": {{"rate": "1Mbps", "delay": "20ms", "buffer": 25, "queue": {{"kind": "red", "ecn": true}}}},
                 "source_access": {{"rate": "100Mbps", "delay": "5ms", "buffer": 1000}},

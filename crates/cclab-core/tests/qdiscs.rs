@@ -41,7 +41,7 @@ fn dumbbell(queue: &str, buffer: u32, cc: &str, count: u32, duration: &str, tcp:
         r#"
 duration = "{duration}"
 seed = 3
-packet_size = 1000
+packet_size = "1000B"
 [topology]
 kind = "dumbbell"
 bottleneck = {{ rate = "10Mbps", delay = "20ms", buffer = {buffer}, queue = {queue} }}

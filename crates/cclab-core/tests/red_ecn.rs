@@ -87,8 +87,8 @@ fn red_and_mraimd_reject_bad_input() {
         ("kind = \"red\"", "kind = \"blue\"", "topology.bottleneck.queue.kind: unknown kind \"blue\""),
         ("min_th = 20", "min_th = 20, maxp = 0.1", "queue.maxp: unknown field"),
         ("min_th = 20", "min_th = 20, mode = \"byte\"", "queue.mode: unknown mode \"byte\", expected one of: packets, bytes"),
-        ("min_th = 20", "min_th = 20, mean_packet_size = 0", "queue.mean_packet_size: 0 is not a whole number from 1 to 4294967295"),
-        ("min_th = 20", "min_th = 20, mean_packet_size = 1.5", "queue.mean_packet_size: 1.5 is not a whole number from 1 to 4294967295"),
+        ("min_th = 20", "min_th = 20, mean_packet_size = 0", "queue.mean_packet_size: 0 is not a size from 1B to 4294967295B"),
+        ("min_th = 20", "min_th = 20, mean_packet_size = \"1.5B\"", "queue.mean_packet_size: \"1.5B\" is not a whole number of bytes"),
     ];
     let _ = text;
     for (from, to, expected) in cases {

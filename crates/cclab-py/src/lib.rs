@@ -22,7 +22,8 @@ thread_local! {
 }
 
 fn to_py(err: CoreError) -> PyErr {
-    ScenarioError::new_err(err.0)
+    // (Display keeps the line readable whatever the input echoed in it)
+    ScenarioError::new_err(err.to_string())
 }
 
 /// Run `work`, turning a panic into an InternalError that says where it happened.
@@ -45,7 +46,7 @@ fn validate_json(scenario_json: &str) -> PyResult<String> {
 /// The warnings (legal but probably unintended settings) of a scenario given as JSON.
 #[pyfunction]
 fn warnings_json(scenario_json: &str) -> PyResult<Vec<String>> {
-    guarded(|| Scenario::from_json_str(scenario_json).map(|s| s.warnings()))
+    guarded(|| Scenario::from_json_str(scenario_json).map(|s| s.warnings().iter().map(|w| cclab_core::schema::bounded(w)).collect()))
 }
 
 /// How often, in wall time, a run stops to check for Ctrl-C (Python's signal handlers)
@@ -105,25 +106,28 @@ impl Watch {
 }
 
 /// Validate and run a scenario given as JSON; return the result as JSON. A run whose
-/// estimated memory exceeds `max_memory_bytes` (default 8 GiB) is refused up front.
-/// `controllers(flow_id, config_json)` makes the congestion control of each flow of an
-/// `algorithm = "python"` group: it returns `(object, [names of the optional hooks the
-/// object's class defines])` (`cclab.cc` does this); the run then holds the GIL.
+/// estimated memory exceeds `max_memory_bytes` (default 8 GiB) is refused up front;
+/// `memory_limit_name` is what the caller calls that limit (`--max-memory`, `max_memory`),
+/// for the messages that say to raise it. `controllers(flow_id, config_json)` makes the
+/// congestion control of each flow of an `algorithm = "python"` group: it returns
+/// `(object, [names of the optional hooks the object's class defines])` (`cclab.cc` does
+/// this); the run then holds the GIL.
 /// `progress(simulated_s, total_s)`, if given, is called a few times a second while the
 /// run goes on. Ctrl-C (SIGINT, or any signal whose Python handler raises) stops the run
 /// within a fraction of a second: the handler's exception (`KeyboardInterrupt`) is raised.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, max_memory_bytes=None, controllers=None, progress=None))]
+#[pyo3(signature = (scenario_json, max_memory_bytes=None, memory_limit_name=None, controllers=None, progress=None))]
 fn run_json(
     py: Python<'_>,
     scenario_json: &str,
     max_memory_bytes: Option<u64>,
+    memory_limit_name: Option<String>,
     controllers: Option<PyObject>,
     progress: Option<PyObject>,
 ) -> PyResult<String> {
     let scenario = guarded(|| Scenario::from_json_str(scenario_json))?;
     let normalized = scenario.to_json();
-    let mut limits = RunLimits::default();
+    let mut limits = RunLimits { memory_limit_name, ..RunLimits::default() };
     if let Some(bytes) = max_memory_bytes {
         limits.max_memory_bytes = bytes;
     }
@@ -196,7 +200,8 @@ fn run_with_python(
         Ok(Ok(outcome)) => watch.finish(outcome),
         Ok(Err(error)) => Err(to_py(error)),
         Err(_) => match failure.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            Some(python_cc::Failed::Line(line)) => Err(ScenarioError::new_err(line)),
+            // (the user's exception message may be of any length: the line is bounded)
+            Some(python_cc::Failed::Line(line)) => Err(ScenarioError::new_err(cclab_core::schema::bounded(&line))),
             Some(python_cc::Failed::Raise(error)) => Err(error),
             None => {
                 let what = LAST_PANIC.with(|last| last.borrow_mut().take()).unwrap_or_else(|| "unknown panic".into());
@@ -282,6 +287,17 @@ fn parse_rate(value_json: &str) -> PyResult<u64> {
     guarded(|| parse_field::<cclab_core::sim::Rate>(value_json).map(|r| r.bps()))
 }
 
+/// A size (`"1000B"`, `"8GB"`, `"512MiB"`), given as JSON, in bytes: the engine's units
+/// for every byte count of a scenario, and for the memory limit.
+#[pyfunction]
+fn parse_size(value_json: &str) -> PyResult<u64> {
+    guarded(|| parse_field::<SizeField>(value_json).map(|size| size.0))
+}
+
+/// A byte count as a scenario's size fields read it (a bare number refused but 0).
+#[derive(serde::Deserialize)]
+struct SizeField(#[serde(with = "cclab_core::sim::units::bytes")] u64);
+
 /// The engine's schedule rule: for `[[time, number], ...]` (JSON), when each flow runs,
 /// as (start_s, stop_s or None).
 #[pyfunction]
@@ -301,7 +317,7 @@ fn jain_index(values: Vec<f64>) -> f64 {
 
 fn parse_field<T: serde::de::DeserializeOwned>(value_json: &str) -> Result<T, CoreError> {
     let value: serde_json::Value = serde_json::from_str(value_json).map_err(|e| CoreError(e.to_string()))?;
-    cclab_core::schema::deserialize_with_path(value).map_err(CoreError)
+    cclab_core::schema::from_value(&value).map_err(CoreError)
 }
 
 #[pyfunction]
@@ -339,6 +355,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for function in [
         wrap_pyfunction!(parse_duration, m)?,
         wrap_pyfunction!(parse_rate, m)?,
+        wrap_pyfunction!(parse_size, m)?,
         wrap_pyfunction!(schedule_windows, m)?,
         wrap_pyfunction!(jain_index, m)?,
     ] {

@@ -208,10 +208,10 @@ impl PyController {
 
     fn checked(&self, py: Python<'_>, method: &str, cwnd: f64, ssthresh: f64) -> Window {
         if !(cwnd.is_finite() && (1.0..=1e9).contains(&cwnd)) {
-            self.fail(py, method, format!("cwnd {cwnd} is not a window in [1, 1e9] segments"));
+            self.fail(py, method, format!("cwnd {} is not a window in [1, 1e9] segments", cclab_core::schema::Num(cwnd)));
         }
         if !(ssthresh.is_finite() && ssthresh > 0.0) {
-            self.fail(py, method, format!("ssthresh {ssthresh} is not a positive number of segments"));
+            self.fail(py, method, format!("ssthresh {} is not a positive number of segments", cclab_core::schema::Num(ssthresh)));
         }
         Window { cwnd, ssthresh }
     }

@@ -45,7 +45,7 @@ def interrupted(message: str = "interrupted") -> None:
 
 def warn(messages) -> None:
     for message in messages:
-        typer.echo(f"warning: {message}", err=True)
+        typer.echo(f"warning: {one_line(message)}", err=True)
 
 
 @contextlib.contextmanager
@@ -64,9 +64,18 @@ def user_errors() -> Iterator[None]:
 
 
 def fail(error: Exception, code: int) -> None:
-    message = "; ".join(line.strip() for line in str(error).splitlines() if line.strip())
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(f"error: {one_line(str(error))}", err=True)
     raise typer.Exit(code)
+
+
+def one_line(message: str, limit: int = 1000) -> str:
+    """``message`` as one printable line of at most about ``limit`` characters (whatever
+    a file name or a value echoed in it held: newlines, a lone surrogate, a megabyte)."""
+    message = "; ".join(line.strip() for line in message.splitlines() if line.strip())
+    message = message.encode("utf-8", "backslashreplace").decode("utf-8").replace("\0", "\\0")
+    if len(message) > limit:
+        message = f"{message[:limit * 2 // 3]}…{message[-(limit // 4):]} ({len(message)} characters in all)"
+    return message
 
 
 def print_json(document: object) -> None:

@@ -38,7 +38,7 @@ def crosscheck_command(
     from cclab.scenario import scenario_json
 
     with user_errors():
-        scenario = json.loads(validate_json(scenario_json(load_scenario(file, list(overrides or [])))))
+        scenario = json.loads(validate_json(scenario_json(load_scenario(file, list(overrides or []), origin="--set"))))
         script = translate(scenario)  # what ns-2 cannot run is refused here
         warn(f"ns-2: {note}" for note in script.notes)
         if out is not None:
@@ -70,7 +70,7 @@ def export_command(
     from cclab.scenario import scenario_json
 
     with user_errors():
-        scenario = json.loads(validate_json(scenario_json(load_scenario(file, list(overrides or [])))))
+        scenario = json.loads(validate_json(scenario_json(load_scenario(file, list(overrides or []), origin="--set"))))
         script = translate(scenario)
         warn(f"ns-2: {note}" for note in script.notes)
         if output is None:

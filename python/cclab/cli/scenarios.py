@@ -32,14 +32,18 @@ def run(
     from cclab.scenario import parse_memory, scenario_json
 
     with user_errors():
-        scenario = load_scenario(file, list(overrides or []) + (["trace.flows=true", "trace.queue=true"] if trace else []))
+        scenario = load_scenario(file, list(overrides or []) + (["trace.flows=true", "trace.queue=true"] if trace else []),
+                                 origin="--set")
         payload = scenario_json(scenario)
-        warn(warnings_json(payload))  # (validates: a bad scenario stops here, before anything runs)
+        before = warnings_json(payload)  # (validates: a bad scenario stops here, before anything runs)
+        warn(before)
         if out is not None:
             from cclab.store.directory import check_target
 
             check_target(out)
-        raw = _run_with_progress(payload, parse_memory(max_memory), show=not as_json)
+        raw = _run_with_progress(payload, parse_memory(max_memory, "--max-memory"), show=not as_json)
+        # what only the run could tell (a flow that delivered nothing, traces cut short)
+        warn([message for message in result_warnings(raw) if message not in before])
         if out is not None:
             from cclab.results import Result
             from cclab.store.directory import save
@@ -61,9 +65,9 @@ def _run_with_progress(payload: str, max_memory, show: bool) -> str:
     from cclab.progress import RunProgress, on_terminal
 
     if not (show and on_terminal()):
-        return run_json(payload, max_memory)
+        return run_json(payload, max_memory, "--max-memory")
     with RunProgress() as progress:
-        return run_json(payload, max_memory, progress)
+        return run_json(payload, max_memory, "--max-memory", progress)
 
 
 def validate_command(
@@ -79,7 +83,7 @@ def validate_command(
 
     with user_errors():
         # read once: standard input cannot be read twice
-        payload = scenario_json(load_scenario(file, list(overrides or [])))
+        payload = scenario_json(load_scenario(file, list(overrides or []), origin="--set"))
         normalized = json.loads(validate_json(payload))
         warn(warnings_json(payload))
         if show_topology:
@@ -89,6 +93,16 @@ def validate_command(
         print_json(normalized)
     else:
         sys.stdout.write(scenario_toml(normalized))
+
+
+def result_warnings(raw: str) -> list:
+    """The warnings of a result document, read without parsing the rest of it (the
+    engine writes them second, after the version)."""
+    key = '"warnings":'
+    start = raw.find(key, 0, 200)
+    if start < 0:
+        return json.loads(raw).get("warnings", [])
+    return json.JSONDecoder().raw_decode(raw, start + len(key))[0]
 
 
 def print_summary(raw: dict) -> None:

@@ -25,7 +25,7 @@ def sweep_command(
         from cclab.runs.plan import load_plan
         from cclab.scenario import parse_memory
 
-        memory = parse_memory(max_memory)
+        memory = parse_memory(max_memory, "--max-memory")
         plan = load_plan(plan_file, {"replications": replications} if replications else None)
         plan.runs()  # every point is checked before an executor starts
         from cclab.runs.runner import open_executor, run_plan

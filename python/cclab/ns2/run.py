@@ -22,7 +22,7 @@ from pathlib import Path
 from collections.abc import Sequence
 from typing import Any, Optional
 
-from cclab.core import duration_s, jain_index, rate_bps
+from cclab.core import duration_s, jain_index, rate_bps, size_bytes
 from cclab.errors import Ns2Error
 from cclab.ns2.translate import Script, translate
 
@@ -77,7 +77,7 @@ def to_raw(script: Script, output: dict, wall_time_s: float, files: Optional[dic
     """ns-2's counters (the script's JSON line) and trace files as a cclab result document."""
     scenario = script.scenario
     duration = duration_s(scenario["duration"])
-    payload = int(scenario["packet_size"])
+    payload = size_bytes(scenario["packet_size"])
     mbps = lambda packets: packets * payload * 8 / duration / 1e6  # noqa: E731
     groups_by_name = {g.get("group") or f"group{i}": g for i, g in enumerate(scenario["flows"])}
 

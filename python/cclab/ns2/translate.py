@@ -45,8 +45,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
-from cclab.core import (ScenarioError, duration_s, flow_windows_json, loss_outages_json, rate_bps, topology_json,
-                        version)
+from cclab.core import (ScenarioError, duration_s, flow_windows_json, loss_outages_json, rate_bps, size_bytes,
+                        topology_json, version)
 
 # ns-2's RNG seeds are 1 ... 2^31 − 2; 0 would ask it for a clock-based seed.
 NS2_SEED_RANGE = 2**31 - 2
@@ -109,9 +109,9 @@ class _Translator:
         self.duration = duration_s(scenario["duration"])
         self.width = duration_s(scenario["bin_width"])
         self.bins = max(1, math.ceil(self.duration / self.width - 1e-9))
-        self.payload = int(scenario["packet_size"])
-        self.header = int(scenario["header_size"])
-        self.ack = int(scenario["ack_size"])
+        self.payload = size_bytes(scenario["packet_size"])
+        self.header = size_bytes(scenario["header_size"])
+        self.ack = size_bytes(scenario["ack_size"])
         self.nodes = {name: index for index, name in enumerate(self.topology["nodes"])}
         self.link_index = {(link["from"], link["to"]): k for k, link in enumerate(self.topology["links"])}
         self.notes: list[str] = []
@@ -224,7 +224,7 @@ class _Translator:
             "q_weight_": red.get("weight") if red.get("weight") is not None else -1,
             "gentle_": "true" if red["gentle"] else "false",
             "wait_": "true" if red["wait"] else "false",
-            "mean_pktsize_": red["mean_packet_size"],
+            "mean_pktsize_": size_bytes(red["mean_packet_size"]),
             "targetdelay_": _tcl_number(red["target_delay_s"]),
             "setbit_": "true" if red["ecn"] else "false",
         }

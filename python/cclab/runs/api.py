@@ -8,11 +8,12 @@ from concurrent.futures import Executor
 from os import PathLike
 from typing import Any, Optional, Union
 
-from cclab.core import run_json
+from cclab.core import ScenarioError, run_json
 from cclab.results import Result
 from cclab.runs.plan import Plan, PlanSource
 from cclab.runs.runner import SweepOutcome, run_many, run_plan
-from cclab.scenario import Overrides, ScenarioSource, apply_overrides, load_scenario, load_unresolved, resolve_files, parse_memory, scenario_json
+from cclab.scenario import (Overrides, ScenarioSource, _shown_object, apply_overrides, load_scenario, load_unresolved,
+                            parse_memory, resolve_files, scenario_json)
 
 
 def run(source: ScenarioSource, *, overrides: Overrides = None, max_memory: Union[str, int, None] = None,
@@ -43,8 +44,8 @@ def run(source: ScenarioSource, *, overrides: Overrides = None, max_memory: Unio
         from cclab.progress import RunProgress
 
         with RunProgress() as bar:
-            return Result(json.loads(run_json(payload, memory, bar)))
-    return Result(json.loads(run_json(payload, memory, progress or None)))
+            return Result(json.loads(run_json(payload, memory, "max_memory", bar)))
+    return Result(json.loads(run_json(payload, memory, "max_memory", progress or None)))
 
 
 def sweep(
@@ -70,4 +71,6 @@ def sweep(
     """
     if isinstance(scenarios, (str, PathLike, Mapping, Plan)):
         return run_plan(scenarios, executor, store=store, jobs=jobs, progress=bool(progress))
+    if isinstance(scenarios, bytes) or not isinstance(scenarios, Iterable):
+        raise ScenarioError(f"scenarios: {_shown_object(scenarios)} is neither a sweep plan nor a list of scenarios")
     return run_many(scenarios, executor, jobs=jobs, on_result=on_result, progress=progress)

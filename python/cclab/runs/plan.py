@@ -41,7 +41,8 @@ from typing import Any, ClassVar, Union
 import tomli_w
 
 from cclab.core import ScenarioError
-from cclab.scenario import _shown, apply_overrides, load_scenario, read_toml, scenario_json, validate
+from cclab.scenario import (_shown, _shown_object, apply_overrides, check_value, load_scenario, plain_copy, read_toml,
+                            scenario_json, validate)
 
 PlanSource = Union[str, PathLike, Mapping[str, Any], "Plan"]
 
@@ -162,12 +163,17 @@ def load_plan(source: PlanSource, overrides: Mapping[str, Any] | None = None) ->
             return source  # immutable: the same plan (and the runs it computed)
         document, base_dir = _plan_document(source), Path.cwd()
     elif isinstance(source, Mapping):
-        document, base_dir = copy.deepcopy(dict(source)), Path.cwd()
+        check_value(source, "", leaves=False)  # (values are checked where they are used)
+        document, base_dir = plain_copy(source), Path.cwd()
+    elif not isinstance(source, (str, PathLike)):
+        raise ScenarioError(f"the plan: {_shown_object(source)} is not one; give a plan TOML file's path or a dict")
     else:
         path = Path(source)
         document, base_dir = read_toml(path), path.parent
         if "sweep" not in document:
             raise ScenarioError(f"{path}: not a sweep plan (no [sweep] table)")
+    if not isinstance(document.get("sweep", {}), Mapping):
+        raise ScenarioError(f"sweep: {_shown(document['sweep'])} is not a table")
     if overrides:
         document.setdefault("sweep", {}).update(overrides)
     return _parse(document, base_dir)
@@ -265,8 +271,14 @@ def _dimensions(axes: dict[str, list], combine: Any, zipped: Any) -> tuple[tuple
         groups = [list(axes)] if axes else []
     else:
         if not isinstance(zipped, list) or not all(isinstance(g, list) for g in zipped):
-            raise ScenarioError(f"sweep.zip: expected a list of lists of axis paths, got {zipped!r}")
-        groups = [list(map(str, group)) for group in zipped]
+            raise ScenarioError(f"sweep.zip: expected a list of lists of axis paths, got {_shown(zipped)}")
+        for group in zipped:
+            if len(group) < 2:
+                raise ScenarioError(f"sweep.zip: {_shown(group)} zips {'no axis' if not group else 'one axis'}; "
+                                    "a zip group lists two or more axes that vary together")
+            if not all(isinstance(path, str) for path in group):
+                raise ScenarioError(f"sweep.zip: {_shown(group)} is not a list of axis paths")
+        groups = [list(group) for group in zipped]
         in_groups = [path for group in groups for path in group]
         for path in in_groups:
             if path not in axes:

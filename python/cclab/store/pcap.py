@@ -129,10 +129,19 @@ def write_all(result, directory: str | Path) -> list[Path]:
         return []
     folder = Path(directory) / "pcap"
     folder.mkdir(parents=True, exist_ok=True)
-    payload = int(result.scenario.get("packet_size", 1000))
-    written = []
+    from cclab.core import size_bytes
+
+    payload = size_bytes(result.scenario.get("packet_size", "1000B"))
+    written, used = [], set()
     for capture in captures:
-        target = folder / f"{_file_name(capture['name'])}.pcap"
+        # Two link names may make one file name ("a b-c", "a_b-c"): the second gets a number.
+        stem = base = _file_name(capture["name"])
+        n = 1
+        while stem.lower() in used:
+            n += 1
+            stem = f"{base}~{n}"
+        used.add(stem.lower())
+        target = folder / f"{stem}.pcap"
         write(capture, target, payload)
         written.append(target)
     return written

@@ -21,28 +21,14 @@ pub struct FlowSize(pub u64);
 pub const MAX_FLOW_BYTES: u64 = 1_000_000_000_000;
 
 impl FlowSize {
+    /// A size with its unit, read as every byte size of a scenario is
+    /// ([`crate::sim::units::parse_bytes`]), from 1 B to [`MAX_FLOW_BYTES`].
     pub fn parse(text: &str) -> Result<FlowSize, String> {
-        let text = text.trim();
-        let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'));
-        let (number, unit) = text.split_at(split.unwrap_or(text.len()));
-        let bad = || format!("{text:?} is not a size (write e.g. \"1460B\", \"100KB\", \"1.5MB\", \"64KiB\")");
-        let value: f64 = number.parse().map_err(|_| bad())?;
-        let scale = match unit.trim() {
-            "B" | "byte" | "bytes" => 1.0,
-            "kB" | "KB" => 1e3,
-            "MB" => 1e6,
-            "GB" => 1e9,
-            "KiB" => 1024.0,
-            "MiB" => 1024.0 * 1024.0,
-            "GiB" => 1024f64.powi(3),
-            "" => return Err(format!("{text:?} has no unit; write e.g. \"{text}B\" or \"{text}KB\"")),
-            _ => return Err(bad()),
-        };
-        let bytes = value * scale;
-        if !bytes.is_finite() || bytes < 1.0 || bytes > MAX_FLOW_BYTES as f64 {
-            return Err(format!("{text:?} is outside 1B to 1TB"));
+        let bytes = crate::sim::units::parse_bytes(text)?;
+        if !(1..=MAX_FLOW_BYTES).contains(&bytes) {
+            return Err(format!("{} is outside 1B to 1TB", crate::schema::quoted(text)));
         }
-        Ok(FlowSize(bytes.round() as u64))
+        Ok(FlowSize(bytes))
     }
 }
 

@@ -60,6 +60,7 @@ pub struct RedSpec {
     pub mode: RedMode,
     /// Packet size the thresholds and idle decay assume (ns-2 `mean_pktsize_`); in byte
     /// mode also the bytes per packet of the queue limit and of the drop count.
+    #[serde(with = "crate::sim::units::bytes")]
     pub mean_packet_size: NonZeroU32,
     /// Target queueing delay for the automatic min_th (ns-2 `targetdelay_`).
     pub target_delay_s: f64,

@@ -92,7 +92,7 @@ pub struct LinkSpec {
     pub buffer: BufferSpec,
     /// Optional limit in bytes as well (ns-2 `queue-in-bytes`): an arrival is dropped if
     /// the bytes waiting plus its own would reach it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::sim::units::bytes_opt")]
     pub buffer_bytes: Option<NonZeroU64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<LossSpec>,
@@ -232,7 +232,7 @@ pub struct GraphLink {
     pub buffer: BufferSpec,
     /// Optional limit in bytes as well: an arrival is dropped if the bytes waiting plus
     /// its own would reach it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::sim::units::bytes_opt")]
     pub buffer_bytes: Option<NonZeroU64>,
     /// Loss model at the head of the link, in both directions unless `reverse` changes
     /// it (`reverse = { loss = "none" }`).
@@ -266,7 +266,7 @@ pub struct LinkOverrides {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer: Option<BufferSpec>,
     /// Byte limit of the to→from direction (default: the forward one's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::sim::units::bytes_opt")]
     pub buffer_bytes: Option<NonZeroU64>,
     /// `"none"` removes the forward direction's loss model from this direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -339,15 +339,24 @@ impl<'de> Deserialize<'de> for BufferSpec {
                     match multiple.trim().parse::<f64>() {
                         Ok(x) if x.is_finite() && x > 0.0 && x <= 1e6 => return Ok(BufferSpec::Bdp(x)),
                         Ok(x) if x.is_finite() && x > 1e6 => {
-                            return Err(E::custom(format!("{v:?} is more than 1000000 bandwidth-delay products")))
+                            return Err(E::custom(format!("{} is more than 1000000 bandwidth-delay products", crate::schema::quoted(v))))
                         }
                         _ => {}
                     }
-                } else if let Ok(n) = text.trim_end_matches("packets").trim().parse::<u64>() {
-                    return self.visit_u64(n);
+                } else if let Some(count) = text.strip_suffix("packets") {
+                    if let Ok(n) = count.trim().parse::<u64>() {
+                        return self.visit_u64(n);
+                    }
+                } else if text.parse::<f64>().is_ok() {
+                    // Text where a number belongs: which was meant, packets or BDPs?
+                    return Err(E::custom(format!(
+                        "{} is text; write a packet count without quotes ({text}) or a multiple of the BDP (\"{text}bdp\")",
+                        crate::schema::quoted(v)
+                    )));
                 }
                 Err(E::custom(format!(
-                    "{v:?} is not a buffer size (write a packet count like 100, or \"1bdp\")"
+                    "{} is not a buffer size (write a packet count like 100, or \"1bdp\")",
+                    crate::schema::quoted(v)
                 )))
             }
         }
@@ -739,8 +748,8 @@ impl Topology {
     pub fn expand(&self, groups: &[FlowEnds], packet_bytes: u32, wire_bytes: u32) -> Result<Graph, TopologyError> {
         let graph = match self {
             Topology::Dumbbell(dumbbell) => dumbbell.expand(groups, packet_bytes)?,
-            Topology::Graph(graph) => expand_graph(&graph.links, "topology.links", true, graph.bottleneck.as_deref(), graph.bdp_rtt, groups, packet_bytes)?,
-            Topology::Chain(chain) => expand_graph(&chain.hops, "topology.hops", false, chain.bottleneck.as_deref(), chain.bdp_rtt, groups, packet_bytes)?,
+            Topology::Graph(graph) => expand_graph(&graph.links, "topology.links", &[], true, graph.bottleneck.as_deref(), graph.bdp_rtt, groups, packet_bytes)?,
+            Topology::Chain(chain) => expand_graph(&chain.hops, "topology.hops", &[], false, chain.bottleneck.as_deref(), chain.bdp_rtt, groups, packet_bytes)?,
             Topology::WiredWireless(preset) => {
                 // Flows that name no ends go from the source to the mobile terminal.
                 let groups: Vec<FlowEnds> = groups
@@ -750,7 +759,7 @@ impl Topology {
                         _ => *ends,
                     })
                     .collect();
-                expand_graph(&preset.links(), "topology", true, None, preset.bdp_rtt, &groups, packet_bytes)?
+                expand_graph(&preset.links(), "topology", &["wired", "wireless"], true, None, preset.bdp_rtt, &groups, packet_bytes)?
             }
         };
         for params in &graph.params {
@@ -821,9 +830,13 @@ impl Dumbbell {
     }
 }
 
+/// `field` is where `links` are in the scenario: link k is `field[k]`, or
+/// `field.hop_names[k]` for a preset's named hops.
+#[allow(clippy::too_many_arguments)]
 fn expand_graph(
     links: &[GraphLink],
     field: &str,
+    hop_names: &[&str],
     named_nodes: bool,
     bottleneck: Option<&str>,
     bdp_rtt: Option<Duration>,
@@ -839,7 +852,10 @@ fn expand_graph(
     let mut b = Builder::indexed();
     let mut names: HashMap<String, String> = HashMap::new();
     for (k, link) in links.iter().enumerate() {
-        let at = format!("{field}[{k}]");
+        let at = match hop_names.get(k) {
+            Some(name) => format!("{field}.{name}"),
+            None => format!("{field}[{k}]"),
+        };
         let (from, to) = if named_nodes {
             match (&link.from, &link.to) {
                 (Some(from), Some(to)) => (from.clone(), to.clone()),

@@ -58,7 +58,7 @@ def dumbbell(protocol: tuple, flows: int, rate: str, delay: str, buffer, per: fl
         "name": name or f"mraimd {label} N={flows} {rate} {delay}" + (f" PER={per:g}" if per else ""),
         "duration": f"{duration_s:g}s",
         "seed": seed,
-        "packet_size": PACKET_SIZE,
+        "packet_size": f"{PACKET_SIZE}B",
         "topology": {"kind": "dumbbell", "bottleneck": bottleneck, "source_access": dict(ACCESS),
                      "sink_access": dict(ACCESS)},
         "flows": [{"group": label, "count": flows, "cc": dict(cc), "tcp": tcp, "start": {"random": "1s"}}],

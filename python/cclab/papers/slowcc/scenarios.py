@@ -64,7 +64,7 @@ def control(kind: str, b: float) -> dict:
 
 
 # ns-2.35's default Queue/RED: byte mode, mean_pktsize_ 500, automatic parameters.
-RED = {"kind": "red", "mode": "bytes", "mean_packet_size": 500}
+RED = {"kind": "red", "mode": "bytes", "mean_packet_size": "500B"}
 
 
 def dumbbell(rate: str, buffer: int, groups: list[dict], duration_s: float, seed: int, bin_width: str = "50ms",
@@ -72,7 +72,7 @@ def dumbbell(rate: str, buffer: int, groups: list[dict], duration_s: float, seed
     bottleneck = {"rate": rate, "delay": "15ms", "queue": dict(RED), "buffer": buffer}
     if loss:
         bottleneck["loss"] = loss
-    return {"name": name, "duration": f"{duration_s:g}s", "seed": seed, "packet_size": PACKET_SIZE, "header_size": 0,
+    return {"name": name, "duration": f"{duration_s:g}s", "seed": seed, "packet_size": f"{PACKET_SIZE}B", "header_size": "0B",
             "bin_width": bin_width,
             "topology": {"kind": "dumbbell", "bottleneck": bottleneck, "source_access": dict(ACCESS), "sink_access": dict(ACCESS)},
             "flows": groups}

@@ -68,7 +68,7 @@ def dumbbell(groups: list[dict], rate: str, buffer, rtt_ms: float = 70, loss: fl
     scenario = {
         "name": name or f"westwood {'+'.join(g['group'] for g in groups)} {rate} buffer {buffer}"
                         + (f" loss {loss:g}" if loss else ""),
-        "duration": f"{duration_s:g}s", "seed": seed, "packet_size": PACKET_SIZE, "profile": profile,
+        "duration": f"{duration_s:g}s", "seed": seed, "packet_size": f"{PACKET_SIZE}B", "profile": profile,
         "topology": {"kind": "dumbbell", "bottleneck": bottleneck, "source_access": dict(ACCESS),
                      "sink_access": dict(ACCESS)},
         "flows": groups,
@@ -102,7 +102,7 @@ def wired_wireless(protocol: tuple, loss: float, duration_s: float = 100, seed: 
     wireless = {"loss": {"model": "bernoulli", "rate": loss}} if loss else {}
     scenario = {
         "name": f"westwood {protocol[0]} wired-wireless loss {loss:g}", "duration": f"{duration_s:g}s",
-        "seed": seed, "packet_size": PACKET_SIZE, "profile": profile,
+        "seed": seed, "packet_size": f"{PACKET_SIZE}B", "profile": profile,
         "topology": {"kind": "wired-wireless", "wireless": wireless},
         "flows": [group(protocol, 1)],
     }
@@ -136,7 +136,7 @@ def cross_traffic(protocol: tuple, duration_s: float = 60, seed: int = 1) -> dic
     udp = [{"group": f"udp hop {hop + 1}", "transport": "udp", "from": f"n{hop}", "to": f"n{hop + 1}",
             "app": {"kind": "cbr", "rate": "5Mbps"}, "start": f"{start:g}s"} for hop, start in ((2, 20.0), (3, 40.0))]
     return {"name": f"westwood {protocol[0]} 4-hop cross traffic", "duration": f"{duration_s:g}s", "seed": seed,
-            "packet_size": PACKET_SIZE, "profile": PROFILE, "topology": {"kind": "chain", "hops": hops},
+            "packet_size": f"{PACKET_SIZE}B", "profile": PROFILE, "topology": {"kind": "chain", "hops": hops},
             "flows": [tcp, *udp], "trace": {"flows": True}}
 
 

@@ -104,7 +104,7 @@ def flow_group(protocol: tuple[float, float], count: int, *, group: Optional[str
 
 
 def scenario(name: str, topology: dict, flows: list[dict], duration_s: float, seed: int, **extra) -> dict:
-    return {"name": name, "duration": f"{duration_s:g}s", "seed": seed, "packet_size": PACKET_SIZE,
+    return {"name": name, "duration": f"{duration_s:g}s", "seed": seed, "packet_size": f"{PACKET_SIZE}B",
             **extra, "topology": topology, "flows": flows}
 
 

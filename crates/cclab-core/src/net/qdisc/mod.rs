@@ -124,6 +124,8 @@ pub struct FqCodelSpec {
     pub target: Duration,
     pub interval: Duration,
     pub ecn: bool,
+    /// Bytes served per round; written with its unit (`"1514B"`), like every size.
+    #[serde(with = "crate::sim::units::bytes")]
     pub quantum: u32,
     pub flows: u32,
 }
@@ -140,7 +142,7 @@ impl FqCodelSpec {
         check_duration("target", self.target)?;
         check_duration("interval", self.interval)?;
         if !(1..=1_000_000).contains(&self.quantum) {
-            return Err(("quantum", format!("{} is not a number of bytes from 1 to 1000000", self.quantum)));
+            return Err(("quantum", format!("{}B is not a size from 1B to 1000000B", self.quantum)));
         }
         if !(1..=65_536).contains(&self.flows) {
             return Err(("flows", format!("{} is not a number of queues from 1 to 65536", self.flows)));
@@ -452,7 +454,7 @@ pub(crate) mod tests {
     #[test]
     fn specs_parse_with_defaults_and_name_bad_fields() {
         assert_eq!(parse("queue = \"codel\"").unwrap(), QueueSpec::Codel(CodelSpec::default()));
-        let QueueSpec::FqCodel(fq) = parse("queue = { kind = \"fq_codel\", quantum = 300 }").unwrap() else { panic!() };
+        let QueueSpec::FqCodel(fq) = parse("queue = { kind = \"fq_codel\", quantum = \"300B\" }").unwrap() else { panic!() };
         assert_eq!((fq.quantum, fq.flows, fq.ecn, fq.target.ns()), (300, 1024, true, 5_000_000));
         let QueueSpec::Pie(pie) = parse("queue = { kind = \"pie\", target = \"20ms\" }").unwrap() else { panic!() };
         assert_eq!((pie.target.ns(), pie.tupdate.ns()), (20_000_000, 15_000_000));
@@ -463,6 +465,7 @@ pub(crate) mod tests {
             ("queue = { kind = \"codel\", target = \"0ms\" }", "target"),
             ("queue = { kind = \"codel\", interval = -1 }", "interval"),
             ("queue = { kind = \"fq_codel\", quantum = 0 }", "quantum"),
+            ("queue = { kind = \"fq_codel\", quantum = 1514 }", "1514 has no unit"),
             ("queue = { kind = \"fq_codel\", flows = 100000 }", "flows"),
             ("queue = { kind = \"pie\", alpha = -0.1 }", "alpha"),
             ("queue = { kind = \"pie\", beta = nan }", "beta"),
