@@ -154,10 +154,16 @@ class BadCut(cclab.cc.CongestionControl):
         return "half"
 
 
+class Exits(cclab.cc.CongestionControl):
+    def on_ack(self, window, ack):
+        sys.exit(3)  # a hook that ends the program is the hook's error, not cclab's exit
+
+
 @pytest.mark.parametrize("cls, needles", [
     (Broken, ["test_python_cc.py:", "ZeroDivisionError", "Broken.on_ack", "flow "]),
     (BadWindow, ["cwnd NaN", "[1, 1e9]", "BadWindow.on_ack", "flow 0"]),
     (BadCut, ["returned 'half'", "(ssthresh, cwnd)", "BadCut.on_congestion"]),
+    (Exits, ["SystemExit", "Exits.on_ack", "flow "]),
 ])
 def test_a_failing_hook_ends_the_run_in_one_line(cls, needles):
     with pytest.raises(cclab.ScenarioError) as caught:

@@ -125,6 +125,23 @@ INSTRUMENTED = {
     ],
     "trace": {"links": ["r1-r2", "r2-r1"], "pcap": ["r1-r2"]},
 }
+# Short flows and delay statistics (issue 28): a finite flow, Poisson arrivals with
+# Pareto and CDF sizes, one-way delays with a histogram.
+SHORT_FLOWS = {
+    "name": "hostile-short-flows", "duration": "0.3s", "seed": 9,
+    "topology": {"kind": "dumbbell",
+                 "bottleneck": {"rate": "10Mbps", "delay": "5ms", "buffer": 50},
+                 "source_access": {"rate": "100Mbps", "delay": "1ms"},
+                 "sink_access": {"rate": "100Mbps", "delay": "1ms"}},
+    "flows": [
+        {"group": "finite", "app": {"kind": "bulk", "size": "20KB"}},
+        {"group": "pareto", "count": 2, "start": "0.01s",
+         "arrivals": {"kind": "poisson", "load": 0.5, "sizes": {"kind": "pareto", "mean": "10KB", "shape": 1.5}}},
+        {"group": "cdf", "arrivals": {"kind": "poisson", "load": 0.3,
+                                      "sizes": {"kind": "cdf", "points": [["1000B", 0.5], ["20KB", 1.0]]}}},
+    ],
+    "trace": {"delays": True, "delay_histogram": "1ms"},
+}
 NAN, INF = float("nan"), float("inf")
 PALETTE = [NAN, INF, -INF, -1, 0, 0.5, 1e300, -1e300, 1e-300, 2**63 - 1, 2**64 + 5, 10**300, 1.5, "x", "",
            True, [], {}, "1e999s", "-5ms", "0s", "1ns", "1e12s", "nan", "0Mbps", "1e30Gbps", "1bps", "0bdp",
@@ -167,7 +184,7 @@ def scenario_inputs() -> list[dict]:
     import cclab
 
     inputs = []
-    for base in (SMALL, GRAPH, MODERN, INSTRUMENTED):
+    for base in (SMALL, GRAPH, MODERN, INSTRUMENTED, SHORT_FLOWS):
         normalized = cclab.validate(base)
         normalized["duration"] = base["duration"]
         for path in leaves(normalized):
@@ -177,7 +194,7 @@ def scenario_inputs() -> list[dict]:
                 scenario = copy.deepcopy(normalized)
                 set_path(scenario, path, value)
                 inputs.append({"kind": "scenario", "field": field_name(path), "value": repr(value), "scenario": scenario,
-                               "new": base is INSTRUMENTED})
+                               "new": base in (INSTRUMENTED, SHORT_FLOWS), "short_flows": base is SHORT_FLOWS})
         if base is INSTRUMENTED:  # each name of a list of names, not only the whole list
             for path in [("trace", "links", 0), ("trace", "links", 1), ("trace", "pcap", 0),
                          ("flows", 0, "cc", "params", "beta")]:
@@ -656,7 +673,7 @@ def main(argv=None) -> int:
         inputs = [case for k, case in enumerate(scenario_inputs()) if k % args.every == 0 or case.get("new")]
         for case, (outcome, detail) in zip(inputs, run_scenarios(inputs)):
             records.append({"kind": "scenario", "field": case["field"], "value": case["value"], "outcome": outcome,
-                            "detail": detail})
+                            "detail": detail, "short_flows": case.get("short_flows", False)})
     if args.only in (None, "cli"):
         with tempfile.TemporaryDirectory(prefix="cclab-hostile-") as scratch:
             for case in cli_inputs(Path(scratch)):
@@ -669,6 +686,10 @@ def main(argv=None) -> int:
     print(f"{len(records)} inputs")
     for outcome in ("clean", "ran", "misleading", "wrong", "traceback", "panic", "abort", "hang"):
         print(f"  {outcome:11} {counts.get(outcome, 0)}")
+    short = collections.Counter(record["outcome"] for record in records if record.get("short_flows"))
+    if short:
+        print("  of them over short flows and delays (issue 28): "
+              + ", ".join(f"{outcome} {count}" for outcome, count in sorted(short.items())))
     for show in args.show:
         print(f"\n--- {show}")
         for record in [r for r in records if r["outcome"] == show][: args.limit]:

@@ -110,7 +110,7 @@ pub enum Failed {
     /// An exception in a hook, or a value out of range: one line naming the place.
     Line(String),
     /// An exception that is not an error of the hook (`KeyboardInterrupt` from Ctrl-C
-    /// while the hook ran, `SystemExit`): raised again as it is.
+    /// while the hook ran): raised again as it is.
     Raise(PyErr),
 }
 
@@ -185,8 +185,9 @@ impl PyController {
     fn call<'py>(&self, py: Python<'py>, method: &str, args: impl IntoPy<Py<PyTuple>>) -> Bound<'py, PyAny> {
         match self.object.bind(py).call_method1(method, args) {
             Ok(value) => value,
-            // Ctrl-C while a hook runs surfaces in the hook: not the hook's error.
-            Err(error) if !error.is_instance_of::<pyo3::exceptions::PyException>(py) => self.end(Failed::Raise(error)),
+            // Ctrl-C while a hook runs surfaces in the hook: not the hook's error. (A hook
+            // that calls sys.exit() is: it ends the run with its one line, as at import.)
+            Err(error) if error.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) => self.end(Failed::Raise(error)),
             Err(error) => self.fail(py, method, Self::describe(py, &error)),
         }
     }
