@@ -93,8 +93,7 @@ impl SizeDistribution {
         let u = 1.0 - rng.gen::<f64>();
         let bytes = match self {
             SizeDistribution::Fixed(size) => return size.0,
-            // Scale x_m = mean (shape − 1) / shape, by inversion.
-            SizeDistribution::Pareto { mean, shape } => mean.0 as f64 * (shape - 1.0) / shape / u.powf(1.0 / shape),
+            SizeDistribution::Pareto { mean, shape } => super::pareto_by_inversion(mean.0 as f64, *shape, u),
             SizeDistribution::Cdf(points) => {
                 let p = 1.0 - u; // in [0, 1)
                 match points.iter().position(|&(_, cumulative)| cumulative > p) {

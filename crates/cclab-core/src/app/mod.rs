@@ -139,8 +139,7 @@ impl Period {
         let length = match *self {
             Period::Fixed(d) => return d.ns(),
             Period::Exponential(mean) => -(mean.ns() as f64) * u.ln(),
-            // Pareto with scale x_m = mean (shape − 1) / shape, by inversion.
-            Period::Pareto { mean, shape } => mean.ns() as f64 * (shape - 1.0) / shape / u.powf(1.0 / shape),
+            Period::Pareto { mean, shape } => pareto_by_inversion(mean.ns() as f64, shape, u),
         };
         // Cap absurd draws at 10^6 s so time arithmetic cannot overflow.
         length.min(1e15).round() as Time
@@ -195,6 +194,12 @@ impl<'de> Deserialize<'de> for Period {
             },
         )
     }
+}
+
+/// A Pareto draw of mean `mean` and shape `shape` (> 1) from `u` in (0, 1], by
+/// inversion with scale x_m = mean (shape − 1) / shape (on/off periods, flow sizes).
+pub(crate) fn pareto_by_inversion(mean: f64, shape: f64, u: f64) -> f64 {
+    mean * (shape - 1.0) / shape / u.powf(1.0 / shape)
 }
 
 /// What the application above a TCP sender offers.
