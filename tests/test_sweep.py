@@ -155,11 +155,13 @@ def test_failing_run_is_recorded_and_the_sweep_goes_on_then_retried(tmp_path, mo
 
 def test_killed_sweep_loses_nothing_finished_and_resumes(tmp_path):
     """SIGKILL the driver and its workers after a few runs are reported stored; every
-    reported run is there, complete and once; a re-run does only the rest."""
+    reported run is there, complete and once; a re-run does only the rest. The runs are
+    1 Gb/s for 10 s (about 0.3 s of work each, 40 of them on 2 workers), so the kill
+    lands seconds before the sweep could finish, even on a loaded machine."""
     plan_file = tmp_path / "plan.toml"
     plan_document = small_plan(name="killed", counts=tuple(range(1, 11)), duration="10s",
-                               **{"topology.bottleneck.rate": "100Mbps", "topology.source_access.rate": "100Mbps",
-                                  "topology.sink_access.rate": "100Mbps"})
+                               **{"topology.bottleneck.rate": "1Gbps", "topology.source_access.rate": "1Gbps",
+                                  "topology.sink_access.rate": "1Gbps"})
     plan_file.write_text(tomli_w.dumps(plan_document))
     store = tmp_path / "killed.duckdb"
     command = [sys.executable, "-m", "cclab", "sweep", str(plan_file), "--store", str(store), "--workers", "2"]
