@@ -462,8 +462,11 @@ def render(validate) -> str:
             for f in item.fields:
                 name = re.search(r'rename\s*=\s*"([^"]+)"', f.attrs)
                 name = name.group(1) if name else f.name
+                implicit = re.search(r'default\s*=\s*"yes"', f.attrs)
                 if defaults is not None and name in defaults:
                     default = shown(defaults[name])
+                elif implicit:  # written out only when off (`is_true`): the default is on
+                    default = "`true`"
                 elif f.required and not item.all_default:
                     default = "**required**"
                 else:

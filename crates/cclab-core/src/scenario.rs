@@ -426,7 +426,7 @@ impl<'de> Deserialize<'de> for StartSpec {
     }
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TraceConfig {
     /// Record cwnd, ssthresh and smoothed RTT of every flow at every ACK and loss event.
@@ -451,6 +451,34 @@ pub struct TraceConfig {
     /// (at most 100000 bins; the last also counts every longer delay).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay_histogram: Option<Duration>,
+    /// One row per finite flow (`fcts` in results: start, size, FCT, slowdown). Off,
+    /// only the groups' FCT summaries are kept, so a long run of short flows holds the
+    /// flows alive and nothing per flow seen. Serialised only when off, so scenarios
+    /// written before it keep their identity.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub fcts: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for TraceConfig {
+    fn default() -> TraceConfig {
+        TraceConfig {
+            flows: false,
+            queue: false,
+            links: Vec::new(),
+            pcap: Vec::new(),
+            delays: false,
+            delay_histogram: None,
+            fcts: true,
+        }
+    }
+}
+
+fn is_true(value: &bool) -> bool {
+    *value
 }
 
 impl Scenario {

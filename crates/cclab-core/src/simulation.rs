@@ -320,8 +320,13 @@ pub struct Simulation {
     arrivals: Vec<Arrivals>,
     /// Slots of ended arrived flows, with when they ended, oldest first.
     free_slots: std::collections::VecDeque<(Time, u32)>,
-    /// Every finite flow that ended, and (at the end) every one still running.
+    /// Every finite flow that ended, and (at the end) every one still running, while
+    /// `trace.fcts` keeps rows and the memory limit allows (`fct_rows_left`).
     fcts: Vec<FctRecord>,
+    fct_rows_left: u64,
+    fct_rows_stopped_at: Option<Time>,
+    /// Each group's completion-time statistics, accumulated flow by flow (fixed memory).
+    fct_summaries: Vec<Option<Box<FctAccumulator>>>,
     /// Route table starts, by route id (for flows made during the run).
     route_starts: Vec<u32>,
     /// Flows 0..static_flows are the scenario's own; above are arrived flows' slots.
@@ -394,6 +399,10 @@ struct Captures {
     /// Packets that may still be recorded, all captures together.
     room: usize,
 }
+
+/// A finite flow's row: its record while the run goes on, its columns (group name
+/// included) and JSON on the way out.
+const BYTES_PER_FCT_ROW: u64 = 200;
 
 /// A captured packet's share of memory (its columns, and its JSON on the way out).
 const BYTES_PER_CAPTURED_PACKET: u64 = 120;
@@ -608,7 +617,8 @@ impl Simulation {
         // it is spent.
         let spare = limits.max_memory_bytes - needed;
         let trace = &scenario.trace;
-        let kinds = [trace.flows, trace.queue, !trace.pcap.is_empty()].iter().filter(|&&on| on).count().max(1);
+        let fct_rows = trace.fcts && scenario.flows.iter().any(|g| g.arrivals.is_some());
+        let kinds = [trace.flows, trace.queue, !trace.pcap.is_empty(), fct_rows].iter().filter(|&&on| on).count().max(1);
         let share = spare / kinds as u64;
         // Event ids carry a link direction, or on the timer heap an endpoint (two per
         // flow) or a dequeue-time link (counted down from the top).
@@ -807,6 +817,10 @@ impl Simulation {
             arrival_totals: Vec::new(),
             free_slots: Default::default(),
             fcts: Vec::new(),
+            // rows for the scenario's own finite flows always (the estimate counted them)
+            fct_rows_left: if !trace.fcts { 0 } else if fct_rows { (share / BYTES_PER_FCT_ROW).max(flows_len as u64) } else { u64::MAX },
+            fct_rows_stopped_at: None,
+            fct_summaries: vec![None; scenario.flows.len()],
             route_starts,
             scenario,
         };
@@ -1080,6 +1094,17 @@ impl Simulation {
         self.counts.stale[packet.class as usize] += 1;
     }
 
+    /// A finite flow's outcome, into its group's summary and (while kept) the rows.
+    fn record_fct(&mut self, record: FctRecord, now: Time) {
+        self.fct_summaries[record.group as usize].get_or_insert_with(Default::default).record(&record);
+        if self.fct_rows_left > 0 {
+            self.fct_rows_left -= 1;
+            self.fcts.push(record);
+        } else if self.scenario.trace.fcts {
+            self.fct_rows_stopped_at.get_or_insert(now);
+        }
+    }
+
     /// The sink `endpoint` has every packet of its finite flow at `now`. An arrived
     /// flow's slot goes to the free list (reused by a flow arriving at `now` or later).
     #[cold]
@@ -1092,8 +1117,8 @@ impl Simulation {
         finite.done = Some(now);
         if slot >= self.static_flows {
             let record = FctRecord::new(flow.group as u32, flow.start, finite.packets * self.payload_bytes as u64, Some(now - flow.start), finite.ideal);
-            self.fcts.push(record);
             self.free_slots.push_back((now, slot as u32));
+            self.record_fct(record, now);
         }
     }
 
@@ -1329,7 +1354,8 @@ impl Simulation {
             let finite = flow.finite.expect("arrived flows are finite");
             if finite.done.is_none() {
                 let size = finite.packets * self.payload_bytes as u64;
-                self.fcts.push(FctRecord::new(flow.group as u32, flow.start, size, None, finite.ideal));
+                let record = FctRecord::new(flow.group as u32, flow.start, size, None, finite.ideal);
+                self.record_fct(record, self.horizon);
             }
         }
         let arrived_flows: Vec<u64> = (0..self.scenario.flows.len())
@@ -1339,6 +1365,7 @@ impl Simulation {
         let mbps = |bytes: u64| bytes as f64 * 8.0 / duration_s / 1e6;
         let payload = self.payload_bytes as u64;
         let mut flows = Vec::with_capacity(self.flows.len());
+        let mut static_records = Vec::new();
         for (id, flow) in self.flows[..self.static_flows].iter().enumerate() {
             let delivered = self.hosts[source_of(id as u32) as usize + 1].deliveries.total;
             let group = &self.scenario.flows[flow.group];
@@ -1387,7 +1414,7 @@ impl Simulation {
                 metrics.completed = Some(finite.done.is_some());
                 metrics.fct_ms = record.fct.map(|ns| ns as f64 / 1e6);
                 metrics.slowdown = record.slowdown();
-                self.fcts.push(record);
+                static_records.push(record);
             }
             let source = &self.hosts[source_of(id as u32) as usize].endpoint;
             let sink = &self.hosts[source_of(id as u32) as usize + 1].endpoint;
@@ -1434,6 +1461,9 @@ impl Simulation {
             metrics.throughput_mbps = mbps(metrics.data_packets_sent * payload);
             flows.push(metrics);
         }
+        for record in static_records {
+            self.record_fct(record, self.horizon);
+        }
         // Each group's flows in flow order (one pass: a scenario may have 100 000 groups).
         let mut members_of: Vec<Vec<&FlowMetrics>> = vec![Vec::new(); self.scenario.flows.len()];
         for (metrics, flow) in flows.iter().zip(&self.flows) {
@@ -1446,7 +1476,6 @@ impl Simulation {
             .map(|(g, members)| {
                 let group = &self.scenario.flows[g];
                 let arrived = self.arrival_totals[g];
-                let finite: Vec<&FctRecord> = self.fcts.iter().filter(|r| r.group == g as u32).collect();
                 GroupMetrics {
                     name: self.scenario.group_name(g),
                     transport: group.transport.name(),
@@ -1455,7 +1484,7 @@ impl Simulation {
                     goodput_mbps: members.iter().map(|m| m.goodput_mbps).sum::<f64>() + mbps(arrived.delivered_packets * payload),
                     throughput_mbps: members.iter().map(|m| m.throughput_mbps).sum::<f64>()
                         + mbps(arrived.data_packets_sent * payload),
-                    fct: (!finite.is_empty()).then(|| FctSummary::of(&finite)),
+                    fct: self.fct_summaries[g].as_ref().map(|summary| summary.summary()),
                 }
             })
             .collect();
@@ -1568,6 +1597,13 @@ impl Simulation {
             table
         });
         warnings.extend(silent);
+        if let Some(at) = self.fct_rows_stopped_at {
+            warnings.push(format!(
+                "trace.fcts: per-flow rows stopped at {} s, at the memory limit ({}, or set trace.fcts = false: the groups' FCT summaries cover every flow either way)",
+                crate::schema::Num(at as f64 / NS_PER_SEC as f64),
+                self.raise_hint
+            ));
+        }
         if let Some(at) = self.trace_stopped_at {
             warnings.push(format!(
                 "trace.flows: stopped at {} s, when the traces reached the memory limit ({}, or trace a shorter run or fewer flows)",

@@ -138,6 +138,31 @@ fn flow_slots_are_reused_so_memory_follows_the_flows_alive() {
 }
 
 #[test]
+fn summaries_cover_every_flow_without_rows_and_stay_within_a_thousandth() {
+    // 20 000+ flows: past the 10 000 kept exactly, the percentiles come from a
+    // histogram; they must match those of the rows (numpy's reading) within 0.1 %.
+    let text = arrivals(0.3, r#"{ kind = "pareto", mean = "10KB", shape = 1.5 }"#, "60s", false);
+    let with_rows = run(scenario(&text)).unwrap();
+    let without = run(scenario(&text.replace("[topology]", "trace = { fcts = false }\n[topology]"))).unwrap();
+    assert!(without.fcts.is_none());
+    let (summary, table) = (with_rows.groups[0].fct.as_ref().unwrap(), with_rows.fcts.as_ref().unwrap());
+    assert_eq!(Some(summary), without.groups[0].fct.as_ref(), "rows or not, the same summary");
+    assert!(summary.completed > 20_000 && !summary.percentiles_exact, "{summary:?}");
+    assert_eq!(summary.flows, table.fct_ms.len() as u64);
+    let mut fcts: Vec<f64> = table.fct_ms.iter().flatten().copied().collect();
+    fcts.sort_by(f64::total_cmp);
+    let exact = |q: f64| cclab_core::metrics::quantile(&fcts, q).unwrap();
+    for (got, q) in [(summary.p50_fct_ms, 0.5), (summary.p99_fct_ms, 0.99)] {
+        assert!((got.unwrap() / exact(q) - 1.0).abs() < 1e-3, "p{q}: {got:?} vs {}", exact(q));
+    }
+    let mean = fcts.iter().sum::<f64>() / fcts.len() as f64;
+    assert!((summary.mean_fct_ms.unwrap() / mean - 1.0).abs() < 1e-9);
+    // a small group's percentiles are exact
+    let small = run(scenario(&arrivals(0.3, r#"{ kind = "fixed", size = "10KB" }"#, "2s", false))).unwrap();
+    assert!(small.groups[0].fct.as_ref().unwrap().percentiles_exact);
+}
+
+#[test]
 fn bad_arrivals_are_one_line_errors() {
     let err = |flows: &str| Scenario::from_toml_str(&dumbbell(flows, "1s", false)).unwrap_err().0;
     assert_eq!(

@@ -2,6 +2,8 @@
 //! and opt-in traces. Everything here is plain data, serialisable as JSON.
 use serde::Serialize;
 
+mod quantiles;
+
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct SystemMetrics {
     /// Sum of flow goodputs: bytes delivered in order to the receiving applications ÷ duration.
@@ -98,11 +100,14 @@ impl FctRecord {
 
 /// Flow completion times of a group's finite flows (those completed; incomplete ones
 /// are counted but in no percentile). Percentiles interpolate linearly between order
-/// statistics (numpy's default).
+/// statistics (numpy's default) while a group has completed at most 10 000 flows
+/// (`percentiles_exact`); past that they come from a histogram and are within 0.1 %
+/// (`Quantiles`), so memory does not grow with the run. Means are always exact.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct FctSummary {
     pub flows: u64,
     pub completed: u64,
+    pub percentiles_exact: bool,
     pub mean_fct_ms: Option<f64>,
     pub p50_fct_ms: Option<f64>,
     pub p99_fct_ms: Option<f64>,
@@ -134,60 +139,108 @@ const SIZE_BUCKETS: [(&str, Option<u64>); 5] = [
     ("> 10MB", None),
 ];
 
-/// The `q`-quantile (0..=1) of sorted values, linear between order statistics.
-pub fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
-    let last = sorted.len().checked_sub(1)?;
-    let position = q * last as f64;
-    let (below, frac) = (position.floor() as usize, position.fract());
-    let above = (below + 1).min(last);
-    Some(sorted[below] + (sorted[above] - sorted[below]) * frac)
+pub use quantiles::{quantile, Quantiles};
+
+/// Completion times of one population of finite flows (a group, or a size bucket of
+/// it), accumulated flow by flow in memory that stops growing (`Quantiles`).
+#[derive(Clone, Debug)]
+struct FctStream {
+    flows: u64,
+    fct_ms: Quantiles,
+    slowdown: Quantiles,
 }
 
-impl FctSummary {
-    pub fn of(records: &[&FctRecord]) -> FctSummary {
-        fn stats(records: &[&FctRecord]) -> (u64, u64, Vec<f64>, Vec<f64>) {
-            let mut fcts: Vec<f64> = records.iter().filter_map(|r| r.fct).map(|ns| ns as f64 / 1e6).collect();
-            let mut slowdowns: Vec<f64> = records.iter().filter_map(|r| r.slowdown()).collect();
-            fcts.sort_by(f64::total_cmp);
-            slowdowns.sort_by(f64::total_cmp);
-            (records.len() as u64, fcts.len() as u64, fcts, slowdowns)
+impl FctStream {
+    fn new() -> FctStream {
+        // ms × 1e6 = ns: FCTs keep 3 digits from 1 ns; slowdowns (>= 1) from 1e-6.
+        FctStream { flows: 0, fct_ms: Quantiles::new(1e6), slowdown: Quantiles::new(1e6) }
+    }
+
+    fn record(&mut self, record: &FctRecord) {
+        self.flows += 1;
+        if let (Some(fct), Some(slowdown)) = (record.fct, record.slowdown()) {
+            self.fct_ms.record(fct as f64 / 1e6);
+            self.slowdown.record(slowdown);
         }
-        let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
-        let (flows, completed, fcts, slowdowns) = stats(records);
-        let mut lower = 0;
+    }
+
+    fn completed(&self) -> u64 {
+        self.fct_ms.len()
+    }
+}
+
+/// Accumulates a group's finite flows as they end, for its `FctSummary`: counts, means
+/// and percentiles overall and by size bucket, without keeping the flows.
+#[derive(Clone, Debug)]
+pub struct FctAccumulator {
+    all: FctStream,
+    by_size: Vec<FctStream>,
+}
+
+impl Default for FctAccumulator {
+    fn default() -> FctAccumulator {
+        FctAccumulator { all: FctStream::new(), by_size: vec![FctStream::new(); SIZE_BUCKETS.len()] }
+    }
+}
+
+impl FctAccumulator {
+    pub fn record(&mut self, record: &FctRecord) {
+        self.all.record(record);
+        let bucket = SIZE_BUCKETS
+            .iter()
+            .position(|&(_, max_bytes)| max_bytes.map_or(true, |max| record.size_bytes <= max))
+            .expect("the last bucket takes every size");
+        self.by_size[bucket].record(record);
+    }
+
+    pub fn summary(&self) -> FctSummary {
+        let [p50_fct_ms, p99_fct_ms] = pair(self.all.fct_ms.quantiles(&[0.5, 0.99]));
+        let [p50_slowdown, p99_slowdown] = pair(self.all.slowdown.quantiles(&[0.5, 0.99]));
         let by_size = SIZE_BUCKETS
             .iter()
-            .map(|&(sizes, max_bytes)| {
-                let members: Vec<&FctRecord> = records
-                    .iter()
-                    .copied()
-                    .filter(|r| r.size_bytes > lower && max_bytes.map_or(true, |max| r.size_bytes <= max))
-                    .collect();
-                lower = max_bytes.unwrap_or(u64::MAX);
-                let (flows, completed, fcts, slowdowns) = stats(&members);
+            .zip(&self.by_size)
+            .map(|(&(sizes, max_bytes), stream)| {
+                let [p50_fct_ms, p99_fct_ms] = pair(stream.fct_ms.quantiles(&[0.5, 0.99]));
+                let [p50_slowdown, p99_slowdown] = pair(stream.slowdown.quantiles(&[0.5, 0.99]));
                 FctBucket {
                     sizes,
                     max_bytes,
-                    flows,
-                    completed,
-                    p50_fct_ms: quantile(&fcts, 0.5),
-                    p99_fct_ms: quantile(&fcts, 0.99),
-                    p50_slowdown: quantile(&slowdowns, 0.5),
-                    p99_slowdown: quantile(&slowdowns, 0.99),
+                    flows: stream.flows,
+                    completed: stream.completed(),
+                    p50_fct_ms,
+                    p99_fct_ms,
+                    p50_slowdown,
+                    p99_slowdown,
                 }
             })
             .collect();
         FctSummary {
-            flows,
-            completed,
-            mean_fct_ms: mean(&fcts),
-            p50_fct_ms: quantile(&fcts, 0.5),
-            p99_fct_ms: quantile(&fcts, 0.99),
-            mean_slowdown: mean(&slowdowns),
-            p50_slowdown: quantile(&slowdowns, 0.5),
-            p99_slowdown: quantile(&slowdowns, 0.99),
+            flows: self.all.flows,
+            completed: self.all.completed(),
+            percentiles_exact: self.all.fct_ms.is_exact(),
+            mean_fct_ms: self.all.fct_ms.mean(),
+            p50_fct_ms,
+            p99_fct_ms,
+            mean_slowdown: self.all.slowdown.mean(),
+            p50_slowdown,
+            p99_slowdown,
             by_size,
         }
+    }
+}
+
+fn pair(values: Vec<Option<f64>>) -> [Option<f64>; 2] {
+    [values[0], values[1]]
+}
+
+impl FctSummary {
+    /// The summary of these flows, in this order (a test's or a one-off's shortcut).
+    pub fn of(records: &[&FctRecord]) -> FctSummary {
+        let mut accumulator = FctAccumulator::default();
+        for record in records {
+            accumulator.record(record);
+        }
+        accumulator.summary()
     }
 }
 

@@ -1,0 +1,161 @@
+//! Percentiles of a stream of non-negative values in memory that stops growing: the
+//! values themselves while there are few (exact percentiles, numpy's linear
+//! interpolation), then an HdrHistogram (Tene's log-linear buckets) with 3 significant
+//! digits, so a percentile is off by at most 0.1 % of its value however long the run.
+//! Used for flow completion times, where an arrivals group sees millions of flows.
+use hdrhistogram::Histogram;
+
+/// Values kept exactly before switching to the histogram: exact for every run a test
+/// or a figure makes, and 80 KB at most per stream.
+pub const EXACT_LIMIT: usize = 10_000;
+/// The histogram's resolution: 3 significant decimal digits (relative error ≤ 0.1 %).
+const SIGNIFICANT_DIGITS: u8 = 3;
+
+#[derive(Clone, Debug)]
+pub struct Quantiles {
+    /// Values are recorded as integers: `value × scale`, rounded.
+    scale: f64,
+    /// Of every value, in the order recorded (the mean once the values are gone).
+    sum: f64,
+    exact: Vec<f64>,
+    histogram: Option<Histogram<u64>>,
+}
+
+impl Quantiles {
+    /// `scale` turns a value into the integer the histogram counts: 1 µs of FCT in ns
+    /// is 1000, so `scale = 1e6` for milliseconds keeps 3 digits of any FCT above 1 µs.
+    pub fn new(scale: f64) -> Quantiles {
+        Quantiles { scale, sum: 0.0, exact: Vec::new(), histogram: None }
+    }
+
+    pub fn record(&mut self, value: f64) {
+        self.sum += value;
+        let integer = self.integer(value);
+        match &mut self.histogram {
+            Some(histogram) => record(histogram, integer),
+            None => {
+                self.exact.push(value);
+                if self.exact.len() > EXACT_LIMIT {
+                    let mut histogram = Histogram::<u64>::new(SIGNIFICANT_DIGITS).expect("3 digits is a valid precision");
+                    histogram.auto(true);
+                    for &v in &self.exact {
+                        record(&mut histogram, (v * self.scale).round().max(1.0) as u64);
+                    }
+                    self.exact = Vec::new();
+                    self.histogram = Some(histogram);
+                }
+            }
+        }
+    }
+
+    fn integer(&self, value: f64) -> u64 {
+        (value * self.scale).round().max(1.0) as u64
+    }
+
+    pub fn len(&self) -> u64 {
+        self.histogram.as_ref().map_or(self.exact.len() as u64, |h| h.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether percentiles are exact (every value still kept).
+    pub fn is_exact(&self) -> bool {
+        self.histogram.is_none()
+    }
+
+    /// The mean: summed in ascending order while the values are kept (as a sort-then-sum
+    /// would), in the order recorded after.
+    pub fn mean(&self) -> Option<f64> {
+        match &self.histogram {
+            None if self.exact.is_empty() => None,
+            None => {
+                let mut sorted = self.exact.clone();
+                sorted.sort_by(f64::total_cmp);
+                Some(sorted.iter().sum::<f64>() / sorted.len() as f64)
+            }
+            Some(h) => Some(self.sum / h.len() as f64),
+        }
+    }
+
+    /// The `q`-quantiles (each in 0..=1) of the values recorded; None if there are none.
+    pub fn quantiles(&self, qs: &[f64]) -> Vec<Option<f64>> {
+        match &self.histogram {
+            None => {
+                let mut sorted = self.exact.clone();
+                sorted.sort_by(f64::total_cmp);
+                qs.iter().map(|&q| quantile(&sorted, q)).collect()
+            }
+            // The middle of the bucket holding the quantile: within half a bucket, 0.05 %.
+            Some(h) => qs
+                .iter()
+                .map(|&q| Some(h.median_equivalent(h.value_at_quantile(q)) as f64 / self.scale))
+                .collect(),
+        }
+    }
+}
+
+/// Into a histogram that widens its range as values come (only as far as they reach).
+fn record(histogram: &mut Histogram<u64>, value: u64) {
+    if histogram.record(value).is_err() {
+        histogram.saturating_record(value); // beyond what any range holds: the top
+    }
+}
+
+/// The `q`-quantile (0..=1) of sorted values, linear between order statistics.
+pub fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
+    let last = sorted.len().checked_sub(1)?;
+    let position = q * last as f64;
+    let (below, frac) = (position.floor() as usize, position.fract());
+    let above = (below + 1).min(last);
+    Some(sorted[below] + (sorted[above] - sorted[below]) * frac)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn exact_below_the_limit_as_numpy() {
+        let mut q = Quantiles::new(1e6);
+        for v in [4.0, 1.0, 3.0, 2.0] {
+            q.record(v);
+        }
+        // numpy.percentile([1, 2, 3, 4], [50, 99]) = 2.5, 3.97
+        let got = q.quantiles(&[0.5, 0.99]);
+        assert_eq!(got[0], Some(2.5));
+        assert!((got[1].unwrap() - 3.97).abs() < 1e-12);
+        assert!(q.is_exact());
+        assert_eq!(q.mean(), Some(2.5));
+        assert_eq!(Quantiles::new(1.0).quantiles(&[0.5]), vec![None]);
+    }
+
+    #[test]
+    fn past_the_limit_within_a_thousandth_and_memory_bounded() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let mut q = Quantiles::new(1e6);
+        let mut all = Vec::new();
+        for _ in 0..200_000 {
+            // heavy-tailed: 0.1 ms .. 10 s, like completion times
+            let v = 0.1 * (1.0 - rng.gen::<f64>()).powf(-1.0 / 0.8).min(1e5);
+            q.record(v);
+            all.push(v);
+        }
+        assert!(!q.is_exact() && q.len() == 200_000);
+        let mean = all.iter().sum::<f64>() / all.len() as f64;
+        assert!((q.mean().unwrap() / mean - 1.0).abs() < 1e-12);
+        all.sort_by(f64::total_cmp);
+        for (got, p) in q.quantiles(&[0.01, 0.5, 0.9, 0.99, 0.999]).into_iter().zip([0.01, 0.5, 0.9, 0.99, 0.999]) {
+            let want = quantile(&all, p).unwrap();
+            assert!((got.unwrap() / want - 1.0).abs() < 1e-3, "p{p}: {got:?} vs {want}");
+        }
+        // the histogram does not grow with the values recorded
+        let before = q.histogram.as_ref().unwrap().distinct_values();
+        for _ in 0..200_000 {
+            q.record(0.1 * (1.0 - rng.gen::<f64>()).powf(-1.0 / 0.8).min(1e5));
+        }
+        assert_eq!(q.histogram.as_ref().unwrap().distinct_values(), before);
+    }
+}
