@@ -13,8 +13,7 @@ import pytest
 from cclab.papers.claims import DEFECT, NOT_SUPPORTED, OPEN, PARTLY, SETUP, SUPPORTED, UNEXPLAINED, Claim, Rule, Why, explain
 from cclab.papers.framework import _figure_key, recorded_ns2_verdicts
 
-# slowcc's record needs ns-2.35 to run its 330 full-size runs (hours); it joins when made.
-PAPERS = ("zhang2002", "mraimd", "westwood")
+PAPERS = ("zhang2002", "mraimd", "westwood", "slowcc")
 
 
 def failing_claims(paper: str):
