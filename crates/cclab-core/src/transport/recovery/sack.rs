@@ -8,9 +8,12 @@
 //!   forward scan (`lost_scan`), one per recovery;
 //! * fast retransmit: the first unacknowledged segment is marked lost and resent,
 //!   counted in pipe;
-//! * §5 step (C): during recovery, while cwnd − pipe ≥ 1 segment, NextSeg() rule 1 (the
-//!   lowest lost segment not yet resent), else new data; outside recovery the window
-//!   (with RFC 3042's limited transmit);
+//! * §5 step (C): during recovery, while cwnd − pipe ≥ 1 segment, NextSeg(): rule 1 (the
+//!   lowest lost segment not yet resent), else rule 2 (new data), else rule 3 (the
+//!   lowest unSACKed segment below the highest SACKed one, not resent yet, though fewer
+//!   than DupThresh segments above it are SACKed: a finite flow's tail), else rule 4
+//!   (once per recovery, a rescue retransmission of the highest unSACKed segment, not
+//!   counted in pipe); outside recovery the window (with RFC 3042's limited transmit);
 //! * a partial ACK only restarts the timer; recovery ends at RecoveryPoint;
 //! * §5.1: a timeout forgets SACK information.
 use super::RecoveryOps;
@@ -25,6 +28,14 @@ pub struct SackRecovery {
     sacked_below_lost_scan: u32,
     /// No lost segment below this one still needs retransmitting.
     retx_scan: Seq,
+    /// One past the highest segment any SACK block covered (RFC 6675's highest octet
+    /// SACKed, for NextSeg() rule 3).
+    high_sacked: Seq,
+    /// NextSeg() rule 3 has found nothing to resend below this one.
+    rule3_scan: Seq,
+    /// RFC 6675 RescueRxt: the RecoveryPoint of the recovery that made its rescue
+    /// retransmission (rule 4 makes one per recovery).
+    rescue_rxt: Option<Seq>,
 }
 
 impl SackRecovery {
@@ -39,6 +50,30 @@ impl SackRecovery {
             self.retx_scan += 1;
         }
         None
+    }
+
+    /// RFC 6675 NextSeg() rule 3: the lowest segment meeting IsLost()'s criteria (1.a)
+    /// and (1.b) — not resent, below the highest SACKed segment — whether or not (1.c)
+    /// DupThresh segments above it are SACKed. Segments below `lost_scan` are SACKed or
+    /// lost (rule 1's); the scan only moves up within a recovery.
+    fn next_unsacked_below_sacked(&mut self, tcb: &Tcb) -> Option<Seq> {
+        self.rule3_scan = self.rule3_scan.max(self.lost_scan).max(tcb.snd_una);
+        while self.rule3_scan < self.high_sacked.min(tcb.snd_max) {
+            if tcb.seg(self.rule3_scan).flags & (SACKED | LOST | RETX_IN_FLIGHT) == 0 {
+                return Some(self.rule3_scan);
+            }
+            self.rule3_scan += 1;
+        }
+        None
+    }
+
+    /// RFC 6675 NextSeg() rule 4: once per recovery (while snd_una has not passed the
+    /// RecoveryPoint of the last rescue), the highest outstanding unSACKed segment.
+    fn rescue(&self, tcb: &Tcb) -> Option<Seq> {
+        if self.rescue_rxt.is_some_and(|rescue| tcb.snd_una <= rescue) {
+            return None;
+        }
+        (tcb.snd_una..tcb.snd_max).rev().find(|&seq| tcb.seg(seq).flags & SACKED == 0)
     }
 
     /// RFC 6675 IsLost(): a segment is lost once DupThresh segments above it are SACKed.
@@ -68,6 +103,7 @@ impl RecoveryOps for SackRecovery {
         for &(start, end) in blocks {
             let from = start.max(tcb.snd_una);
             let to = end.min(tcb.snd_max);
+            self.high_sacked = self.high_sacked.max(to);
             for seq in from..to {
                 let Some(delivered_before) = tcb.mark_sacked(seq) else { continue };
                 sacked.newly += 1;
@@ -99,6 +135,7 @@ impl RecoveryOps for SackRecovery {
         self.lost_scan = seq;
         self.sacked_below_lost_scan = 0;
         self.retx_scan = seq;
+        self.rule3_scan = seq;
         self.update_lost_marks(tcb);
         self.lost_scan = self.lost_scan.max(seq + 1);
         tcb.retransmit(now, seq, true, out);
@@ -125,6 +162,19 @@ impl RecoveryOps for SackRecovery {
                     break;
                 }
                 tcb.send_new(now, out);
+            } else if let Some(seq) = self.next_unsacked_below_sacked(tcb) {
+                if !tcb.pace_gate(now) {
+                    break;
+                }
+                tcb.retransmit(now, seq, true, out);
+            } else if let Some(seq) = self.rescue(tcb) {
+                if !tcb.pace_gate(now) {
+                    break;
+                }
+                // RFC 6675 rule 4: HighRxt is not updated, and the segment stays counted
+                // in pipe once (as sent), not twice.
+                tcb.retransmit(now, seq, false, out);
+                self.rescue_rxt = Some(tcb.recovery_point);
             } else {
                 tcb.note_app_limited(now);
                 break;
@@ -137,5 +187,6 @@ impl RecoveryOps for SackRecovery {
         tcb.forget_sack_marks();
         self.lost_scan = tcb.snd_una;
         self.sacked_below_lost_scan = 0;
+        self.high_sacked = tcb.snd_una;
     }
 }
