@@ -323,7 +323,7 @@ def test_a_part_written_but_never_recorded_is_invisible_and_its_runs_are_stored_
     assert_same_results(path, fresh)
 
 
-def test_chunks_are_small_until_measured_then_about_two_seconds_of_work():
+def test_chunks_are_single_runs_until_measured_then_a_quarter_to_two_seconds_of_work():
     from cclab.runs import runner
 
     class Immediate:
@@ -339,7 +339,12 @@ def test_chunks_are_small_until_measured_then_about_two_seconds_of_work():
         sizes.append(len(chunk))
         feeder.observe(len(chunk), 0.02 * len(chunk))  # 20 ms a run
     assert sum(sizes) == 1000 and sizes[:4] == [1, 1, 1, 1]
-    assert max(sizes) == int(runner.WORK_PER_CHUNK_S / 0.02) and sizes[-1] == 1
+    assert max(sizes) == int(runner.WORK_PER_CHUNK_S / 0.02)
+    # guided self-scheduling shrinks them towards the end, but not below a quarter
+    # second of work (a part's fixed cost), but for the remainder
+    smallest = int(runner.MIN_WORK_PER_CHUNK_S / 0.02)
+    assert min(sizes[4:-1]) == smallest and sizes[-1] <= smallest
+    assert sizes[4:] == sorted(sizes[4:], reverse=True)
 
 
 def test_store_from_before_parts_still_reads_then_converts_when_written(tmp_path):

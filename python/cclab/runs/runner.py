@@ -52,6 +52,9 @@ WRITE_EVERY_S = 1.0
 # far) and this many runs, with this many chunks per worker in flight. A killed sweep
 # loses at most the chunks in flight: about 2 × WORK_PER_CHUNK_S of each worker's time.
 WORK_PER_CHUNK_S = 2.0
+# ... and at least this much (once measured): a chunk's part costs its worker a fixed
+# ~10–20 ms of Parquet writing, which single-run chunks of 10-ms runs would double.
+MIN_WORK_PER_CHUNK_S = 0.25
 MAX_CHUNK = 200
 CHUNKS_PER_WORKER = 2
 # How often a cluster is asked how many workers it has.
@@ -326,8 +329,9 @@ class chunk_feeder:
     never waits for the driver, and a killed sweep loses at most those).
 
     Runs go costliest first (``cost``). A chunk is a quarter of the remaining runs' share
-    of one worker (guided self-scheduling: large chunks first, single runs at the end, so
-    the workers end together), and at most :data:`WORK_PER_CHUNK_S` of work at the run
+    of one worker (guided self-scheduling: large chunks first, small ones at the end, so
+    the workers end together), at least :data:`MIN_WORK_PER_CHUNK_S` (a part's writing
+    stays a small share of its chunk) and at most :data:`WORK_PER_CHUNK_S` of work at the run
     time measured so far (``elapsed_s`` of the replies; before the first reply, one run
     per chunk) and :data:`MAX_CHUNK` runs. :meth:`waiting` tells how many chunks have
     finished and not been yielded yet. Futures without ``add_done_callback`` (those that
@@ -357,7 +361,9 @@ class chunk_feeder:
         remaining = len(self._runs) - self._next
         size = max(1, remaining // (4 * self._workers))
         if self._measured_runs:
-            size = min(size, max(1, int(WORK_PER_CHUNK_S * self._measured_runs / max(self._measured_s, 1e-9))))
+            run_s = max(self._measured_s, 1e-9) / self._measured_runs
+            size = max(size, int(MIN_WORK_PER_CHUNK_S / run_s))
+            size = min(size, max(1, int(WORK_PER_CHUNK_S / run_s)))
         elif self._submitted < self._workers * CHUNKS_PER_WORKER:
             size = 1  # nothing measured yet: single runs until the first replies say how long a run takes
         return min(size, MAX_CHUNK, remaining)
