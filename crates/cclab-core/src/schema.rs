@@ -114,7 +114,9 @@ pub fn in_our_words(message: &str) -> String {
             return format!("unknown field {}; the fields here are {}", quoted(field), known.replace('`', ""));
         }
         if let Some((field, known)) = rest.split_once("`, expected ") {
-            return format!("unknown field {}; the only field here is {}", quoted(field), known.replace('`', ""));
+            // serde names two fields "`a` or `b`", one as "`a`"
+            let (fields, verb) = if known.contains("` or `") { ("fields", "are") } else { ("only field", "is") };
+            return format!("unknown field {}; the {fields} here {verb} {}", quoted(field), known.replace('`', ""));
         }
         if let Some(field) = rest.strip_suffix("`, there are no fields") {
             return format!("unknown field {}; nothing may be given here", quoted(field));
@@ -635,6 +637,13 @@ mod tests {
 
     fn read(json: &str) -> Result<Table, String> {
         from_value(&parse_json(json)?)
+    }
+
+    #[test]
+    fn unknown_fields_name_the_ones_allowed_in_plain_words() {
+        assert_eq!(in_our_words("unknown field `lod`, expected `load` or `sizes`"),
+                   "unknown field \"lod\"; the fields here are load or sizes");
+        assert_eq!(in_our_words("unknown field `sise`, expected `size`"), "unknown field \"sise\"; the only field here is size");
     }
 
     #[test]
