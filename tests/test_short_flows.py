@@ -112,3 +112,19 @@ def test_one_way_delay_columns_and_histogram():
     assert totals.tolist() == flows["delay_samples"].tolist()
     with pytest.raises(ScenarioError, match=r"^trace\.delay_histogram: needs trace\.delays = true$"):
         cclab.run(dumbbell({}), **{"trace.delay_histogram": "1ms"})
+
+
+def test_arrived_flows_delays_are_their_groups_with_a_group_histogram():
+    scenario = dumbbell({"count": 2, "arrivals": {"kind": "poisson", "load": 0.5,
+                                                  "sizes": {"kind": "fixed", "size": "20KB"}}})
+    scenario["flows"].append({"group": "long", "count": 1})
+    scenario["trace"] = {"delays": True, "delay_histogram": "0.5ms"}
+    result = cclab.run(scenario)
+    groups = result.groups.set_index("name")
+    short, long_flow = groups.loc[scenario["flows"][0].get("group", "group0")], result.flows.iloc[0]
+    assert short["delay_samples"] > 0 and short["owd_min_ms"] <= short["owd_mean_ms"] <= short["owd_max_ms"]
+    histogram = result.traces["delay_histogram"]
+    by_group = histogram[histogram["flow_id"].isna()]
+    assert set(by_group["group"]) == {short.name}
+    assert by_group["packets"].sum() == short["delay_samples"]
+    assert histogram[histogram["flow_id"] == long_flow["id"]]["packets"].sum() == long_flow["delay_samples"]

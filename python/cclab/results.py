@@ -206,12 +206,17 @@ class Result:
             columns = list(tables["links"].columns)
             tables["links"] = tables["links"][["link"] + [c for c in columns if c != "link"]]
         if traces.get("delay_histograms"):
-            # one row per (flow, bin): the bin's lower edge and the packets in it
+            # one row per (flow, bin): the bin's lower edge and the packets in it; an
+            # arrivals group's arrived flows together (flow_id null, their group named)
+            histograms = traces["delay_histograms"]
+            by_group = any("group" in histogram for histogram in histograms)
             tables["delay_histogram"] = pd.concat(
-                [pd.DataFrame({"flow_id": histogram["flow"],
+                [pd.DataFrame({"flow_id": pd.array([histogram.get("flow")] * len(histogram["counts"]), dtype="Int64")
+                               if by_group else histogram["flow"],
+                               **({"group": histogram.get("group")} if by_group else {}),
                                "delay_ms": [k * histogram["bin_ms"] for k in range(len(histogram["counts"]))],
                                "packets": histogram["counts"]})
-                 for histogram in traces["delay_histograms"]],
+                 for histogram in histograms],
                 ignore_index=True,
             )
         return tables or None

@@ -337,12 +337,14 @@ pub struct Simulation {
 }
 
 /// What the flows of an arrivals group did, all together.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Default)]
 struct ArrivalTotals {
     delivered_packets: u64,
     data_packets_sent: u64,
     retransmitted_packets: u64,
     timeouts: u64,
+    /// With `trace.delays`: the arrived flows' sinks' one-way delays, merged.
+    delays: Option<Box<DelayStats>>,
 }
 
 /// Packets of each class (indexed by `PacketClass as usize`) by what became of them.
@@ -1174,8 +1176,10 @@ impl Simulation {
                     trace: None,
                     finite: None,
                 });
-                for route in [pair.data_route, pair.reply_route] {
+                for (route, sink) in [(pair.data_route, false), (pair.reply_route, true)] {
                     let start = self.route_starts[route as usize];
+                    let delays = (sink && self.scenario.trace.delays)
+                        .then(|| Box::new(DelayStats::new(self.scenario.trace.delay_histogram.map(|d| d.ns()))));
                     self.hosts.push(Host {
                         endpoint: Endpoint::UdpSink(Default::default()),
                         timer: LazyTimer::default(),
@@ -1184,7 +1188,7 @@ impl Simulation {
                         traced: false,
                         deliveries: Deliveries::default(),
                         tag: 0,
-                        delays: None,
+                        delays,
                     });
                 }
                 self.flows.len() - 1
@@ -1235,6 +1239,11 @@ impl Simulation {
             totals.data_packets_sent += stats.data_packets_sent;
             totals.retransmitted_packets += stats.retransmitted_packets;
             totals.timeouts += stats.timeouts;
+        }
+        if let Some(stats) = self.hosts[source + 1].delays.as_deref_mut() {
+            let fresh = DelayStats::new(self.scenario.trace.delay_histogram.map(|d| d.ns()));
+            totals.delays.get_or_insert_with(|| Box::new(fresh.clone())).merge(stats);
+            *stats = fresh;
         }
     }
 
@@ -1475,7 +1484,9 @@ impl Simulation {
             .enumerate()
             .map(|(g, members)| {
                 let group = &self.scenario.flows[g];
-                let arrived = self.arrival_totals[g];
+                let arrived = &self.arrival_totals[g];
+                let delays = arrived.delays.as_deref().map(|stats| (stats.count, stats.summary_ms()));
+                let delay = |pick: fn((f64, f64, f64, f64, f64)) -> f64| delays.and_then(|(_, summary)| summary.map(pick));
                 GroupMetrics {
                     name: self.scenario.group_name(g),
                     transport: group.transport.name(),
@@ -1485,6 +1496,12 @@ impl Simulation {
                     throughput_mbps: members.iter().map(|m| m.throughput_mbps).sum::<f64>()
                         + mbps(arrived.data_packets_sent * payload),
                     fct: self.fct_summaries[g].as_ref().map(|summary| summary.summary()),
+                    delay_samples: delays.map(|(count, _)| count),
+                    owd_mean_ms: delay(|s| s.0),
+                    owd_min_ms: delay(|s| s.1),
+                    owd_max_ms: delay(|s| s.2),
+                    owd_std_ms: delay(|s| s.3),
+                    jitter_ms: delay(|s| s.4),
                 }
             })
             .collect();
@@ -1559,8 +1576,17 @@ impl Simulation {
             Some(bin) => (0..self.static_flows)
                 .filter_map(|id| {
                     let stats = self.hosts[source_of(id as u32) as usize + 1].delays.as_deref()?;
-                    Some(DelayHistogram { flow: id as u32, bin_ms: bin.ns() as f64 / 1e6, counts: stats.histogram.clone() })
+                    Some(DelayHistogram { flow: Some(id as u32), group: None, bin_ms: bin.ns() as f64 / 1e6, counts: stats.histogram.clone() })
                 })
+                .chain(self.arrival_totals.iter().enumerate().filter_map(|(g, totals)| {
+                    let stats = totals.delays.as_deref()?;
+                    Some(DelayHistogram {
+                        flow: None,
+                        group: Some(self.scenario.group_name(g)),
+                        bin_ms: bin.ns() as f64 / 1e6,
+                        counts: stats.histogram.clone(),
+                    })
+                }))
                 .collect(),
             None => Vec::new(),
         };

@@ -153,7 +153,7 @@ fn summaries_cover_every_flow_without_rows_and_stay_within_a_thousandth() {
     fcts.sort_by(f64::total_cmp);
     let exact = |q: f64| cclab_core::metrics::quantile(&fcts, q).unwrap();
     for (got, q) in [(summary.p50_fct_ms, 0.5), (summary.p99_fct_ms, 0.99)] {
-        assert!((got.unwrap() / exact(q) - 1.0).abs() < 1e-3, "p{q}: {got:?} vs {}", exact(q));
+        assert!((got.unwrap() / exact(q) - 1.0).abs() < 5e-4, "p{q}: {got:?} vs {}", exact(q));
     }
     let mean = fcts.iter().sum::<f64>() / fcts.len() as f64;
     assert!((summary.mean_fct_ms.unwrap() / mean - 1.0).abs() < 1e-9);
@@ -209,6 +209,31 @@ fn bad_arrivals_are_one_line_errors() {
     assert!(err("[[flows]]\napp = { kind = \"bulk\", size = \"100\" }").contains("has no unit"));
     assert!(err("[[flows]]\napp = { kind = \"bulk\", size = \"1KB\" }\narrivals = { kind = \"poisson\", load = 0.5, sizes = { kind = \"fixed\", size = \"1KB\" } }")
         .starts_with("flows[0].app.size: arriving flows take their sizes from arrivals.sizes"));
+}
+
+#[test]
+fn arrived_flows_one_way_delays_are_their_groups_within_the_path_bounds() {
+    // The same bounds as a long flow's (below); every packet of every arrived flow
+    // counted once in the group's statistics and its histogram, whatever slot it used.
+    let text = arrivals(0.6, r#"{ kind = "fixed", size = "30KB" }"#, "5s", false)
+        + "[trace]\ndelays = true\ndelay_histogram = \"1ms\"\n";
+    let r = run(scenario(&text)).unwrap();
+    let group = &r.groups[0];
+    let floor = 7.0 + 2.0 * 0.00832 + 0.0832;
+    let (min, max, mean) = (group.owd_min_ms.unwrap(), group.owd_max_ms.unwrap(), group.owd_mean_ms.unwrap());
+    assert!(min >= floor - 1e-9 && min < floor + 0.1, "min {min} vs {floor}");
+    assert!(max <= floor + 100.0 * 0.0832 + 1e-6 && min <= mean && mean <= max, "{min} {mean} {max}");
+    assert!(group.jitter_ms.unwrap() >= 0.0 && group.owd_std_ms.unwrap() > 0.0);
+    // every data packet the sinks received, retransmissions too, stale ones not
+    let received = r.groups[0].delay_samples.unwrap();
+    assert!(received >= (group.goodput_mbps * 5.0 * 1e6 / 8.0 / 1000.0).floor() as u64, "{received}");
+    let histograms = &r.traces.as_ref().unwrap().delay_histograms;
+    assert_eq!(histograms.len(), 1);
+    assert_eq!((histograms[0].flow, histograms[0].group.as_deref()), (None, Some("group0")));
+    assert_eq!(histograms[0].counts.iter().sum::<u64>(), received);
+    // without trace.delays, nothing
+    let plain = run(scenario(&arrivals(0.6, r#"{ kind = "fixed", size = "30KB" }"#, "5s", false))).unwrap();
+    assert!(plain.groups[0].delay_samples.is_none() && plain.traces.is_none());
 }
 
 #[test]

@@ -75,6 +75,21 @@ pub struct GroupMetrics {
     /// Groups with finite flows (a `size`, or `arrivals`): completion times.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fct: Option<FctSummary>,
+    /// Arrivals groups with `trace.delays`: one-way delays of every data packet its
+    /// arrived flows' sinks received (their flows have no rows of their own), and the
+    /// mean of those flows' RFC 3550 jitters, weighted by their packets.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delay_samples: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owd_mean_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owd_min_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owd_max_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owd_std_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jitter_ms: Option<f64>,
 }
 
 /// One finite flow: when it started, its size, and how long it took (None if it had not
@@ -381,10 +396,14 @@ pub struct Traces {
 }
 
 /// One flow's one-way delays of data packets in bins of `bin_ms` from 0 (the last bin
-/// also counts every longer delay).
+/// also counts every longer delay); for an arrivals group, all its arrived flows'
+/// (`group` set, `flow` absent).
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct DelayHistogram {
-    pub flow: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flow: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
     pub bin_ms: f64,
     pub counts: Vec<u64>,
 }
@@ -430,6 +449,28 @@ impl DelayStats {
                 self.histogram.resize(index + 1, 0);
             }
             self.histogram[index] += 1;
+        }
+    }
+
+    /// Add another stream's statistics (an arrived flow's, into its group's): counts,
+    /// sums, extremes and histogram add; the jitter becomes the mean of the streams'
+    /// jitters weighted by their samples (RFC 3550 jitter is one stream's).
+    pub fn merge(&mut self, other: &DelayStats) {
+        if other.count == 0 {
+            return;
+        }
+        let total = (self.count + other.count) as f64;
+        self.jitter = (self.jitter * self.count as f64 + other.jitter * other.count as f64) / total;
+        self.count += other.count;
+        self.sum += other.sum;
+        self.sum_sq += other.sum_sq;
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+        if self.histogram.len() < other.histogram.len() {
+            self.histogram.resize(other.histogram.len(), 0);
+        }
+        for (mine, theirs) in self.histogram.iter_mut().zip(&other.histogram) {
+            *mine += theirs;
         }
     }
 

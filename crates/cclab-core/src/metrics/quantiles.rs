@@ -48,6 +48,18 @@ impl Quantiles {
         }
     }
 
+    /// The `rank`-th smallest value (from 0) the histogram holds, as its bucket's middle.
+    fn order_statistic(&self, h: &Histogram<u64>, rank: u64) -> f64 {
+        let mut seen = 0;
+        for bucket in h.iter_recorded() {
+            seen += bucket.count_at_value();
+            if seen > rank {
+                return h.median_equivalent(bucket.value_iterated_to()) as f64 / self.scale;
+            }
+        }
+        h.median_equivalent(h.max()) as f64 / self.scale
+    }
+
     fn integer(&self, value: f64) -> u64 {
         (value * self.scale).round().max(1.0) as u64
     }
@@ -87,10 +99,17 @@ impl Quantiles {
                 sorted.sort_by(f64::total_cmp);
                 qs.iter().map(|&q| quantile(&sorted, q)).collect()
             }
-            // The middle of the bucket holding the quantile: within half a bucket, 0.05 %.
+            // As numpy reads sorted values (linear between the order statistics at
+            // q × (n − 1)), each order statistic read as the middle of its bucket: within
+            // half a bucket, 0.05 %, of the exact percentile.
             Some(h) => qs
                 .iter()
-                .map(|&q| Some(h.median_equivalent(h.value_at_quantile(q)) as f64 / self.scale))
+                .map(|&q| {
+                    let position = q * (h.len() - 1) as f64;
+                    let below = position.floor() as u64;
+                    let (low, high) = (self.order_statistic(h, below), self.order_statistic(h, (below + 1).min(h.len() - 1)));
+                    Some(low + (high - low) * position.fract())
+                })
                 .collect(),
         }
     }
@@ -149,7 +168,7 @@ mod tests {
         all.sort_by(f64::total_cmp);
         for (got, p) in q.quantiles(&[0.01, 0.5, 0.9, 0.99, 0.999]).into_iter().zip([0.01, 0.5, 0.9, 0.99, 0.999]) {
             let want = quantile(&all, p).unwrap();
-            assert!((got.unwrap() / want - 1.0).abs() < 1e-3, "p{p}: {got:?} vs {want}");
+            assert!((got.unwrap() / want - 1.0).abs() < 5e-4, "p{p}: {got:?} vs {want}");
         }
         // the histogram does not grow with the values recorded
         let before = q.histogram.as_ref().unwrap().distinct_values();
