@@ -174,6 +174,11 @@ impl TcpSender {
                 // Account for it (congestion control's every-ACK hook), then the recovery's
                 // exit at a full ACK (RecoveryPoint reached) or its partial-ACK rule.
                 let mut sample = tcb.sample(now, ack, sacked.newly);
+                if ack.cumulative < tcb.recovery_point && !recovery.partial_ack_times_rtt() {
+                    if matches!(tcb.rtt_probe, Some((probe, _)) if ack.cumulative > probe) {
+                        tcb.rtt_probe = None;
+                    }
+                }
                 tcb.advance_and_report(now, ack, 0, sacked, &mut sample);
                 tcb.dupacks = 0;
                 let restart_timer = if ack.cumulative >= tcb.recovery_point {

@@ -47,6 +47,12 @@ pub(in crate::transport) trait RecoveryOps {
     /// A duplicate ACK during recovery.
     #[inline]
     fn on_duplicate(&mut self, _tcb: &mut Tcb) {}
+    /// Whether a partial ACK that covers the timed segment gives an RTT sample (ns-2's
+    /// Newreno cancels the timing instead: `partialnewack`).
+    #[inline]
+    fn partial_ack_times_rtt(&self) -> bool {
+        true
+    }
     /// A partial ACK (below RecoveryPoint), accounted for; returns whether the
     /// retransmission timer restarts.
     #[inline]

@@ -110,11 +110,20 @@ impl RecoveryOps for NewRenoRecovery {
                 self.had_partial_ack = false;
                 // RFC 2582's careful variant: duplicates at this recovery's end are no new loss.
                 tcb.recover = Some(tcb.recovery_point);
+                // ns-2's dupack_action: reset_rtx_timer(1, 0) also stops RTT timing
+                // (rtt_active_ = 0), so no sample spans the recovery.
+                tcb.rtt_probe = None;
             }
             None => tcb.window.cwnd += tcb.cfg.dupack_threshold as f64,
         }
         let seq = tcb.snd_una;
         tcb.retransmit(now, seq, false, out);
+    }
+
+    /// ns-2's `partialnewack`: `rtt_active_ = 0` when the ACK covers the timed segment,
+    /// without `rtt_update` (RFC 6582 says nothing: the RTT sample stays).
+    fn partial_ack_times_rtt(&self) -> bool {
+        self.ns2.is_none()
     }
 
     /// RFC 6582 step 4: inflate per duplicate
