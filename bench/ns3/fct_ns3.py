@@ -51,6 +51,7 @@ spec = json.load(open(sys.argv[1]) if sys.argv[1] != "-" else sys.stdin)
 
 from ns import ns  # noqa: E402  (about 12 s: after the input is read)
 import cppyy  # noqa: E402
+from dumbbell_ns3 import address_and_route  # noqa: E402  (beside this script)
 
 cppyy.cppdef(r"""
 #include <vector>
@@ -151,16 +152,7 @@ bottleneck = connect(R1, R2, spec["bottleneck"])
 sinks = [connect(R2, n + i, spec["access"]) for i in range(n)]
 stack = ns.InternetStackHelper()
 stack.Install(nodes)
-address = ns.Ipv4AddressHelper()
-sink_addresses = []
-for index, devices in enumerate(sources + [bottleneck] + sinks):
-    address.SetBase(ns.Ipv4Address(f"10.{index // 250}.{index % 250}.0"), ns.Ipv4Mask("255.255.255.0"))
-    interfaces = address.Assign(devices)
-    if index > n:
-        sink_addresses.append(interfaces.GetAddress(1))
-for devices in sources + [bottleneck] + sinks:
-    ns.TrafficControlHelper().Uninstall(devices)
-ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
+sink_addresses = address_and_route(ns, sources, bottleneck, sinks)
 
 flows = cppyy.gbl.fctbench.Flows()
 flows.__python_owns__ = False

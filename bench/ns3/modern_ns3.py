@@ -61,6 +61,7 @@ args = parser.parse_args()
 
 from ns import ns  # noqa: E402  (12 s and ~650 MB: after the arguments are checked)
 import cppyy  # noqa: E402
+from dumbbell_ns3 import address_and_route  # noqa: E402  (beside this script)
 
 # The probes are C++: ns-3 trace sources take ns3::Callback, and a C++ callback costs
 # nothing per packet where a Python one would.
@@ -221,17 +222,8 @@ def run(seed: int, given_starts: list[float] | None) -> dict:
 
     stack = ns.InternetStackHelper()
     stack.Install(nodes)
-    address = ns.Ipv4AddressHelper()
-    sink_addresses = []
-    for index, devices in enumerate(sources + [bottleneck] + sinks):
-        address.SetBase(ns.Ipv4Address(f"10.{index // 250}.{index % 250}.0"), ns.Ipv4Mask("255.255.255.0"))
-        interfaces = address.Assign(devices)
-        if index > n:
-            sink_addresses.append(interfaces.GetAddress(1))
-    # Address assignment installed FqCoDel on every device: none anywhere...
-    for devices in sources + [bottleneck] + sinks:
-        ns.TrafficControlHelper().Uninstall(devices)
-    ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
+    # Address assignment installs FqCoDel on every device: none anywhere...
+    sink_addresses = address_and_route(ns, sources, bottleneck, sinks)
 
     # ...but the bottleneck's discipline on r1 → r2.
     limit = args.buffer - 2

@@ -1403,20 +1403,8 @@ impl Simulation {
                 completed: None,
                 fct_ms: None,
                 slowdown: None,
-                delay_samples: None,
-                owd_mean_ms: None,
-                owd_min_ms: None,
-                owd_max_ms: None,
-                owd_std_ms: None,
-                jitter_ms: None,
+                delays: self.hosts[source_of(id as u32) as usize + 1].delays.as_deref().map(DelayStats::columns).unwrap_or_default(),
             };
-            if let Some(stats) = self.hosts[source_of(id as u32) as usize + 1].delays.as_deref() {
-                metrics.delay_samples = Some(stats.count);
-                if let Some((mean, min, max, std, jitter)) = stats.summary_ms() {
-                    (metrics.owd_mean_ms, metrics.owd_min_ms, metrics.owd_max_ms) = (Some(mean), Some(min), Some(max));
-                    (metrics.owd_std_ms, metrics.jitter_ms) = (Some(std), Some(jitter));
-                }
-            }
             if let Some(finite) = flow.finite {
                 let record = FctRecord::new(flow.group as u32, flow.start, finite.packets * payload, finite.done.map(|t| t - flow.start), finite.ideal);
                 metrics.size_bytes = Some(record.size_bytes);
@@ -1485,8 +1473,6 @@ impl Simulation {
             .map(|(g, members)| {
                 let group = &self.scenario.flows[g];
                 let arrived = &self.arrival_totals[g];
-                let delays = arrived.delays.as_deref().map(|stats| (stats.count, stats.summary_ms()));
-                let delay = |pick: fn((f64, f64, f64, f64, f64)) -> f64| delays.and_then(|(_, summary)| summary.map(pick));
                 GroupMetrics {
                     name: self.scenario.group_name(g),
                     transport: group.transport.name(),
@@ -1496,12 +1482,7 @@ impl Simulation {
                     throughput_mbps: members.iter().map(|m| m.throughput_mbps).sum::<f64>()
                         + mbps(arrived.data_packets_sent * payload),
                     fct: self.fct_summaries[g].as_ref().map(|summary| summary.summary()),
-                    delay_samples: delays.map(|(count, _)| count),
-                    owd_mean_ms: delay(|s| s.0),
-                    owd_min_ms: delay(|s| s.1),
-                    owd_max_ms: delay(|s| s.2),
-                    owd_std_ms: delay(|s| s.3),
-                    jitter_ms: delay(|s| s.4),
+                    delays: arrived.delays.as_deref().map(DelayStats::columns).unwrap_or_default(),
                 }
             })
             .collect();

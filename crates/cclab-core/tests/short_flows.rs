@@ -220,12 +220,12 @@ fn arrived_flows_one_way_delays_are_their_groups_within_the_path_bounds() {
     let r = run(scenario(&text)).unwrap();
     let group = &r.groups[0];
     let floor = 7.0 + 2.0 * 0.00832 + 0.0832;
-    let (min, max, mean) = (group.owd_min_ms.unwrap(), group.owd_max_ms.unwrap(), group.owd_mean_ms.unwrap());
+    let (min, max, mean) = (group.delays.owd_min_ms.unwrap(), group.delays.owd_max_ms.unwrap(), group.delays.owd_mean_ms.unwrap());
     assert!(min >= floor - 1e-9 && min < floor + 0.1, "min {min} vs {floor}");
     assert!(max <= floor + 100.0 * 0.0832 + 1e-6 && min <= mean && mean <= max, "{min} {mean} {max}");
-    assert!(group.jitter_ms.unwrap() >= 0.0 && group.owd_std_ms.unwrap() > 0.0);
+    assert!(group.delays.jitter_ms.unwrap() >= 0.0 && group.delays.owd_std_ms.unwrap() > 0.0);
     // every data packet the sinks received, retransmissions too, stale ones not
-    let received = r.groups[0].delay_samples.unwrap();
+    let received = r.groups[0].delays.delay_samples.unwrap();
     assert!(received >= (group.goodput_mbps * 5.0 * 1e6 / 8.0 / 1000.0).floor() as u64, "{received}");
     let histograms = &r.traces.as_ref().unwrap().delay_histograms;
     assert_eq!(histograms.len(), 1);
@@ -233,7 +233,7 @@ fn arrived_flows_one_way_delays_are_their_groups_within_the_path_bounds() {
     assert_eq!(histograms[0].counts.iter().sum::<u64>(), received);
     // without trace.delays, nothing
     let plain = run(scenario(&arrivals(0.6, r#"{ kind = "fixed", size = "30KB" }"#, "5s", false))).unwrap();
-    assert!(plain.groups[0].delay_samples.is_none() && plain.traces.is_none());
+    assert!(plain.groups[0].delays.delay_samples.is_none() && plain.traces.is_none());
 }
 
 #[test]
@@ -247,19 +247,19 @@ fn one_way_delays_are_at_least_the_path_and_at_most_path_plus_a_full_queue() {
     let histograms = &r.traces.as_ref().unwrap().delay_histograms;
     assert_eq!(histograms.len(), 3);
     for (flow, histogram) in r.flows.iter().zip(histograms) {
-        let (min, max, mean) = (flow.owd_min_ms.unwrap(), flow.owd_max_ms.unwrap(), flow.owd_mean_ms.unwrap());
+        let (min, max, mean) = (flow.delays.owd_min_ms.unwrap(), flow.delays.owd_max_ms.unwrap(), flow.delays.owd_mean_ms.unwrap());
         assert!(min >= floor - 1e-9 && min < floor + 0.1, "min {min} vs {floor}");
         assert!(max <= floor + 100.0 * 0.0832 + 1e-6, "max {max}");
-        assert!(min <= mean && mean <= max && flow.jitter_ms.unwrap() > 0.0);
+        assert!(min <= mean && mean <= max && flow.delays.jitter_ms.unwrap() > 0.0);
         // Every data packet that arrived is in the histogram, in the bins its delays fall in.
-        assert_eq!(histogram.counts.iter().sum::<u64>(), flow.delay_samples.unwrap());
-        assert!(flow.delay_samples.unwrap() >= flow.delivered_packets);
+        assert_eq!(histogram.counts.iter().sum::<u64>(), flow.delays.delay_samples.unwrap());
+        assert!(flow.delays.delay_samples.unwrap() >= flow.delivered_packets);
         assert_eq!(histogram.counts.iter().position(|&c| c > 0), Some((min / 1.0) as usize));
         assert_eq!(histogram.counts.len(), (max / 1.0) as usize + 1);
     }
     // Off by default: no columns, and the rest of the result unchanged.
     let plain = run(scenario(&dumbbell("[[flows]]\ncount = 3", "10s", false))).unwrap();
-    assert!(plain.flows[0].owd_mean_ms.is_none());
+    assert!(plain.flows[0].delays.owd_mean_ms.is_none());
     assert_eq!(plain.flows[0].delivered_packets, r.flows[0].delivered_packets);
     assert_eq!(plain.events, r.events);
 }

@@ -78,18 +78,8 @@ pub struct GroupMetrics {
     /// Arrivals groups with `trace.delays`: one-way delays of every data packet its
     /// arrived flows' sinks received (their flows have no rows of their own), and the
     /// mean of those flows' RFC 3550 jitters, weighted by their packets.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub delay_samples: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub owd_mean_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub owd_min_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub owd_max_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub owd_std_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub jitter_ms: Option<f64>,
+    #[serde(flatten)]
+    pub delays: DelayColumns,
 }
 
 /// One finite flow: when it started, its size, and how long it took (None if it had not
@@ -320,6 +310,14 @@ pub struct FlowMetrics {
     pub slowdown: Option<f64>,
     /// With `trace.delays`: one-way delay of the data packets that reached the sink
     /// (every copy: retransmissions too), and their RFC 3550 jitter.
+    #[serde(flatten)]
+    pub delays: DelayColumns,
+}
+
+/// One-way delay columns of a flow row or an arrivals group's row (`trace.delays`):
+/// all absent without it ([`DelayStats::columns`]).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct DelayColumns {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub delay_samples: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -471,6 +469,20 @@ impl DelayStats {
         }
         for (mine, theirs) in self.histogram.iter_mut().zip(&other.histogram) {
             *mine += theirs;
+        }
+    }
+
+    /// The row's columns: the sample count, and the rest once there is a sample.
+    pub fn columns(&self) -> DelayColumns {
+        let summary = self.summary_ms();
+        let pick = |f: fn((f64, f64, f64, f64, f64)) -> f64| summary.map(f);
+        DelayColumns {
+            delay_samples: Some(self.count),
+            owd_mean_ms: pick(|s| s.0),
+            owd_min_ms: pick(|s| s.1),
+            owd_max_ms: pick(|s| s.2),
+            owd_std_ms: pick(|s| s.3),
+            jitter_ms: pick(|s| s.4),
         }
     }
 
