@@ -196,3 +196,60 @@ def test_from_store_reads_measured_tables_or_measures_again_when_the_code_change
                                       pd.read_csv(uninterrupted / "fig02_wired_10mbps.csv"))
         pd.testing.assert_frame_equal(pd.read_parquet(out / "fig02_wired_10mbps.parquet"),
                                       pd.read_parquet(uninterrupted / "fig02_wired_10mbps.parquet"))
+
+
+def test_redraw_keeps_figures_drawn_from_the_same_inputs_and_draws_the_rest(uninterrupted, tmp_path, monkeypatch):
+    """A PNG carries the hash of what it was drawn from (tables, drawing code, matplotlib
+    and its settings): drawing into an output whose figure is up to date keeps it (its
+    tables are still written), anything else draws it again."""
+    import matplotlib
+
+    from cclab.papers import framework
+    from cclab.plots.canvas import read_png_text
+
+    paper = framework.paper_named("zhang2002")
+    store, out = uninterrupted / "runs.duckdb", tmp_path / "out"
+    png, csv = out / "fig02_wired_10mbps.png", out / "fig02_wired_10mbps.csv"
+    plotted = []
+    real = framework.write_figure
+    monkeypatch.setattr(framework, "write_figure",
+                        lambda *a, **k: plotted.append(k.get("draw", True)) or real(*a, **k))
+
+    def again(**options) -> framework.Outcome:
+        plotted.clear()
+        return framework.reproduce(paper, out, quick=True, figures=[2], seeds=1, from_store=store, jobs=1,
+                                   progress=False, **options)
+
+    first = again()
+    assert first.drawn == 1 and plotted == [True] and png.is_file()
+    drawn_from = read_png_text(png)[framework.INPUTS_TEXT]
+    assert drawn_from == framework.figure_inputs("zhang2002", first.figures[0].figure, first.figures[0].tables)
+    picture = png.read_bytes()
+    csv.unlink()
+    kept = again()
+    assert kept.drawn == 0 and plotted == [False] and png.read_bytes() == picture and csv.is_file()
+    assert [claim.verdict for claim in kept.claims] == [claim.verdict for claim in first.claims]
+    assert again(redraw=True).drawn == 1 and plotted == [True]
+    assert read_png_text(png)[framework.INPUTS_TEXT] == drawn_from  # same inputs, same hash
+    # other tables (another seed's numbers), other settings, a cut-short file: drawn again
+    tables = {name: table.copy() for name, table in first.figures[0].tables.items()}
+    name = next(iter(tables))
+    tables[name].iloc[0, -1] = 12345
+    assert framework.figure_inputs("zhang2002", first.figures[0].figure, tables) != drawn_from
+    with matplotlib.rc_context({"lines.linewidth": 3.0}):
+        assert again().drawn == 1
+    assert again().drawn == 1  # the settings are back: the last PNG was drawn with others
+    png.write_bytes(picture[:len(picture) // 2])  # header and text whole, image cut short
+    assert read_png_text(png) == {} and again().drawn == 1
+    assert png.read_bytes() == picture and not list(out.glob(".*.partial.png"))
+
+
+def test_reproduce_says_how_many_figures_were_up_to_date(uninterrupted, tmp_path):
+    out = tmp_path / "out"
+    command = cclab_command(*FIGURE_2, "--out", out, "--from-store", uninterrupted / "runs.duckdb")
+    first = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    second = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    forced = subprocess.run([*command, "--redraw"], capture_output=True, text=True, timeout=600)
+    assert first.returncode == second.returncode == forced.returncode == 0, first.stderr + second.stderr
+    assert "figures drawn" not in first.stdout and "figures drawn" not in forced.stdout
+    assert "0 of 1 figures drawn (1 up to date)" in second.stdout

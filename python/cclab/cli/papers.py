@@ -26,6 +26,8 @@ FromStore = Annotated[Optional[Path], typer.Option("--from-store", metavar="PATH
                                                    "figures and judge the claims from the runs stored in PATH.")]
 Report = Annotated[bool, typer.Option("--report", help="Also write OUT/report.html: figures, claim tables with "
                                       "verdicts, scenario files, provenance.")]
+Redraw = Annotated[bool, typer.Option("--redraw", help="Draw every figure, also those whose PNG in OUT was drawn "
+                                      "from the same tables by the same code and settings.")]
 Ns2 = Annotated[bool, typer.Option("--ns2", help="Also run every figure ns-2.35 can run in ns-2 (into "
                                    "STORE-ns2.duckdb) and judge its claims there too: a column of ns-2's verdicts.")]
 
@@ -37,13 +39,13 @@ def reproduce_zhang2002(
     out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("results/zhang2002"),
     seeds: Seeds = None, jobs: Jobs = None, executor: Executor = "local", workers: Workers = None,
     scheduler: Scheduler = None, store: Store = None, from_store: FromStore = None, report: Report = False,
-    ns2: Ns2 = False,
+    ns2: Ns2 = False, redraw: Redraw = False,
 ) -> None:
     """Zhang & Tsaoussidis 2002: Figures 2–11 (--figure 2 … 11) as PNG + CSV/Parquet, and summary.md judging each claim."""
     from cclab.papers.zhang2002.run import ZHANG2002, parse_figures
 
     _reproduce(ZHANG2002, parse_figures, quick, figure, out, seeds, jobs, executor, workers, scheduler, store,
-               from_store, report, ns2)
+               from_store, report, ns2, redraw)
 
 
 def reproduce_mraimd(
@@ -53,14 +55,14 @@ def reproduce_mraimd(
     out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("results/mraimd"),
     seeds: Seeds = None, jobs: Jobs = None, executor: Executor = "local", workers: Workers = None,
     scheduler: Scheduler = None, store: Store = None, from_store: FromStore = None, report: Report = False,
-    ns2: Ns2 = False,
+    ns2: Ns2 = False, redraw: Redraw = False,
 ) -> None:
     """MR-AIMD (Psaras, Dianati & Tafazolli): Table 1 and Figures 4–7 (--figure table1, 4 … 7) as PNG +
     CSV/Parquet, and summary.md."""
     from cclab.papers.mraimd.run import MRAIMD
 
     _reproduce(MRAIMD, MRAIMD.select, quick, figure, out, seeds, jobs, executor, workers, scheduler, store,
-               from_store, report, ns2)
+               from_store, report, ns2, redraw)
 
 
 def reproduce_westwood(
@@ -70,7 +72,7 @@ def reproduce_westwood(
     out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("results/westwood"),
     seeds: Seeds = None, jobs: Jobs = None, executor: Executor = "local", workers: Workers = None,
     scheduler: Scheduler = None, store: Store = None, from_store: FromStore = None, report: Report = False,
-    ns2: Ns2 = False,
+    ns2: Ns2 = False, redraw: Redraw = False,
 ) -> None:
     """TCP Westwood BE/RE/CRB/ABSE (Wang et al., ICNP 2002): Figures 2–3, 5, 7, 9–16, 18–21 (--figure 2, 7, 9,
     11, 12, 16, 18, 19, 20, 21; a figure drawn with others, e.g. 3 with 2, selects their file) as PNG +
@@ -78,7 +80,7 @@ def reproduce_westwood(
     from cclab.papers.westwood.run import WESTWOOD
 
     _reproduce(WESTWOOD, WESTWOOD.select, quick, figure, out, seeds, jobs, executor, workers, scheduler, store,
-               from_store, report, ns2)
+               from_store, report, ns2, redraw)
 
 
 def reproduce_slowcc(
@@ -88,18 +90,19 @@ def reproduce_slowcc(
     out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("results/slowcc"),
     seeds: Seeds = None, jobs: Jobs = None, executor: Executor = "local", workers: Workers = None,
     scheduler: Scheduler = None, store: Store = None, from_store: FromStore = None, report: Report = False,
-    ns2: Ns2 = False,
+    ns2: Ns2 = False, redraw: Redraw = False,
 ) -> None:
     """Slowly-responsive congestion control (Bansal et al., SIGCOMM 2001): Figures 11–17 (--figure 11 … 17;
     11 and 12 are one file, so are 14 and 15) as PNG + CSV/Parquet, and summary.md."""
     from cclab.papers.slowcc.run import SLOWCC
 
     _reproduce(SLOWCC, SLOWCC.select, quick, figure, out, seeds, jobs, executor, workers, scheduler, store,
-               from_store, report, ns2)
+               from_store, report, ns2, redraw)
 
 
 def _reproduce(paper, select: Callable, quick: bool, figure, out: Path, seeds, jobs, executor: str,
-               workers: Optional[int], scheduler: Optional[str], store, from_store, report: bool, ns2: bool) -> None:
+               workers: Optional[int], scheduler: Optional[str], store, from_store, report: bool, ns2: bool,
+               redraw: bool) -> None:
     from cclab.papers.framework import ReproduceError, parse_count, reproduce
     from cclab.runs.runner import open_executor
 
@@ -119,11 +122,11 @@ def _reproduce(paper, select: Callable, quick: bool, figure, out: Path, seeds, j
                 # our own pool, started by the runner before the store opens
                 outcome = reproduce(paper, out, quick=quick, figures=figures, seeds=seed_count,
                                     jobs=workers or job_count, store=store, from_store=from_store, report=report,
-                                    command=command, ns2=ns2)
+                                    command=command, ns2=ns2, redraw=redraw)
             else:
                 with open_executor(executor, workers, scheduler) as pool:
                     outcome = reproduce(paper, out, quick=quick, figures=figures, seeds=seed_count, executor=pool,
-                                        store=store, report=report, command=command, ns2=ns2)
+                                        store=store, report=report, command=command, ns2=ns2, redraw=redraw)
         except ReproduceError as error:
             fail(error, USAGE_ERROR)
     for figure_outcome in outcome.figures:
@@ -135,8 +138,10 @@ def _reproduce(paper, select: Callable, quick: bool, figure, out: Path, seeds, j
             typer.echo(f"{'ns-2.35':>9}: {theirs}")
     written = f"{outcome.summary}" + (f", {outcome.report}" if outcome.report else "")
     in_ns2 = f", {outcome.ns2_simulated} in ns-2.35 (store {outcome.ns2_store})" if outcome.ns2_store else ""
+    kept = len(outcome.figures) - outcome.drawn
+    drawn = f", {outcome.drawn} of {len(outcome.figures)} figures drawn ({kept} up to date)" if kept else ""
     typer.echo(f"wrote {written} and the figures' .png/.csv/.parquet in {outcome.wall_time_s:.0f} s "
-               f"({outcome.simulated} of {outcome.runs} runs simulated, store {outcome.store}{in_ns2})")
+               f"({outcome.simulated} of {outcome.runs} runs simulated{drawn}, store {outcome.store}{in_ns2})")
 
 
 def register(app: typer.Typer) -> None:

@@ -218,6 +218,7 @@ class FigureOutcome:
     scenario: Optional[Path] = None  # one of its runs' scenario, as TOML
     ns2: Optional[Ns2Verdicts] = None  # with --ns2
     whys: list = field(default_factory=list)  # per claim, why it is not supported (None if it is)
+    drawn: bool = True  # False: its PNG was up to date (drawn from the same inputs before)
 
 
 @dataclass
@@ -242,12 +243,17 @@ class Outcome:
     def claims(self) -> list:
         return [claim for figure in self.figures for claim in figure.claims]
 
+    @property
+    def drawn(self) -> int:
+        """Figures drawn by this call (the others' PNGs were up to date)."""
+        return sum(figure.drawn for figure in self.figures)
+
 
 def reproduce(paper: Paper, out: Union[str, PathLike], *, quick: bool = False,
               figures: Optional[Iterable[Union[int, str]]] = None, seeds: Optional[int] = None,
               executor: Any = None, jobs: Optional[int] = None, store: Union[str, PathLike, None] = None,
               from_store: Union[str, PathLike, None] = None, report: bool = False, progress: bool = True,
-              command: str = "", ns2: bool = False) -> Outcome:
+              command: str = "", ns2: bool = False, redraw: bool = False) -> Outcome:
     """Run ``paper``'s selected figures (default all) through the store and write their files to ``out``.
 
     ``quick``: the paper's quick sizes; ``seeds``: replications per point. ``executor``:
@@ -256,7 +262,9 @@ def reproduce(paper: Paper, out: Union[str, PathLike], *, quick: bool = False,
     nothing; draw and judge from the runs in that store (every run must be there).
     ``report``: also write ``report.html``. ``ns2``: also run every figure whose points
     ns-2.35 can run in ns-2 (results in ``<store>-ns2.duckdb``) and judge its claims on
-    those runs too: the summary's "ns-2.35" column.
+    those runs too: the summary's "ns-2.35" column. A figure whose PNG in ``out`` was
+    drawn from the same tables by the same code and settings (:func:`figure_inputs`) is
+    not drawn again unless ``redraw``.
     """
     from cclab.runs.plan import Run
     from cclab.runs.runner import Batch, run_stored
@@ -322,8 +330,12 @@ def reproduce(paper: Paper, out: Union[str, PathLike], *, quick: bool = False,
     for outcome in outcomes:
         mine = [index for index, (owner, _, _) in enumerate(points) if owner is outcome]
         outcome.tables = paper.finish(outcome.figure, concat_tables([by_point[id(points[index][1])] for index in mine]))
-    with _figure_pool(len(outcomes), jobs) as pool:
-        drawn = [_draw(pool, paper, key, outcome.tables, out) for key, outcome in zip(keys, outcomes)]
+    inputs = [figure_inputs(paper.key, outcome.figure, outcome.tables) for outcome in outcomes]
+    for outcome, drawn_from in zip(outcomes, inputs):
+        outcome.drawn = redraw or drawn_from is None or not _drawn_from(out / f"{outcome.figure.stem}.png", drawn_from)
+    with _figure_pool(sum(outcome.drawn for outcome in outcomes), jobs) as pool:
+        drawn = [_draw(pool, paper, key, outcome.tables, out, drawn_from, not outcome.drawn)
+                 for key, outcome, drawn_from in zip(keys, outcomes, inputs)]
         for outcome in outcomes:  # judged while the figures are drawn
             outcome.claims = outcome.figure.claims(outcome.tables, sizes)
             outcome.scenario = scenario_dir / f"{outcome.figure.stem}.toml"
@@ -332,7 +344,7 @@ def reproduce(paper: Paper, out: Union[str, PathLike], *, quick: bool = False,
                                         "others differ in the labelled parameters and the seed.\n"
                                         + scenario_toml(example), encoding="utf-8")
         for outcome, files in zip(outcomes, drawn):
-            outcome.files = files.result() if pool is not None else files
+            outcome.files = files.result() if hasattr(files, "result") else files
     ns2_store, ns2_simulated = None, 0
     if ns2:
         ns2_store = store_path.with_name(f"{store_path.stem}-ns2{store_path.suffix}")
@@ -515,20 +527,65 @@ def measure_version(paper_key: str) -> str:
     """A hash of cclab's version and of the source a paper's figure tables come from:
     its package, this framework, the result views, the analysis and the engine (its
     Python face and native module)."""
-    import hashlib
-
-    from cclab.core import version
-
     package = Path(__file__).resolve().parent.parent
     files = [*sorted((package / "papers" / paper_key).glob("*.py")), package / "papers" / "framework.py",
              package / "papers" / "plotting.py", package / "results.py", package / "core.py",
              *sorted((package / "analysis").glob("*.py"))]
     files += sorted(package.glob("_core*.so")) + sorted(package.glob("_core*.pyd"))  # the engine's helpers
+    return _source_digest(files).hexdigest()[:16]
+
+
+def drawing_version(paper_key: str) -> str:
+    """A hash of what a paper's figures are drawn by besides their tables: cclab's
+    version, the paper's package, the shared drawing code, matplotlib's version and
+    its settings now (rcParams, which a matplotlibrc, a style or a notebook changes)."""
+    import hashlib
+
+    import matplotlib
+
+    # dict.items: the raw settings (RcParams' own lookup would resolve the backend)
+    settings = sorted((key, repr(value)) for key, value in dict.items(matplotlib.rcParams) if key != "backend")
+    return hashlib.sha256(repr((_drawing_code(paper_key), matplotlib.__version__, settings)).encode()).hexdigest()[:16]
+
+
+@functools.lru_cache(maxsize=None)
+def _drawing_code(paper_key: str) -> str:
+    package = Path(__file__).resolve().parent.parent
+    return _source_digest([*sorted((package / "papers" / paper_key).glob("*.py")), package / "papers" / "framework.py",
+                           package / "papers" / "plotting.py", *sorted((package / "plots").glob("*.py"))]).hexdigest()
+
+
+def _source_digest(files: Sequence[Path]):
+    import hashlib
+
+    from cclab.core import version
+
     digest = hashlib.sha256(version().encode())
     for file in files:
         digest.update(file.name.encode())
         digest.update(file.read_bytes())
-    return digest.hexdigest()[:16]
+    return digest
+
+
+# The PNG header entry naming what a paper figure was drawn from (:func:`figure_inputs`).
+INPUTS_TEXT = "cclab figure inputs"
+
+
+def figure_inputs(paper_key: str, figure: Any, tables: Tables) -> Optional[str]:
+    """A hash of everything a paper figure's PNG is drawn from: its tables (names,
+    columns, types, values) and :func:`drawing_version`. Written into the PNG, so a
+    redraw can tell a figure that would come out the same (None: tables that cannot be
+    hashed; such a figure is always drawn)."""
+    import hashlib
+
+    digest = hashlib.sha256(f"{drawing_version(paper_key)} {figure.stem}".encode())
+    for name, table in tables.items():
+        digest.update(repr((name, list(map(str, table.columns)), list(map(str, table.dtypes)))).encode())
+        try:
+            digest.update(pd.util.hash_pandas_object(table, index=False).to_numpy().tobytes())
+        except TypeError:  # unhashable cells (lists, dicts)
+            return None
+    return digest.hexdigest()
 
 
 def stored_measurements(paper: Paper, runs: Sequence[Any], store_path: Path,
@@ -578,15 +635,25 @@ def _figure_pool(figures: int, jobs: Optional[int]):
         yield pool
 
 
-def _draw(pool: Any, paper: Paper, key: Any, tables: Tables, out: Path):
-    """The figure's files (:func:`write_figure`), drawn in ``pool`` (a future) or here."""
+def _draw(pool: Any, paper: Paper, key: Any, tables: Tables, out: Path, inputs: Optional[str], up_to_date: bool):
+    """The figure's files (:func:`write_figure`), drawn in ``pool`` (a future) or here,
+    or, ``up_to_date``, only its tables written (its PNG was drawn from ``inputs``)."""
+    figure = paper.figures[key]
+    if up_to_date:
+        return write_figure(figure, tables, out, draw=False)
     if pool is None:
-        return write_figure(paper.figures[key], tables, out)
-    return pool.submit(_draw_named, paper.key, key, tables, out)
+        return write_figure(figure, tables, out, inputs)
+    return pool.submit(_draw_named, paper.key, key, tables, out, inputs)
 
 
-def _draw_named(paper_key: str, key: Any, tables: Tables, out: Path) -> list[Path]:
-    return write_figure(paper_named(paper_key).figures[key], tables, out)
+def _drawn_from(png: Path, inputs: str) -> bool:
+    from cclab.plots.canvas import read_png_text
+
+    return png.is_file() and read_png_text(png).get(INPUTS_TEXT) == inputs
+
+
+def _draw_named(paper_key: str, key: Any, tables: Tables, out: Path, inputs: Optional[str]) -> list[Path]:
+    return write_figure(paper_named(paper_key).figures[key], tables, out, inputs)
 
 
 def _measure_blob(paper_key: str, result_json_zlib: bytes, run: Any) -> list[Tables]:
@@ -639,9 +706,11 @@ def concat_tables(per_run: list[Tables]) -> Tables:
     return {name: pd.concat([t[name] for t in per_run if name in t], ignore_index=True) for name in names}
 
 
-def write_figure(figure: Any, tables: Tables, out: Path) -> list[Path]:
-    """``figure.stem``.png (drawn by ``figure.plot``) and each table as CSV + Parquet;
-    the first table is the figure's data, the others get ``_<name>`` suffixes."""
+def write_figure(figure: Any, tables: Tables, out: Path, inputs: Optional[str] = None, draw: bool = True) -> list[Path]:
+    """``figure.stem``.png (drawn by ``figure.plot`` unless not ``draw``; ``inputs``, its
+    :func:`figure_inputs`, written into its header) and each table as CSV + Parquet; the
+    first table is the figure's data, the others get ``_<name>`` suffixes."""
+    from cclab.plots.canvas import png_text
     from cclab.store.directory import write_csv
 
     files = []
@@ -651,7 +720,12 @@ def write_figure(figure: Any, tables: Tables, out: Path) -> list[Path]:
         write_csv(table, out / f"{stem}.csv")
         files += [out / f"{stem}.csv", out / f"{stem}.parquet"]
     png = out / f"{figure.stem}.png"
-    figure.plot(tables, png)
+    if draw:
+        # drawn beside and renamed: a PNG cut short (a killed run) is never taken as drawn
+        partial = out / f".{figure.stem}.partial.png"
+        with png_text(**({INPUTS_TEXT: inputs} if inputs else {})):
+            figure.plot(tables, partial)
+        os.replace(partial, png)
     return [png, *files]
 
 

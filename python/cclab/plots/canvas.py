@@ -18,9 +18,11 @@ Step plots of binned series draw the last bin to its end (:func:`bin_steps`).
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
 from typing import Any, Optional
 
 import numpy as np
@@ -31,6 +33,8 @@ from matplotlib.figure import Figure as _MplFigure
 PAGE_WIDTH_IN = 12.0
 # A figure up to this much wider is shown a little smaller rather than laid out again.
 SQUEEZE = 1.25
+# Text entries :func:`save` writes into a PNG's header (:func:`png_text`).
+_PNG_TEXT: ContextVar[dict] = ContextVar("png_text", default={})
 
 
 class Figure(_MplFigure):
@@ -58,9 +62,51 @@ def close(figure: _MplFigure) -> None:
 
 
 def save(figure: _MplFigure, path, dpi: int = 120) -> None:
-    """Apply the axis rules, lay the figure out and write it (format from the suffix)."""
+    """Apply the axis rules, lay the figure out and write it (format from the suffix).
+
+    The layout is measured at the resolution the file is written at, so the text extents
+    it measures are the ones the drawing reuses (matplotlib caches text layout by dpi;
+    laid out at the figure's default 100 dpi and written at another, every tick label
+    was measured twice); and the layout is not redone at writing (``tight_layout``
+    leaves a placeholder layout engine behind, for which ``savefig`` draws the whole
+    figure once more without output before drawing it)."""
+    figure.set_dpi(dpi)
     finish(figure)
-    figure.savefig(path, dpi=dpi)
+    figure.set_layout_engine(None)
+    text = _PNG_TEXT.get() if str(path).lower().endswith(".png") else {}
+    figure.savefig(path, dpi=dpi, **({"metadata": text} if text else {}))
+
+
+@contextlib.contextmanager
+def png_text(**entries: str) -> Iterator[None]:
+    """PNGs written by :func:`save` inside this block carry ``entries`` as text in their
+    header (tEXt chunks, read back by :func:`read_png_text` without decoding the image)."""
+    token = _PNG_TEXT.set({**_PNG_TEXT.get(), **entries})
+    try:
+        yield
+    finally:
+        _PNG_TEXT.reset(token)
+
+
+# A PNG's last chunk (IEND, empty, with its CRC): a file that does not end so is cut short.
+_PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"
+
+
+def read_png_text(path) -> dict:
+    """The text entries of a whole PNG's header; empty if the file is missing, no PNG or
+    cut short (its header may be whole when its image is not)."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with open(path, "rb") as file:
+            file.seek(-len(_PNG_END), 2)
+            if file.read() != _PNG_END:
+                return {}
+            file.seek(0)
+            with Image.open(file) as image:
+                return {key: value for key, value in image.info.items() if isinstance(value, str)}
+    except (OSError, UnidentifiedImageError, ValueError):
+        return {}
 
 
 def finish(figure: _MplFigure, page_width_in: float = PAGE_WIDTH_IN) -> _MplFigure:
