@@ -11,6 +11,25 @@ flow's time-average estimate while the reverse flow runs (22–40 s), wire Mb/s:
 (bench/ns2/westwood_ucla.md builds that ns). With 0.5 % errors and seed 1 (this script's
 first rows, measured when it was written): cclab's BE forward flow 2.69 Mb/s, ns-2's
 5.01; NewReno 1.89 / 1.86 and BE without errors 7.08 / 7.14 agree.
+
+What that difference is (traced packet by packet in both simulators, 2026-11-26): seed
+noise, not a rule of the agent. With identical losses (a periodic error model) the two
+send the same packets through the reverse flow's period, recoveries and timeouts
+included. With random errors single seeds diverge at the first event two simulators
+order differently at one instant, and from then on which retransmission is lost
+decides whether a long recovery ends by a timeout (ns-2, seed 1) or not (cclab). Over
+60 seeds the forward flow's goodput is 4.22 (cclab) against 4.23 Mb/s (ns-2), the
+estimate 18.6 against 21.2 (difference −2.5 ± 2.4). What does differ systematically is
+the order of events at the same instant: an arrival at a full DropTail queue at the
+instant a departure frees a slot is dropped by ns-2 (the arrival's event was scheduled
+first, at the upstream transmission's start) and admitted by cclab (which frees the slot
+first); two arrivals at one instant are queued in the order their events were scheduled
+in ns-2, in the order their links deliver in cclab. Error-free, where the two runs part
+only at such ties (seed 1: the estimates agree to 1e-12 up to 20.8 s), cclab's estimate
+is below ns-2's in every one of 20 seeds, by 1–20 % (mean 10.13 against 10.85 Mb/s;
+throughput 9.40 against 9.16): the reproduction's Fig. 9 claim 1 rests on that ratio
+(1.08 against 1.18, threshold 1.1). Making the ns-2 profile order same-instant events as
+ns-2 does is the next step.
 """
 from __future__ import annotations
 

@@ -26,7 +26,8 @@ def reproduce(out: Union[str, PathLike], quick: bool = False, seeds: Union[int, 
     """Run the Westwood figures and write their files to ``out``.
 
     ``quick``: 40-s runs (Fig. 21: 80 s), 2 seeds, a few buffers / error rates / mixes per
-    figure (about a minute on two cores); otherwise 100-s runs (Fig. 21: 200 s), 3 seeds.
+    figure (about a minute on two cores); otherwise 100-s runs (Fig. 21: 200 s), 3 seeds
+    (Figs. 9–10: 20, their estimate swings with the seed; ``seeds`` sets every figure's).
     Further options (``figures``, ``executor``, ``store``, ``from_store``, ``report``):
     :func:`cclab.papers.framework.reproduce`.
     """
@@ -42,7 +43,9 @@ def summary_markdown(outcome: Outcome) -> str:
     lines = [
         "# TCP Westwood BE / RE / CRB / ABSE (ICNP 2002) reproduced with cclab", "",
         f"{PAPER}. Figures 2–3, 5, 7, 9–16, 18–21, `cclab reproduce westwood{' --quick' if quick else ''}`: "
-        f"{sizes.name} sizes, seeds {', '.join(map(str, sizes.seeds))}, runs of {sizes.duration_s:g} s, "
+        f"{sizes.name} sizes, seeds {', '.join(map(str, sizes.seeds))}"
+        + (f" (Figs. 9–10: {len(sizes.two_way_seeds)}, their estimate swings with the seed)" if sizes.two_way_seeds
+           else "") + f", runs of {sizes.duration_s:g} s, "
         f"cclab {core_version()}, {outcome.wall_time_s:.0f} s wall time ({outcome.simulated} of {outcome.runs} runs "
         f"simulated now, the rest read from `{outcome.store.name}`).", "",
         *verdict_preamble(counts, quick=quick, calibrated=tally(outcome.claims, calibrated=True)), *ns2_preamble(outcome), *why_preamble(outcome), "",
