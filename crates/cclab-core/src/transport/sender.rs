@@ -72,7 +72,9 @@ impl TcpSender {
 
     /// The ns-2 agent whose Tcl defaults `newreno_recovery` follows.
     pub fn set_newreno_agent(&mut self, agent: NewrenoAgent) {
-        self.recovery.set_newreno_agent(agent);
+        if let Some(agent) = self.recovery.set_newreno_agent(agent) {
+            self.tcb.recover = Some(agent.initial_recover());
+        }
     }
 
     /// The application offers no new data from `at` on; outstanding losses are still

@@ -257,6 +257,9 @@ fn ns2_newreno_with_westwoodnr_parameters() {
         cfg.ns2.integer_ssthresh = Some(true);
     });
     s.set_newreno_agent(NewrenoAgent::WestwoodNr);
+    // These losses start at segment 0, which the agent leaves to the timeout (its start
+    // rule, the next test); recovery itself is what is tested here.
+    s.tcb.recover = None;
     start(&mut s);
     for index in 0..3 {
         deliver(&mut s, (10 + index) * MS, ack(0, &[]));
@@ -274,6 +277,41 @@ fn ns2_newreno_with_westwoodnr_parameters() {
     deliver(&mut s, 50 * MS, ack(10, &[]));
     assert!(!s.in_recovery());
     assert_eq!(s.window().cwnd, 5.2);
+}
+
+/// ns-2's agents start from `recover_ = 0` (no SYN here: segment 0 is the first packet):
+/// Agent/TCP/Newreno fast-retransmits once segment 0 is ACKed (`highest_ack_ == 0`,
+/// `bugfix_ss_`), UCLA's WestwoodNR only once segment 1 is (`highest_ack_ > recover_`);
+/// before that, three duplicates start no recovery and the loss waits for the timeout.
+#[test]
+fn ns2_agents_fast_retransmit_only_past_their_first_recover() {
+    for (agent, lost, recovers) in [
+        (NewrenoAgent::Newreno, 0, false),
+        (NewrenoAgent::Newreno, 1, true),
+        (NewrenoAgent::WestwoodNr, 1, false),
+        (NewrenoAgent::WestwoodNr, 2, true),
+    ] {
+        let mut s = sender(|cfg| {
+            cfg.recovery = Recovery::Newreno;
+            cfg.ns2.newreno_recovery = Some(true);
+        });
+        s.set_newreno_agent(agent);
+        assert_eq!(start(&mut s), (0..10).collect::<Vec<Seq>>());
+        if lost > 0 {
+            deliver(&mut s, 5 * MS, ack(lost, &[]));
+        }
+        let resent: u64 = (0..3).map(|index| deliver(&mut s, (10 + index) * MS, ack(lost, &[])).1).sum();
+        assert_eq!((s.in_recovery(), resent, s.stats().fast_recoveries), (recovers, recovers as u64, recovers as u64),
+                   "{agent:?}, segment {lost} lost");
+    }
+    // RFC 6582's NewReno (no ns-2 recovery) keeps no such rule.
+    let mut s = sender(|cfg| cfg.recovery = Recovery::Newreno);
+    s.set_newreno_agent(NewrenoAgent::WestwoodNr);
+    start(&mut s);
+    for index in 0..3 {
+        deliver(&mut s, (10 + index) * MS, ack(0, &[]));
+    }
+    assert!(s.in_recovery());
 }
 
 /// RFC 3042: the first two duplicates each release one new segment; without limited

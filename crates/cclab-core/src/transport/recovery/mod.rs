@@ -95,10 +95,12 @@ impl LossRecovery {
         }
     }
 
-    /// The ns-2 agent whose Tcl defaults ns-2's Newreno recovery follows.
-    pub fn set_newreno_agent(&mut self, agent: NewrenoAgent) {
-        if let LossRecovery::NewReno(newreno) = self {
-            newreno.set_agent(agent);
+    /// The ns-2 agent whose Tcl defaults ns-2's Newreno recovery follows; the agent when
+    /// that recovery is this one's.
+    pub fn set_newreno_agent(&mut self, agent: NewrenoAgent) -> Option<NewrenoAgent> {
+        match self {
+            LossRecovery::NewReno(newreno) => newreno.set_agent(agent),
+            _ => None,
         }
     }
 

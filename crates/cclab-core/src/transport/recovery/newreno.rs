@@ -52,6 +52,18 @@ impl NewrenoAgent {
     pub fn impatient(self) -> bool {
         self == NewrenoAgent::Newreno
     }
+    /// `recover` at the start (cclab's: fast retransmit once the cumulative ACK passes
+    /// it; ns-2's `recover_` is one less, in its "highest ACKed" numbering). Both agents
+    /// start from `recover_ = 0` and fast-retransmit only when `highest_ack_ > recover_`;
+    /// Newreno's `dupack_action` also when `highest_ack_ == 0` (`bugfix_ss_`: the SYN,
+    /// seqno 0, ACKed and the first data packet lost), which UCLA's WestwoodNR lacks: it
+    /// waits for the timeout when its first data packet is lost.
+    pub fn initial_recover(self) -> crate::transport::Seq {
+        match self {
+            NewrenoAgent::Newreno => 0,
+            NewrenoAgent::WestwoodNr => 1,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -69,11 +81,13 @@ impl NewRenoRecovery {
         NewRenoRecovery { ns2, ..Default::default() }
     }
 
-    /// The ns-2 agent whose parameters ns-2's recovery takes (RFC 6582 has none).
-    pub fn set_agent(&mut self, agent: NewrenoAgent) {
+    /// The ns-2 agent whose parameters ns-2's recovery takes (RFC 6582 has none); the
+    /// agent when it applies.
+    pub fn set_agent(&mut self, agent: NewrenoAgent) -> Option<NewrenoAgent> {
         if let Some(ns2) = self.ns2.as_mut() {
             *ns2 = agent;
         }
+        self.ns2
     }
 
     /// ns-2's inflation `dupwnd_` (0 with RFC 6582, whose inflation is in cwnd).
