@@ -56,6 +56,8 @@ pub struct Scenario {
     pub trace: TraceConfig,
     /// Whose rules every TCP and TFRC group follows unless it says otherwise: "rfc" (the
     /// RFCs, the default) or "ns2" (ns-2.35's agents: `tcp.profile`, `tfrc.profile`).
+    /// "ns2" here also orders an arrival and a transmission start at one instant as
+    /// ns-2's scheduler does (docs/ns2-defaults.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<crate::transport::TcpProfile>,
 }

@@ -174,6 +174,8 @@ struct EngineOutbox<'a> {
     counts: &'a mut Counts,
     destination: u32,
     route: u32,
+    /// When ns-2 would have scheduled what is sent: the event being handled's time.
+    sched: Time,
 }
 
 impl Outbox for EngineOutbox<'_> {
@@ -185,6 +187,7 @@ impl Outbox for EngineOutbox<'_> {
         if self.link.dequeues {
             return self.defer(out.size, out.header, ect);
         }
+        self.link.arrival_sched = self.sched;
         match self.link.offer(self.now, out.size, out.ect) {
             Admission::Admitted { arrives, schedule, mark_ce } => {
                 debug_assert!(!self.link.pass_through, "a route's first link is never pass-through");
@@ -288,6 +291,11 @@ fn keep_admitted<'a>(link: &'a mut Link, id: LinkId, events: &mut EventQueue, sc
 }
 
 pub struct Simulation {
+    /// When ns-2 would have scheduled the event being handled (for [`Link::ns2_ties`]):
+    /// a packet's arrival, when its transmission started on the link it crossed; a
+    /// timer, before anything else at its instant (ns-2's timers are set at least a
+    /// packet time earlier).
+    event_sched: Time,
     scenario: Scenario,
     horizon: Time,
     events: EventQueue,
@@ -767,8 +775,12 @@ impl Simulation {
         let mut links = build_links(&graph, scenario.seed);
         let scheduled: Vec<bool> = graph.links.iter().map(|d| graph.params[d.params as usize].queue.dequeues()).collect();
         let pass_through = pass_through_links(&routes, links.len(), stand_ins as usize, &streams, &scheduled);
+        // ns-2's order of an arrival and a transmission start at one instant needs each
+        // arrival in its turn, so no link hands packets on ahead of time.
+        let ns2_ties = scenario.profile == Some(crate::transport::TcpProfile::Ns2);
         for (link, pass) in links.iter_mut().zip(pass_through) {
-            link.pass_through = pass;
+            link.pass_through = pass && !ns2_ties;
+            link.ns2_ties = ns2_ties;
             link.horizon = horizon;
         }
         let traced_links = named_links(&graph, "trace.links", &scenario.trace.links)?;
@@ -797,6 +809,7 @@ impl Simulation {
         }
         let flows_len = flows.len();
         let mut simulation = Simulation {
+            event_sched: 0,
             payload_bytes: scenario.packet_size.get(),
             bin_width,
             horizon,
@@ -961,6 +974,7 @@ impl Simulation {
 
     fn on_link_arrival(&mut self, now: Time, link: LinkId) {
         let (packet, next) = self.links[link as usize].take_arrival();
+        self.event_sched = self.links[link as usize].taken_start;
         if let Some(at) = next {
             self.events.schedule(at, Event::LinkArrival(link));
         }
@@ -986,6 +1000,7 @@ impl Simulation {
             if target.dequeues {
                 return self.defer(now, link, hop, ecn_bits, packet);
             }
+            target.arrival_sched = self.event_sched;
             match target.offer(now, packet.size, ecn_bits & ecn::ECT != 0) {
                 Admission::Admitted { arrives, schedule, mark_ce } => {
                     if mark_ce {
@@ -1273,6 +1288,7 @@ impl Simulation {
             counts: &mut self.counts,
             destination: (endpoint ^ 1) | host.tag,
             route: host.route,
+            sched: self.event_sched,
         };
         (&mut host.endpoint, outbox)
     }
@@ -1304,6 +1320,7 @@ impl Simulation {
 
     /// Call the endpoint's timer at `now`; if it acted, send and re-arm as after any action.
     fn fire_timer(&mut self, now: Time, endpoint: u32) -> bool {
+        self.event_sched = 0;
         let (host, mut outbox) = self.endpoint_and_outbox(now, endpoint);
         let acted = host.on_timer(now, &mut outbox);
         if acted {

@@ -143,8 +143,16 @@ pub struct Link<P> {
     /// Its transmitted packets are recorded (`trace.pcap`): the engine's `Captures` has
     /// a capture for it.
     pub captured: bool,
+    /// Orders an arrival and a transmission start at one instant as ns-2 does
+    /// ([`Link::ns2_arrives_first`]; `profile = "ns2"` scenarios).
+    pub ns2_ties: bool,
     /// The most entries held at once since the rings last wrapped round (see `end_of_lap`).
     lap_peak: u32,
+    /// With `ns2_ties`: when ns-2 would have scheduled the event of the arrival being
+    /// offered (the engine sets it before each offer).
+    pub arrival_sched: Time,
+    /// The transmission start of the packet last taken at the far end.
+    pub taken_start: Time,
     // What follows is cold.
     pub stats: LinkStats,
     pub rate: Rate,
@@ -307,6 +315,9 @@ impl<P: QueueItem + Default> Link<P> {
             rate,
             dequeues: false,
             captured: false,
+            ns2_ties: false,
+            arrival_sched: 0,
+            taken_start: 0,
             scheduler: None,
         };
         if loss.is_some() {
@@ -435,6 +446,26 @@ impl<P: QueueItem + Default> Link<P> {
         (self.pushed - self.waiting_from) as u32
     }
 
+    /// Whether, at an arrival at `now` when the next packet's transmission starts at that
+    /// same instant, ns-2 would run the arrival first and so find that packet still
+    /// waiting (a full DropTail queue then drops the arrival, where cclab's order has
+    /// already freed the place). ns-2's scheduler runs the events of one instant in the
+    /// order they were scheduled; the next transmission starts in the event the link
+    /// scheduled when the finishing packet's transmission started (LinkDelay::recv:
+    /// `intr_` at the end of the transmission), the arrival in the event scheduled when
+    /// its own transmission started upstream (`arrival_sched`, set by the engine).
+    #[inline(never)]
+    fn ns2_arrives_first(&self, now: Time) -> bool {
+        if self.waiting_from < self.popped + 2 {
+            return false; // no packet starting now behind one still held
+        }
+        let starting = self.held_at(self.waiting_from - 1);
+        let finishing = self.held_at(self.waiting_from - 2);
+        starting.tx_start == now
+            && finishing.arrives.saturating_sub(self.delay) == now // it waited for that one
+            && self.arrival_sched < finishing.tx_start
+    }
+
     /// Offer a packet of `bytes` at time `now`; if it is admitted on a link that is not
     /// pass-through, the caller then writes it into [`kept_slot`](Link::kept_slot).
     #[inline(always)]
@@ -452,7 +483,10 @@ impl<P: QueueItem + Default> Link<P> {
                 }
             }
         }
-        let waiting = self.waiting_at(now);
+        let mut waiting = self.waiting_at(now);
+        if self.ns2_ties && self.ns2_arrives_first(now) {
+            waiting += 1;
+        }
         let busy = self.busy_until > now;
         let mut mark_ce = false;
         // RED in byte mode limits the bytes waiting itself (ns-2: limit × mean_pktsize).
@@ -634,7 +668,7 @@ impl<P: QueueItem + Default> Link<P> {
     #[inline]
     pub fn take_arrival(&mut self) -> (P, Option<Time>) {
         let packet = self.packets[(self.popped & self.ring_mask()) as usize];
-        self.remove_head();
+        self.taken_start = self.remove_head().tx_start;
         // With many flows a link's rings are rarely in cache when its next packet
         // arrives: fetch the next arrival's entries now, while this one is handled (its
         // packet here, its timing at the next call's `front`).
@@ -856,6 +890,36 @@ mod tests {
         // at t = 1 ms the first has left the transmitter: one more fits
         assert!(matches!(offer(&mut link, 1_000_000, 10, 1000), Admission::Admitted { schedule: None, .. }));
         assert_eq!(offer(&mut link, 1_000_000, 11, 1000), Admission::Dropped);
+    }
+
+    /// At t = 11 ms the first packet's transmission (from 10 ms) ends and the next one's
+    /// starts. An arrival at that instant finds a place in cclab's order (the start
+    /// first); in ns-2's (`ns2_ties`) only if its event was scheduled after the one
+    /// starting that transmission, i.e. its own transmission upstream started after the
+    /// first packet's here: not at 5 ms, yes at 10.5 ms. Arrivals at other instants,
+    /// and a packet starting now on a link that was idle, are not ties.
+    #[test]
+    fn an_arrival_at_a_transmission_start_is_ordered_as_in_ns2() {
+        const MS: Time = 1_000_000;
+        for (ns2_ties, sched, admitted) in [(false, 5 * MS, true), (true, 5 * MS, false), (true, 10 * MS + MS / 2, true)] {
+            let mut link: Link<u32> = Link::new(Rate(8_000_000), 5 * MS, 3, None);
+            link.ns2_ties = ns2_ties;
+            for id in 0..3 {
+                assert!(matches!(offer(&mut link, 10 * MS, id, 1000), Admission::Admitted { .. }));
+            }
+            link.arrival_sched = sched;
+            let got = offer(&mut link, 11 * MS, 3, 1000);
+            assert_eq!(matches!(got, Admission::Admitted { .. }), admitted, "ns2_ties {ns2_ties}, scheduled at {sched}");
+            link.arrival_sched = 0;
+            let after = offer(&mut link, 11 * MS + 1, 4, 1000);
+            assert_eq!(matches!(after, Admission::Admitted { .. }), !admitted, "just after it, the place is free if the tie left it");
+        }
+        let mut link: Link<u32> = Link::new(Rate(8_000_000), 5 * MS, 2, None);
+        link.ns2_ties = true;
+        link.arrival_sched = 0;
+        assert!(matches!(offer(&mut link, 0, 0, 1000), Admission::Admitted { .. }));
+        assert!(matches!(offer(&mut link, 3 * MS, 1, 1000), Admission::Admitted { .. })); // idle: starts now
+        assert!(matches!(offer(&mut link, 3 * MS, 2, 1000), Admission::Admitted { .. }), "not behind a waiting one");
     }
 
     /// RED in byte mode limits the bytes waiting to limit × mean_packet_size (ns-2.35's
