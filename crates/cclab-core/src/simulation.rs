@@ -775,11 +775,9 @@ impl Simulation {
         let mut links = build_links(&graph, scenario.seed);
         let scheduled: Vec<bool> = graph.links.iter().map(|d| graph.params[d.params as usize].queue.dequeues()).collect();
         let pass_through = pass_through_links(&routes, links.len(), stand_ins as usize, &streams, &scheduled);
-        // ns-2's order of an arrival and a transmission start at one instant needs each
-        // arrival in its turn, so no link hands packets on ahead of time.
         let ns2_ties = scenario.profile == Some(crate::transport::TcpProfile::Ns2);
         for (link, pass) in links.iter_mut().zip(pass_through) {
-            link.pass_through = pass && !ns2_ties;
+            link.pass_through = pass;
             link.ns2_ties = ns2_ties;
             link.horizon = horizon;
         }
@@ -991,6 +989,8 @@ impl Simulation {
     /// hop and ECN bits travel beside it) and is copied only into the ring of the link
     /// that keeps it.
     fn offer(&mut self, mut now: Time, mut link: LinkId, mut hop: u16, mut ecn_bits: u8, packet: &Packet) {
+        // when ns-2 would have scheduled this arrival (handed on: its start on the last link)
+        let mut sched = self.event_sched;
         loop {
             if now > self.horizon {
                 // Handed on ahead of time but due after the end: still in flight then.
@@ -1000,7 +1000,7 @@ impl Simulation {
             if target.dequeues {
                 return self.defer(now, link, hop, ecn_bits, packet);
             }
-            target.arrival_sched = self.event_sched;
+            target.arrival_sched = sched;
             match target.offer(now, packet.size, ecn_bits & ecn::ECT != 0) {
                 Admission::Admitted { arrives, schedule, mark_ce } => {
                     if mark_ce {
@@ -1016,9 +1016,13 @@ impl Simulation {
                         kept.ecn = ecn_bits;
                         return;
                     }
+                    sched = target.admitted_start;
                     hop += 1;
                     match self.route_links[(packet.route + hop as u32) as usize] {
-                        ROUTE_END => return self.arrive_at_host(arrives, ecn_bits, packet),
+                        ROUTE_END => {
+                            self.event_sched = sched;
+                            return self.arrive_at_host(arrives, ecn_bits, packet);
+                        }
                         next => link = next,
                     }
                     now = arrives;
@@ -1071,7 +1075,9 @@ impl Simulation {
         if self.hosts[endpoint as usize].delays.is_some() {
             self.record_delay(now, endpoint, packet);
         }
+        let sched = self.event_sched;
         self.fire_due_timers(endpoint, now);
+        self.event_sched = sched; // the timers' own sends were theirs
         let (host, mut outbox) = self.endpoint_and_outbox(now, endpoint);
         let delivered = host.on_packet(now, &packet.header, ecn_bits, &mut outbox);
         if delivered > 0 {

@@ -42,6 +42,16 @@ struct Held {
     arrives: Time,
 }
 
+/// A transmission start, for ns-2's order of one instant ([`Link::ns2_arrives_first`]):
+/// when it started and ended, and when ns-2 would have scheduled the event that started
+/// it (0: no arrival at its instant can come before it).
+#[derive(Clone, Copy, Debug, Default)]
+struct Start {
+    tx_start: Time,
+    tx_end: Time,
+    sched: Time,
+}
+
 /// What a link counted that an admission does not need: drops, queueing delay, and the
 /// admitted packets whose transmission ends after the horizon (departures and bytes
 /// sent are the admitted ones less these).
@@ -153,6 +163,12 @@ pub struct Link<P> {
     pub arrival_sched: Time,
     /// The transmission start of the packet last taken at the far end.
     pub taken_start: Time,
+    /// The transmission start of the packet last admitted.
+    pub admitted_start: Time,
+    /// With `ns2_ties`: the last two transmissions started by the latest arrival (the
+    /// one before the last, the last), noted apart from the ring, which a pass-through
+    /// link does not keep them in.
+    started: [Start; 2],
     // What follows is cold.
     pub stats: LinkStats,
     pub rate: Rate,
@@ -318,6 +334,8 @@ impl<P: QueueItem + Default> Link<P> {
             ns2_ties: false,
             arrival_sched: 0,
             taken_start: 0,
+            admitted_start: 0,
+            started: [Start::default(); 2],
             scheduler: None,
         };
         if loss.is_some() {
@@ -433,6 +451,9 @@ impl<P: QueueItem + Default> Link<P> {
 
     /// Packets waiting for the transmitter at time `now` (not counting the one being sent).
     fn waiting_at(&mut self, now: Time) -> u32 {
+        if self.ns2_ties {
+            return self.waiting_at_noting_starts(now);
+        }
         while self.waiting_from < self.pushed {
             let held = self.held_at(self.waiting_from);
             if held.tx_start > now {
@@ -446,6 +467,28 @@ impl<P: QueueItem + Default> Link<P> {
         (self.pushed - self.waiting_from) as u32
     }
 
+    /// [`waiting_at`](Link::waiting_at), noting the last two transmissions started.
+    #[inline]
+    fn waiting_at_noting_starts(&mut self, now: Time) -> u32 {
+        while self.waiting_from < self.pushed {
+            let held = *self.held_at(self.waiting_from);
+            if held.tx_start > now {
+                break;
+            }
+            let last = self.started[1];
+            if held.tx_start != last.tx_start {
+                // it waited: the previous transmission's end (its `intr_`) started it
+                let tx_end = held.arrives.saturating_sub(self.delay);
+                self.started = [last, Start { tx_start: held.tx_start, tx_end, sched: last.tx_start }];
+            } // else: started at its own arrival, noted then
+            self.waiting_from += 1;
+        }
+        if self.pass_through {
+            self.popped = self.waiting_from;
+        }
+        (self.pushed - self.waiting_from) as u32
+    }
+
     /// Whether, at an arrival at `now` when the next packet's transmission starts at that
     /// same instant, ns-2 would run the arrival first and so find that packet still
     /// waiting (a full DropTail queue then drops the arrival, where cclab's order has
@@ -454,16 +497,21 @@ impl<P: QueueItem + Default> Link<P> {
     /// scheduled when the finishing packet's transmission started (LinkDelay::recv:
     /// `intr_` at the end of the transmission), the arrival in the event scheduled when
     /// its own transmission started upstream (`arrival_sched`, set by the engine).
-    #[inline(never)]
+    #[inline]
     fn ns2_arrives_first(&self, now: Time) -> bool {
-        if self.waiting_from < self.popped + 2 {
-            return false; // no packet starting now behind one still held
-        }
-        let starting = self.held_at(self.waiting_from - 1);
-        let finishing = self.held_at(self.waiting_from - 2);
-        starting.tx_start == now
-            && finishing.arrives.saturating_sub(self.delay) == now // it waited for that one
-            && self.arrival_sched < finishing.tx_start
+        let starting = self.started[1];
+        starting.tx_start == now && self.arrival_sched < starting.sched
+    }
+
+    /// With `ns2_ties`: a packet admitted at `now` starts at once. If the link's last
+    /// transmission ends exactly now, ns-2 starts it in whichever of two events runs
+    /// last, its arrival or the link's resume (scheduled at that transmission's start);
+    /// a link idle before cannot tie with the arrival (0).
+    #[inline]
+    fn note_start_on_arrival(&mut self, now: Time, tx_end: Time) {
+        let last = self.started[1];
+        let sched = if last.tx_end == now { self.arrival_sched.max(last.tx_start) } else { 0 };
+        self.started = [last, Start { tx_start: now, tx_end, sched }];
     }
 
     /// Offer a packet of `bytes` at time `now`; if it is admitted on a link that is not
@@ -540,9 +588,13 @@ impl<P: QueueItem + Default> Link<P> {
         if waits {
             self.stats.queueing_delay_sum += (tx_start - now) as u128;
         }
+        if self.ns2_ties && !waits {
+            self.note_start_on_arrival(now, tx_end);
+        }
         if waits || !self.pass_through {
             self.push(Held { tx_start, arrives });
         }
+        self.admitted_start = tx_start;
         self.admitted_bytes += bytes as u64;
         let schedule = if !self.pass_through && self.held_count() == 1 { Some(arrives) } else { None };
         Admission::Admitted { arrives, schedule, mark_ce }
