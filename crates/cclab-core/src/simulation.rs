@@ -187,8 +187,7 @@ impl Outbox for EngineOutbox<'_> {
         if self.link.dequeues {
             return self.defer(out.size, out.header, ect);
         }
-        self.link.arrival_sched = self.sched;
-        match self.link.offer(self.now, out.size, out.ect) {
+        match self.link.offer(self.now, out.size, out.ect, self.sched) {
             Admission::Admitted { arrives, schedule, mark_ce } => {
                 debug_assert!(!self.link.pass_through, "a route's first link is never pass-through");
                 let captured = self.link.captured;
@@ -971,8 +970,8 @@ impl Simulation {
     }
 
     fn on_link_arrival(&mut self, now: Time, link: LinkId) {
-        let (packet, next) = self.links[link as usize].take_arrival();
-        self.event_sched = self.links[link as usize].taken_start;
+        let (packet, tx_start, next) = self.links[link as usize].take_arrival();
+        self.event_sched = tx_start;
         if let Some(at) = next {
             self.events.schedule(at, Event::LinkArrival(link));
         }
@@ -1000,8 +999,7 @@ impl Simulation {
             if target.dequeues {
                 return self.defer(now, link, hop, ecn_bits, packet);
             }
-            target.arrival_sched = sched;
-            match target.offer(now, packet.size, ecn_bits & ecn::ECT != 0) {
+            match target.offer(now, packet.size, ecn_bits & ecn::ECT != 0, sched) {
                 Admission::Admitted { arrives, schedule, mark_ce } => {
                     if mark_ce {
                         ecn_bits |= ecn::CE;

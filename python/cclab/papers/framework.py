@@ -528,8 +528,7 @@ def measure_version(paper_key: str) -> str:
     its package, this framework, the result views, the analysis and the engine (its
     Python face and native module)."""
     package = Path(__file__).resolve().parent.parent
-    files = [*sorted((package / "papers" / paper_key).glob("*.py")), package / "papers" / "framework.py",
-             package / "papers" / "plotting.py", package / "results.py", package / "core.py",
+    files = [*_paper_sources(paper_key), package / "results.py", package / "core.py",
              *sorted((package / "analysis").glob("*.py"))]
     files += sorted(package.glob("_core*.so")) + sorted(package.glob("_core*.pyd"))  # the engine's helpers
     return _source_digest(files).hexdigest()[:16]
@@ -550,9 +549,14 @@ def drawing_version(paper_key: str) -> str:
 
 @functools.lru_cache(maxsize=None)
 def _drawing_code(paper_key: str) -> str:
-    package = Path(__file__).resolve().parent.parent
-    return _source_digest([*sorted((package / "papers" / paper_key).glob("*.py")), package / "papers" / "framework.py",
-                           package / "papers" / "plotting.py", *sorted((package / "plots").glob("*.py"))]).hexdigest()
+    plots = Path(__file__).resolve().parent.parent / "plots"
+    return _source_digest([*_paper_sources(paper_key), *sorted(plots.glob("*.py"))]).hexdigest()
+
+
+def _paper_sources(paper_key: str) -> list[Path]:
+    """A paper's package and the framework every paper shares (its measuring and drawing)."""
+    papers = Path(__file__).resolve().parent
+    return [*sorted((papers / paper_key).glob("*.py")), papers / "framework.py", papers / "plotting.py"]
 
 
 def _source_digest(files: Sequence[Path]):

@@ -158,11 +158,6 @@ pub struct Link<P> {
     pub ns2_ties: bool,
     /// The most entries held at once since the rings last wrapped round (see `end_of_lap`).
     lap_peak: u32,
-    /// With `ns2_ties`: when ns-2 would have scheduled the event of the arrival being
-    /// offered (the engine sets it before each offer).
-    pub arrival_sched: Time,
-    /// The transmission start of the packet last taken at the far end.
-    pub taken_start: Time,
     /// The transmission start of the packet last admitted.
     pub admitted_start: Time,
     /// With `ns2_ties`: the last two transmissions started by the latest arrival (the
@@ -332,8 +327,6 @@ impl<P: QueueItem + Default> Link<P> {
             dequeues: false,
             captured: false,
             ns2_ties: false,
-            arrival_sched: 0,
-            taken_start: 0,
             admitted_start: 0,
             started: [Start::default(); 2],
             scheduler: None,
@@ -450,41 +443,36 @@ impl<P: QueueItem + Default> Link<P> {
     }
 
     /// Packets waiting for the transmitter at time `now` (not counting the one being sent).
+    #[inline(always)]
     fn waiting_at(&mut self, now: Time) -> u32 {
         if self.ns2_ties {
-            return self.waiting_at_noting_starts(now);
+            self.advance_starts::<true>(now)
+        } else {
+            self.advance_starts::<false>(now)
         }
-        while self.waiting_from < self.pushed {
-            let held = self.held_at(self.waiting_from);
-            if held.tx_start > now {
-                break;
-            }
-            self.waiting_from += 1;
-        }
-        if self.pass_through {
-            self.popped = self.waiting_from; // started: a pass-through link keeps no more of it
-        }
-        (self.pushed - self.waiting_from) as u32
     }
 
-    /// [`waiting_at`](Link::waiting_at), noting the last two transmissions started.
-    #[inline]
-    fn waiting_at_noting_starts(&mut self, now: Time) -> u32 {
+    /// Move `waiting_from` past the packets whose transmission has started by `now`;
+    /// with `NOTE`, note each start for ns-2's order of one instant.
+    #[inline(always)]
+    fn advance_starts<const NOTE: bool>(&mut self, now: Time) -> u32 {
         while self.waiting_from < self.pushed {
             let held = *self.held_at(self.waiting_from);
             if held.tx_start > now {
                 break;
             }
-            let last = self.started[1];
-            if held.tx_start != last.tx_start {
-                // it waited: the previous transmission's end (its `intr_`) started it
-                let tx_end = held.arrives.saturating_sub(self.delay);
-                self.started = [last, Start { tx_start: held.tx_start, tx_end, sched: last.tx_start }];
-            } // else: started at its own arrival, noted then
+            if NOTE {
+                let last = self.started[1];
+                if held.tx_start != last.tx_start {
+                    // it waited: the previous transmission's end (its `intr_`) started it
+                    let tx_end = held.arrives.saturating_sub(self.delay);
+                    self.started = [last, Start { tx_start: held.tx_start, tx_end, sched: last.tx_start }];
+                } // else: started at its own arrival, noted then
+            }
             self.waiting_from += 1;
         }
         if self.pass_through {
-            self.popped = self.waiting_from;
+            self.popped = self.waiting_from; // started: a pass-through link keeps no more of it
         }
         (self.pushed - self.waiting_from) as u32
     }
@@ -496,11 +484,11 @@ impl<P: QueueItem + Default> Link<P> {
     /// order they were scheduled; the next transmission starts in the event the link
     /// scheduled when the finishing packet's transmission started (LinkDelay::recv:
     /// `intr_` at the end of the transmission), the arrival in the event scheduled when
-    /// its own transmission started upstream (`arrival_sched`, set by the engine).
+    /// its own transmission started upstream (`sched`, from the engine).
     #[inline]
-    fn ns2_arrives_first(&self, now: Time) -> bool {
+    fn ns2_arrives_first(&self, now: Time, sched: Time) -> bool {
         let starting = self.started[1];
-        starting.tx_start == now && self.arrival_sched < starting.sched
+        starting.tx_start == now && sched < starting.sched
     }
 
     /// With `ns2_ties`: a packet admitted at `now` starts at once. If the link's last
@@ -508,16 +496,18 @@ impl<P: QueueItem + Default> Link<P> {
     /// last, its arrival or the link's resume (scheduled at that transmission's start);
     /// a link idle before cannot tie with the arrival (0).
     #[inline]
-    fn note_start_on_arrival(&mut self, now: Time, tx_end: Time) {
+    fn note_start_on_arrival(&mut self, now: Time, tx_end: Time, arrival_sched: Time) {
         let last = self.started[1];
-        let sched = if last.tx_end == now { self.arrival_sched.max(last.tx_start) } else { 0 };
+        let sched = if last.tx_end == now { arrival_sched.max(last.tx_start) } else { 0 };
         self.started = [last, Start { tx_start: now, tx_end, sched }];
     }
 
     /// Offer a packet of `bytes` at time `now`; if it is admitted on a link that is not
     /// pass-through, the caller then writes it into [`kept_slot`](Link::kept_slot).
+    /// `sched`: when ns-2 would have scheduled this arrival's event (read with
+    /// `ns2_ties` only).
     #[inline(always)]
-    pub fn offer(&mut self, now: Time, bytes: u32, ect: bool) -> Admission {
+    pub fn offer(&mut self, now: Time, bytes: u32, ect: bool, sched: Time) -> Admission {
         if let Some(x) = self.extras.as_mut() {
             if let Some(bins) = x.bins.as_mut() {
                 bins.arrival(now);
@@ -532,7 +522,7 @@ impl<P: QueueItem + Default> Link<P> {
             }
         }
         let mut waiting = self.waiting_at(now);
-        if self.ns2_ties && self.ns2_arrives_first(now) {
+        if self.ns2_ties && self.ns2_arrives_first(now, sched) {
             waiting += 1;
         }
         let busy = self.busy_until > now;
@@ -589,7 +579,7 @@ impl<P: QueueItem + Default> Link<P> {
             self.stats.queueing_delay_sum += (tx_start - now) as u128;
         }
         if self.ns2_ties && !waits {
-            self.note_start_on_arrival(now, tx_end);
+            self.note_start_on_arrival(now, tx_end, sched);
         }
         if waits || !self.pass_through {
             self.push(Held { tx_start, arrives });
@@ -715,19 +705,19 @@ impl<P: QueueItem + Default> Link<P> {
         head
     }
 
-    /// The head packet reaches the far end now. Returns it and the time of the next
-    /// arrival to schedule, if any.
+    /// The head packet reaches the far end now. Returns it, when its transmission
+    /// started, and the time of the next arrival to schedule, if any.
     #[inline]
-    pub fn take_arrival(&mut self) -> (P, Option<Time>) {
+    pub fn take_arrival(&mut self) -> (P, Time, Option<Time>) {
         let packet = self.packets[(self.popped & self.ring_mask()) as usize];
-        self.taken_start = self.remove_head().tx_start;
+        let tx_start = self.remove_head().tx_start;
         // With many flows a link's rings are rarely in cache when its next packet
         // arrives: fetch the next arrival's entries now, while this one is handled (its
         // packet here, its timing at the next call's `front`).
         let next = (self.popped & self.ring_mask()) as usize;
         crate::sim::prefetch(&self.packets[next]);
         crate::sim::prefetch(&self.held[(self.popped.wrapping_add(1) & self.ring_mask()) as usize]);
-        (packet, self.front().map(|h| h.arrives))
+        (packet, tx_start, self.front().map(|h| h.arrives))
     }
 
     /// Give the link a dequeue-time discipline (before its first packet): the engine then
@@ -919,7 +909,12 @@ mod tests {
 
     /// Offer packet `id` and keep it if admitted.
     fn offer(link: &mut Link<u32>, now: Time, id: u32, bytes: u32) -> Admission {
-        let admission = link.offer(now, bytes, false);
+        offer_scheduled(link, now, id, bytes, 0)
+    }
+
+    /// [`offer`], its event scheduled at `sched` (for ns-2's order of one instant).
+    fn offer_scheduled(link: &mut Link<u32>, now: Time, id: u32, bytes: u32, sched: Time) -> Admission {
+        let admission = link.offer(now, bytes, false, sched);
         if let Admission::Admitted { .. } = admission {
             *link.kept_slot() = id;
         }
@@ -959,16 +954,13 @@ mod tests {
             for id in 0..3 {
                 assert!(matches!(offer(&mut link, 10 * MS, id, 1000), Admission::Admitted { .. }));
             }
-            link.arrival_sched = sched;
-            let got = offer(&mut link, 11 * MS, 3, 1000);
+            let got = offer_scheduled(&mut link, 11 * MS, 3, 1000, sched);
             assert_eq!(matches!(got, Admission::Admitted { .. }), admitted, "ns2_ties {ns2_ties}, scheduled at {sched}");
-            link.arrival_sched = 0;
             let after = offer(&mut link, 11 * MS + 1, 4, 1000);
             assert_eq!(matches!(after, Admission::Admitted { .. }), !admitted, "just after it, the place is free if the tie left it");
         }
         let mut link: Link<u32> = Link::new(Rate(8_000_000), 5 * MS, 2, None);
         link.ns2_ties = true;
-        link.arrival_sched = 0;
         assert!(matches!(offer(&mut link, 0, 0, 1000), Admission::Admitted { .. }));
         assert!(matches!(offer(&mut link, 3 * MS, 1, 1000), Admission::Admitted { .. })); // idle: starts now
         assert!(matches!(offer(&mut link, 3 * MS, 2, 1000), Admission::Admitted { .. }), "not behind a waiting one");
@@ -1026,7 +1018,7 @@ mod tests {
         }
         assert_eq!(link.in_flight().copied().collect::<Vec<_>>(), (7..50).collect::<Vec<_>>());
         for id in 7..50 {
-            let (packet, next) = link.take_arrival();
+            let (packet, _, next) = link.take_arrival();
             assert_eq!(packet, id);
             assert_eq!(next, (id < 49).then_some((id as u64 + 2) * 1_000_000));
         }
@@ -1049,7 +1041,7 @@ mod tests {
         let mut now = 1_000_000_000;
         for id in 100..400 {
             offer(&mut link, now, id, 1000);
-            let (packet, next) = link.take_arrival();
+            let (packet, _, next) = link.take_arrival();
             assert_eq!((packet, next), (id, None));
             now += 2_000_000;
         }
@@ -1070,7 +1062,7 @@ mod tests {
         let mut link: Link<u32> = Link::new(Rate(8_000_000), 5_000_000, 100, None);
         assert_eq!(offer(&mut link, 0, 0, 1000), Admission::Admitted { arrives: 6_000_000, schedule: Some(6_000_000), mark_ce: false });
         assert_eq!(offer(&mut link, 0, 1, 1000), Admission::Admitted { arrives: 7_000_000, schedule: None, mark_ce: false });
-        let (p, next) = link.take_arrival();
+        let (p, _, next) = link.take_arrival();
         assert_eq!((p, next), (0, Some(7_000_000)));
         assert_eq!(link.stats.queueing_delay_sum, 1_000_000);
     }
