@@ -107,9 +107,9 @@ def test_outputs_into_unusable_places_are_one_line_errors(cli, tmp_path):
 
 
 def test_abandoned_staging_directories_are_removed_by_the_next_save(tmp_path):
-    dead = tmp_path / ".out.999999999-deadbeef.tmp"
+    dead = tmp_path / ".cclab-save-999999999-deadbeef.tmp"
     dead.mkdir()
-    live = tmp_path / f".out.{os.getpid()}-cafebabe.tmp"  # a save still running in this process
+    live = tmp_path / f".cclab-save-{os.getpid()}-cafebabe.tmp"  # a save still running in this process
     live.mkdir()
     cclab.run(SMALL_SCENARIO, duration="0.5s").save(tmp_path / "out")
     assert not dead.exists() and live.exists() and (tmp_path / "out" / "meta.json").exists()

@@ -20,7 +20,13 @@ Inputs (well over 1 000):
   header 1 000 deep, a 40 000-part dotted key, a byte-order mark, old Mac line endings, a
   NUL in a name; bad ``--set``; closed standard input; outputs into unwritable places)
   through ``python -m cclab``;
-* sweep plans with hostile axes, zips and names through ``cclab sweep``.
+* sweep plans with hostile axes, zips and names through ``cclab sweep``;
+* issue 41's cases (round 3): output folders that are not cclab's (their files must
+  survive: a changed file is ``wrong``), ``--out .`` and long names, flow-size CDF files
+  (FIFOs, devices, huge values and lines, bad rows), damaged and foreign results stores
+  through ``report``, ``export``, ``reproduce --from-store`` and ``sweep``, traced links
+  that do not exist, Python controllers that exit or are interrupted while made, and
+  short flows piling up under ``--max-memory`` (a peak above the limit is ``wrong``).
 
 Outcomes: ``clean`` (a one-line error naming the field, in cclab's words), ``ran``
 (finished; for scenario runs packet conservation is checked, a violation is ``wrong``),
@@ -43,6 +49,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -212,7 +219,7 @@ def scenario_inputs() -> list[dict]:
                 node = node[key]
             node["bogus_key"] = 1
             inputs.append({"kind": "scenario", "field": field_name(path + ("bogus_key",)), "value": "1", "scenario": scenario})
-    for case in issue_cases() + issue31_cases() + python_cc_cases():
+    for case in issue_cases() + issue31_cases() + python_cc_cases() + round3_api_cases():
         inputs.append({"kind": "scenario", **case})
     return inputs
 
@@ -365,6 +372,39 @@ def issue31_cases() -> list[dict]:
     ]
     return [{"field": field, "value": value, "scenario": scenario, "kwargs": kwargs, "api": True}
             for field, value, scenario, kwargs in cases]
+
+
+class Mine:
+    """A controller class given as an object (round 3: it goes with algorithm = "python")."""
+
+    def on_ack(self, window, ack):
+        window.cwnd += 1.0 / window.cwnd
+
+    def on_congestion(self, window, event):
+        return max(window.cwnd / 2, 2.0), max(window.cwnd / 2, 2.0)
+
+
+def round3_api_cases() -> list[dict]:
+    """Issue 41's cases of the Python API: a class beside another algorithm or a path,
+    arrivals that never arrive and captures of packets no header fits (warnings)."""
+    def small(**changes):
+        scenario = copy.deepcopy(SMALL)
+        scenario.update(changes)
+        return scenario
+
+    never = small(flows=[{"cc": "reno", "arrivals": {"kind": "poisson", "load": 0.9,
+                                                     "sizes": {"kind": "fixed", "size": "1TB"}}}])
+    return [
+        {"field": "flows[0].cc.class", "value": "a class with algorithm reno", "api": True,
+         "scenario": small(flows=[{"cc": {"algorithm": "reno", "class": Mine}}])},
+        {"field": "flows[0].cc.path", "value": "a class and a path", "api": True,
+         "scenario": small(flows=[{"cc": {"algorithm": "python", "class": Mine, "path": "mine.py"}}])},
+        {"field": "flows[0].arrivals", "value": "1TB flows: none arrives", "scenario": never, "warning": True},
+        {"field": "trace.pcap", "value": "1-byte packets, no headers", "warning": True,
+         "scenario": small(header_size="0B", packet_size="1B", trace={"pcap": ["r1-r2"]})},
+        {"field": "trace.pcap", "value": "100000-byte packets", "warning": True,
+         "scenario": small(packet_size="100000B", trace={"pcap": ["r1-r2"]})},
+    ]
 
 
 def issue_cases() -> list[dict]:
@@ -620,6 +660,141 @@ def cli_inputs(scratch: Path) -> list[dict]:
     return inputs
 
 
+def round3_cli_inputs(scratch: Path) -> list[dict]:
+    """Issue 41's command lines. A case may carry ``keep`` (a folder whose files must be
+    unchanged afterwards), ``expect`` (text the one error line must hold), ``max_rss``
+    (bytes the process may peak at) or ``succeeds`` (exit 0 expected)."""
+    import shutil
+
+    import tomli_w
+
+    folder = scratch / "round3"
+    folder.mkdir()
+    base = {"name": "r3", "duration": "0.3s",
+            "topology": {"kind": "dumbbell", "bottleneck": {"rate": "10Mbps", "delay": "10ms", "buffer": "1bdp"},
+                         "source_access": {"rate": "100Mbps", "delay": "1ms"},
+                         "sink_access": {"rate": "100Mbps", "delay": "1ms"}},
+            "flows": [{"cc": "reno"}]}
+
+    def scenario(name: str, **changes) -> Path:
+        document = copy.deepcopy(base)
+        document.update(changes)
+        path = folder / name
+        path.write_text(tomli_w.dumps(document))
+        return path
+
+    good = scenario("good.toml")
+    cases: list[dict] = []
+
+    def case(args, what, **extra):
+        cases.append({"kind": "cli", "field": what, "value": " ".join(map(str, args))[:200],
+                      "args": [str(a) for a in args], **extra})
+
+    # output folders
+    project = folder / "project"
+    (project / "data").mkdir(parents=True)
+    (project / "meta.json").write_text('{"cclab_version": "0.1.0"}')
+    (project / "thesis.tex").write_text("precious")
+    (project / "data" / "raw.csv").write_text("1,2")
+    case(["run", good, "--out", project], "--out a project folder with a meta.json", keep=project,
+         expect="not a cclab result directory")
+    added = folder / "added"
+    added.mkdir()
+    (added / ".cclab-result").write_text(json.dumps({"format": "cclab result directory", "entries": ["flows.csv"]}))
+    (added / "flows.csv").write_text("x")
+    (added / "notes.txt").write_text("mine")
+    case(["run", good, "--out", added], "--out a result folder the user added to", keep=added,
+         expect="did not write there (notes.txt)")
+    dot = folder / "dot"
+    dot.mkdir()
+    case(["run", good, "--out", "."], "--out . in an empty folder", cwd=dot, succeeds=True)
+    case(["run", good, "--out", folder / ("o" * 240)], "a 240-character --out", succeeds=True)
+    case(["run", good, "--out", folder / ("ü" * 128)], "a 256-byte --out", expect="a folder name of 256 bytes")
+    # flow-size CDF files
+    cdf = {"cc": "reno", "arrivals": {"kind": "poisson", "load": 0.3, "sizes": {"kind": "cdf", "file": "sizes.csv"}}}
+    rows = {"inf": "1000,0.5\ninf,1\n", "1e400": "1000,0.5\n1e400,1\n", "decreasing": "1000,0.5\n900,1\n",
+            "nan probability": "1000,0.5\n2000,nan\n", "last below 1": "1000,0.5\n2000,0.9\n",
+            "2e15 bytes": "1000,0.5\n2000000000000000,1\n", "three columns": "1,2,3\n",
+            "a 200000-character line": "1," + "9" * 200_000 + "\n", "empty": "", "not numbers": "1000,0.5\na,b\n"}
+    for what, text in rows.items():
+        sub = folder / f"cdf-{len(cases)}"
+        sub.mkdir()
+        (sub / "sizes.csv").write_text(text)
+        path = sub / "s.toml"
+        path.write_text(tomli_w.dumps({**base, "flows": [cdf]}))
+        case(["run", path], f"CDF file: {what}", expect="flows[0].arrivals.sizes.file: sizes.csv")
+    for what in ("fifo", "/dev/zero", "/dev/urandom", "a directory"):
+        sub = folder / f"cdf-{len(cases)}"
+        sub.mkdir()
+        target = sub / "sizes.csv"
+        if what == "fifo":
+            os.mkfifo(target)
+        elif what == "a directory":
+            target.mkdir()
+        else:
+            target.symlink_to(what)
+        path = sub / "s.toml"
+        path.write_text(tomli_w.dumps({**base, "flows": [cdf]}))
+        case(["run", path], f"CDF file: {what}", expect="flows[0].arrivals.sizes.file: sizes.csv")
+    # stores
+    plan = folder / "plan.toml"
+    plan.write_text(f'[sweep]\nname = "p"\nscenario = "{good}"\n[axes]\n"flows.0.count" = [1, 2]\n')
+    store = folder / "st.duckdb"
+    subprocess.run([sys.executable, "-m", "cclab", "sweep", str(plan), "--store", str(store), "--workers", "1"],
+                   capture_output=True, timeout=300, check=True)
+    for how in ("truncated catalog", "zeroed catalog", "truncated flows part", "garbage runs part",
+                "garbage results part", "garbage bins part"):
+        sub = folder / f"store-{len(cases)}"
+        sub.mkdir()
+        damaged = sub / "d.duckdb"
+        shutil.copy(store, damaged)
+        shutil.copytree(store.with_name("st.duckdb.parts"), sub / "d.duckdb.parts")
+        if how == "truncated catalog":
+            os.truncate(damaged, 1000)
+        elif how == "zeroed catalog":
+            damaged.write_bytes(bytes(damaged.stat().st_size))
+        else:
+            part = sorted((sub / "d.duckdb.parts" / how.split()[-2]).glob("*.parquet"))[0]
+            if how.startswith("truncated"):
+                os.truncate(part, 100)
+            else:
+                part.write_bytes(os.urandom(5000))
+        for command in (["report", damaged, "-o", sub / "r"], ["export", damaged, "-o", sub / "e"],
+                        ["reproduce", "mraimd", "--quick", "--from-store", damaged, "--out", sub / "m"]):
+            case(command, f"{command[0]}: a store with a {how}", expect="d.duckdb")
+    foreign = folder / "mine.duckdb"
+    import duckdb
+
+    connection = duckdb.connect(str(foreign))
+    connection.execute("CREATE TABLE experiments (x INTEGER)")
+    connection.close()
+    case(["sweep", plan, "--store", foreign], "--store an unrelated DuckDB database",
+         expect="not a cclab results store", unchanged=foreign)
+    # traced links, capture names
+    for field in ("links", "pcap"):
+        case(["validate", scenario(f"trace-{field}.toml", trace={field: ["r1-r2", "bottleneck"]})],
+             f"trace.{field} naming a missing link", expect=f"trace.{field}[1]: no link direction is named")
+    # Python controllers made badly
+    (folder / "controllers.py").write_text("import sys\nimport cclab.cc\nclass Exits(cclab.cc.CongestionControl):\n"
+                                           "    def __init__(self):\n        sys.exit(0)\n")
+    case(["run", scenario("exits.toml", flows=[{"cc": {"algorithm": "python", "path": str(folder / "controllers.py"),
+                                                       "class": "Exits"}}])],
+         "sys.exit in a controller's __init__", expect="raised SystemExit: 0")
+    # short flows piling up
+    tiny = copy.deepcopy(base)
+    tiny["duration"] = "10s"
+    tiny["topology"]["bottleneck"]["rate"] = "1Gbps"
+    tiny["flows"] = [{"cc": "reno", "arrivals": {"kind": "poisson", "load": 0.9, "sizes": {"kind": "fixed", "size": "1B"}}}]
+    (folder / "tiny.toml").write_text(tomli_w.dumps(tiny))
+    case(["run", folder / "tiny.toml", "--json", "--max-memory", "100MiB"], "1-byte flows at load 0.9 on 1 Gb/s",
+         expect="memory limit of 105 MB", max_rss=100 * 2**20)
+    return cases
+
+
+def _tree(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
 def _file(scratch: Path, name: str, text: str) -> Path:
     path = scratch / name
     path.write_text(text, encoding="utf-8", newline="")
@@ -634,15 +809,40 @@ def _write(scratch: Path, body: str) -> Path:
 
 def run_cli(case: dict) -> tuple[str, str]:
     command = [sys.executable, "-m", "cclab", *case["args"]]
-    stdin = subprocess.DEVNULL if "stdin" not in case else None
+    stdin = subprocess.DEVNULL if "stdin" not in case else subprocess.PIPE
     if case.get("close_stdin"):
         command = ["sh", "-c", 'exec "$0" "$@" <&-', *command]
-    try:
-        completed = subprocess.run(command, capture_output=True, timeout=TIMEOUT_S * 3, cwd=tempfile.gettempdir(),
-                                   stdin=stdin, input=case.get("stdin"))
-    except subprocess.TimeoutExpired:
-        return "hang", f"no answer in {TIMEOUT_S * 3:g} s"
+    kept = {path: (_tree(path) if path.is_dir() else path.read_bytes())
+            for path in (case.get("keep"), case.get("unchanged")) if path is not None}
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(command, stdin=stdin, stdout=out, stderr=errors,
+                                   cwd=case.get("cwd", tempfile.gettempdir()))
+        if case.get("stdin") is not None:
+            process.stdin.write(case["stdin"])
+            process.stdin.close()
+        deadline = time.monotonic() + TIMEOUT_S * 3
+        while True:  # os.wait4: this child's own peak memory
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                process.kill()
+                process.wait()
+                return "hang", f"no answer in {TIMEOUT_S * 3:g} s"
+            time.sleep(0.02)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        errors.seek(0)
+        completed = subprocess.CompletedProcess(command, process.returncode, b"", errors.read())
+    for path, before in kept.items():
+        if (_tree(path) if path.is_dir() else path.read_bytes()) != before:
+            return "wrong", f"{path.name} was changed"
+    if case.get("max_rss") and usage.ru_maxrss * 1024 > case["max_rss"]:
+        return "wrong", f"peak memory {usage.ru_maxrss / 1024:.0f} MiB above the limit"
     err = completed.stderr.decode("utf-8", "backslashreplace").strip()
+    if case.get("succeeds") and completed.returncode != 0:
+        return "wrong", f"exit {completed.returncode}: {err[-200:]}"
+    if case.get("expect") and completed.returncode != 0 and case["expect"] not in err:
+        return "misleading", err[-300:]
     if completed.returncode < 0 or completed.returncode in (134, 137, 139):
         return "abort", f"exit {completed.returncode}: {err.splitlines()[-1:] if err else ''}"
     if "Traceback" in err or "PanicException" in err:
@@ -650,7 +850,7 @@ def run_cli(case: dict) -> tuple[str, str]:
         return kind, err.splitlines()[-1]
     if completed.returncode == 0:
         return "ran", ""
-    lines = [line for line in err.splitlines() if line.strip()]
+    lines = [line for line in err.splitlines() if line.strip() and not line.startswith("warning: ")]
     if len(lines) != 1 or LEAKS.search(err):
         return "misleading", " | ".join(lines)[:300]
     return "clean", lines[0]
@@ -676,7 +876,7 @@ def main(argv=None) -> int:
                             "detail": detail, "short_flows": case.get("short_flows", False)})
     if args.only in (None, "cli"):
         with tempfile.TemporaryDirectory(prefix="cclab-hostile-") as scratch:
-            for case in cli_inputs(Path(scratch)):
+            for case in cli_inputs(Path(scratch)) + round3_cli_inputs(Path(scratch)):
                 outcome, detail = run_cli(case)
                 records.append({"kind": "cli", "field": case["field"], "value": case["value"], "outcome": outcome,
                                 "detail": detail})

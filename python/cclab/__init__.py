@@ -27,7 +27,7 @@ _LAZY = {"load_scenario": "cclab.scenario", "validate": "cclab.scenario", "topol
 
 
 # Modules of the public API, by the name they had before the package was grouped by job.
-_LAZY_MODULES = {"stats": "cclab.analysis.stats", "plot": "cclab.plot"}
+_LAZY_MODULES = {"stats": "cclab.analysis.stats", "plot": "cclab.plot", "cc": "cclab.cc"}
 
 
 def __getattr__(name):

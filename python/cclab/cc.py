@@ -135,19 +135,30 @@ def bind_objects(scenario: Any) -> Any:
         return scenario
     scenario = dict(scenario)
     scenario["flows"] = [dict(group) if isinstance(group, Mapping) else group for group in scenario["flows"]]
-    for group in _groups(scenario):
-        group["cc"] = bind_value(group.get("cc"))
+    for index, group in enumerate(scenario["flows"]):
+        if isinstance(group, dict):
+            group["cc"] = bind_value(group.get("cc"), f"flows[{index}].cc")
     return scenario
 
 
-def bind_value(cc: Any) -> Any:
+def bind_value(cc: Any, field: str = "cc") -> Any:
     """A ``cc`` value with a class in it (the class, or a table whose ``class`` is one) as
-    its declaration, the class kept in this process; any other value as it is."""
+    its declaration, the class kept in this process; any other value as it is. A class
+    goes with ``algorithm = "python"`` (or none) and no ``path``: anything else is a
+    one-line ScenarioError naming ``field``."""
     if isinstance(cc, type):
         cc = {"algorithm": "python", "class": cc}
     if not (isinstance(cc, Mapping) and isinstance(cc.get("class"), type)):
         return cc
     cls = cc["class"]
+    algorithm = cc.get("algorithm", "python")
+    if algorithm != "python":
+        raise ScenarioError(f"{field}.class: {cls.__name__} is a Python class, but algorithm is "
+                            f"{_short(algorithm)}; a class goes with algorithm = \"python\" (or give the class "
+                            "alone as cc)")
+    if "path" in cc:
+        raise ScenarioError(f"{field}.path: give either a class object or a file (path = \"mycc.py\" with "
+                            "class = \"Name\"), not both")
     token = f"{OBJECT_PREFIX}{cls.__module__}.{cls.__qualname__} at {id(cls):#x}>"
     _OBJECTS[token] = cls
     return {**cc, "algorithm": "python", "path": token, "class": cls.__name__}
@@ -177,7 +188,7 @@ def controller_factory() -> Callable[[int, str], tuple[Any, list[str]]]:
         cls = classes[key]
         try:
             instance = cls(**config.get("params", {}))
-        except Exception as error:  # the user's constructor: any exception is theirs to read
+        except (Exception, SystemExit) as error:  # the user's constructor: any exception (or exit) is theirs to read
             raise ScenarioError(f"cc.params: {cls.__name__}(**{_short(config.get('params', {}))}) "
                                 f"raised {type(error).__name__}: {_first_line(error)}") from None
         for required in ("on_ack", "on_congestion"):
@@ -240,5 +251,5 @@ def _first_line(error: BaseException) -> str:
 
 
 def _short(value: Any) -> str:
-    text = json.dumps(value)
+    text = json.dumps(value, default=repr)
     return text if len(text) <= 60 else text[:60] + "…"

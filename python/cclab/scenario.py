@@ -11,7 +11,6 @@ import json
 import math
 import numbers
 import re
-import stat
 import sys
 from collections.abc import Iterable, Mapping
 from os import PathLike
@@ -24,6 +23,7 @@ except ModuleNotFoundError:  # Python < 3.11 (tomli is the same parser)
     import tomli as tomllib
 
 from cclab.core import ScenarioError, size_bytes, topology_json, validate_json, warnings_json
+from cclab.inputs import MAX_FILE_BYTES, decode, file_name, printable, read_text
 
 ScenarioSource = Union[str, PathLike, Mapping[str, Any]]
 Overrides = Union[Mapping[str, Any], Iterable[str], None]
@@ -233,14 +233,7 @@ def _shown_object(value: Any) -> str:
         text = repr(value)
     except Exception:  # noqa: BLE001 - an object whose repr fails is still named
         text = f"a {type(value).__name__} object"
-    return _printable(text if len(text) <= 40 else f"{text[:16]}…{text[-8:]} ({len(text)} characters)")
-
-
-def _printable(text: str) -> str:
-    """``text`` with what cannot be written to a UTF-8 terminal (a lone surrogate) or
-    should not be (a NUL, a newline) escaped."""
-    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return text.replace("\0", "\\0").replace("\n", "\\n").replace("\r", "\\r")
+    return printable(text if len(text) <= 40 else f"{text[:16]}…{text[-8:]} ({len(text)} characters)")
 
 
 def _json_safe(value: Any) -> Any:
@@ -305,7 +298,6 @@ def parse_override_value(text: str) -> Any:
 
 
 # A scenario or plan file larger than this is not one (and is not read into memory).
-MAX_FILE_BYTES = 64 << 20
 # The most parts a dotted key may have (`a.b.c` has three). No scenario field is nested
 # more than a handful deep, and the TOML parser's time grows with the square of a key's
 # parts (a 40 000-part key: minutes), so longer keys are refused before parsing.
@@ -332,49 +324,15 @@ def check_toml_text(text: str) -> str:
         line = text.count("\n", 0, long_key.start()) + 1
         shown = long_key.group()
         raise ScenarioError(f"line {line}: a dotted key of more than {MAX_KEY_PARTS} parts "
-                            f"({_printable(shown[:24])}… {len(shown)} characters); no field of a scenario is nested "
+                            f"({printable(shown[:24])}… {len(shown)} characters); no field of a scenario is nested "
                             "that deep")
     return text
-
-
-def _file_name(path: Any) -> str:
-    """A file name as a message shows it: printable, shortened past 200 characters."""
-    text = _printable(str(path))
-    return text if len(text) <= 200 else f"{text[:120]}…{text[-60:]} ({len(text)} characters)"
 
 
 def read_toml(path: Path) -> dict:
     """Parse a TOML file; a missing, unreadable, odd (a FIFO, a device, huge), unnamable
     (a NUL in its name) or malformed file is a one-line ScenarioError."""
-    name = _file_name(path)
-    try:
-        info = path.stat()
-    except FileNotFoundError:
-        raise ScenarioError(f"{name}: no such file") from None
-    except OSError as error:
-        raise ScenarioError(f"{name}: {error.strerror}") from None
-    except UnicodeEncodeError:
-        raise ScenarioError(f"{name}: not a usable file name (it holds characters no file name can)") from None
-    except ValueError:  # embedded null byte
-        raise ScenarioError(f"{name}: not a usable file name (it holds a NUL character)") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise ScenarioError(f"{name}: is a directory, expected a scenario .toml file")
-    if not stat.S_ISREG(info.st_mode):
-        raise ScenarioError(f"{name}: not a regular file (a pipe or a device?), expected a scenario .toml file")
-    if info.st_size > MAX_FILE_BYTES:
-        raise ScenarioError(f"{name}: {info.st_size} bytes, more than a scenario file's {MAX_FILE_BYTES} bytes")
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise ScenarioError(f"{name}: {error.strerror}") from None
-    return parse_toml(_decode(data, name), name)
-
-
-def _decode(data: bytes, where: str) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ScenarioError(f"{where}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    return parse_toml(read_text(path, "a scenario .toml file"), file_name(path))
 
 
 def read_stdin() -> dict:
@@ -391,7 +349,7 @@ def read_stdin() -> dict:
         raise ScenarioError(f"<stdin>: cannot be read ({error.strerror or error})") from None
     if len(data) > MAX_FILE_BYTES:
         raise ScenarioError(f"<stdin>: more than a scenario file's {MAX_FILE_BYTES} bytes")
-    return parse_toml(_decode(data, "<stdin>") if isinstance(data, bytes) else data, "<stdin>")
+    return parse_toml(decode(data, "<stdin>") if isinstance(data, bytes) else data, "<stdin>")
 
 
 def parse_toml(text: str, where: str) -> dict:
@@ -455,7 +413,7 @@ def _set_path(scenario: dict, path: str, value: Any, origin: str = "overrides") 
         if isinstance(node, list):
             if not (key.isascii() and key.isdigit()):
                 shown = key if len(key) <= 40 else f"{key[:16]}…{key[-8:]} ({len(key)} characters)"
-                raise ScenarioError(f"{where_set}: {where} is a list, '{_printable(shown)}' is not an index")
+                raise ScenarioError(f"{where_set}: {where} is a list, '{printable(shown)}' is not an index")
             index = int(key)
             if index >= len(node):
                 raise ScenarioError(f"{where_set}: {where} has {len(node)} entries")

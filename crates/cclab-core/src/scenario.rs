@@ -594,7 +594,10 @@ impl Scenario {
                 return err(format!("flows[{i}].{field}"), why.into());
             }
         }
-        self.expand_topology()?;
+        let graph = self.expand_topology()?;
+        // Traced links are named by the expanded topology: known before the run.
+        graph.named_links("trace.links", &self.trace.links)?;
+        graph.named_links("trace.pcap", &self.trace.pcap)?;
         let mut names = std::collections::HashSet::new();
         for (i, g) in self.flows.iter().enumerate() {
             let name = self.group_name(i);
@@ -666,6 +669,50 @@ impl Scenario {
                     self.duration
                 ));
             }
+            if let Some(arrivals) = &g.arrivals {
+                let packet_bytes = self.packet_size.get() + self.header_size;
+                let syn_bytes = if g.tcp().syn { self.ack_size.get() } else { 0 };
+                let wire = arrivals.wire_load_at_least(self.packet_size.get(), packet_bytes, syn_bytes);
+                if wire > 1.0 {
+                    warnings.push(format!(
+                        "flows[{i}].arrivals: load {} counts payload only; with whole packets of {packet_bytes} bytes on the wire \
+                         (packet_size + header_size){} for flows of {} B on average, the wire load is at least {} times the \
+                         route's capacity: flows arrive faster than they can end, and pile up until the run ends or reaches \
+                         its memory limit",
+                        crate::schema::Num(arrivals.load),
+                        if syn_bytes > 0 { format!(" and a {syn_bytes}-byte SYN") } else { String::new() },
+                        crate::schema::Approx(arrivals.sizes.mean()),
+                        crate::schema::Approx(wire),
+                    ));
+                }
+            }
+        }
+        if !self.trace.pcap.is_empty() {
+            warnings.extend(self.pcap_warnings());
+        }
+        warnings
+    }
+
+    /// What a capture cannot show as the wire would: packets shorter than the IPv4 and
+    /// TCP headers it writes (tcpdump: "truncated-ip"), or longer than an IPv4 packet.
+    fn pcap_warnings(&self) -> Vec<String> {
+        const HEADERS: u32 = 40; // IPv4 (20) + TCP (20)
+        const IPV4_MAX: u32 = 65_535;
+        let data = self.packet_size.get() + self.header_size;
+        let mut warnings = Vec::new();
+        for (what, bytes) in [("data packets", data), ("ACKs", self.ack_size.get())] {
+            if bytes < HEADERS {
+                warnings.push(format!(
+                    "trace.pcap: {what} of {bytes} bytes on the wire are shorter than the {HEADERS} bytes of IPv4 and TCP headers \
+                     a capture holds; tcpdump shows them as truncated-ip (header_size and ack_size set the headers' bytes)"
+                ));
+            }
+        }
+        if data > IPV4_MAX {
+            warnings.push(format!(
+                "trace.pcap: data packets of {data} bytes are longer than an IPv4 packet can be ({IPV4_MAX} bytes); \
+                 the capture writes their length as {IPV4_MAX}"
+            ));
         }
         warnings
     }

@@ -20,6 +20,25 @@ impl fmt::Display for Num {
     }
 }
 
+/// A measured or derived number as a message gives it: at least three significant
+/// digits, no more decimals than that needs (8889, 972, 0.0123, 1.23e-7), not every
+/// digit of the float.
+pub struct Approx(pub f64);
+
+impl fmt::Display for Approx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let v = self.0;
+        if !v.is_finite() || v == 0.0 {
+            return write!(f, "{v}");
+        }
+        if v.abs() >= 1e15 || v.abs() < 1e-6 {
+            return write!(f, "{v:.2e}");
+        }
+        let decimals = (2 - v.abs().log10().floor() as i32).max(0) as usize;
+        write!(f, "{v:.decimals$}")
+    }
+}
+
 /// A number checked against its range while the scenario is parsed, so the error
 /// names the field: `flows[0].cc.beta: 1.5 is outside (0, 1)`.
 macro_rules! ranged_number {

@@ -338,6 +338,13 @@ pub struct Simulation {
     route_starts: Vec<u32>,
     /// Flows 0..static_flows are the scenario's own; above are arrived flows' slots.
     static_flows: usize,
+    /// Slots for arrived flows the memory limit allows: flows arriving faster than they
+    /// end would otherwise take memory without bound.
+    slots_allowed: usize,
+    /// Why the run stopped before its end (the memory limit), in one line.
+    stopped: Option<String>,
+    /// The memory limit, as messages give it.
+    memory_limit: u64,
     /// What the arrived flows of each arrivals group did, moved here as their slots
     /// are reused (and at the end).
     arrival_totals: Vec<ArrivalTotals>,
@@ -366,35 +373,6 @@ struct Counts {
     captures: Captures,
     /// Packets that reached a host after their flow ended and its slot went to another.
     stale: [u64; PacketClass::COUNT],
-}
-
-/// The link directions `trace.links` or `trace.pcap` (`field`) names, each once, in its
-/// order, or an error naming the entry. Names are looked up in one map (a list as long as
-/// the graph must not cost a scan of the graph per entry).
-fn named_links(graph: &Graph, field: &str, names: &[String]) -> Result<Vec<LinkId>, ScenarioError> {
-    if names.is_empty() {
-        return Ok(Vec::new());
-    }
-    let by_name: std::collections::HashMap<String, LinkId> =
-        (0..graph.links.len() as LinkId).map(|l| (graph.link_name(l), l)).collect();
-    let mut seen = std::collections::HashSet::with_capacity(names.len());
-    let mut ids = Vec::with_capacity(names.len());
-    for (k, name) in names.iter().enumerate() {
-        let Some(&id) = by_name.get(name.as_str()) else {
-            let known: Vec<String> = (0..graph.links.len().min(8)).map(|l| graph.link_name(l as LinkId)).collect();
-            let more = if graph.links.len() > 8 { ", ..." } else { "" };
-            return Err(ScenarioError(format!(
-                "{field}[{k}]: no link direction is named {} (they are named \"FROM-TO\": {}{more})",
-                crate::schema::quoted(name),
-                known.join(", ")
-            )));
-        };
-        if !seen.insert(id) {
-            return Err(ScenarioError(format!("{field}[{k}]: {} is named twice", crate::schema::quoted(name))));
-        }
-        ids.push(id);
-    }
-    Ok(ids)
 }
 
 /// The packet captures of the links named in `trace.pcap` (those with
@@ -548,6 +526,10 @@ pub const OBSERVE_EVERY: u64 = 1 << 15;
 const BYTES_PER_FLOW: u64 = 4_000;
 const BYTES_PER_BIN: u64 = 80;
 const BYTES_PER_LINK: u64 = 1_200;
+/// The engine's state for one arrived flow's slot while its flow is alive (its two
+/// hosts, sender and receiver with their queues and timers), measured with Poisson
+/// arrivals of 1-byte flows piling up on a 1 Gb/s link.
+const BYTES_PER_ARRIVED_SLOT: u64 = 2_000;
 /// A row of a flow trace and a sample of the queue trace, likewise counted to the end.
 const BYTES_PER_TRACE_ROW: u64 = 250;
 const BYTES_PER_QUEUE_SAMPLE: u64 = 100;
@@ -626,8 +608,10 @@ impl Simulation {
         // it is spent.
         let spare = limits.max_memory_bytes - needed;
         let trace = &scenario.trace;
-        let fct_rows = trace.fcts && scenario.flows.iter().any(|g| g.arrivals.is_some());
-        let kinds = [trace.flows, trace.queue, !trace.pcap.is_empty(), fct_rows].iter().filter(|&&on| on).count().max(1);
+        let arrived_flows = scenario.flows.iter().any(|g| g.arrivals.is_some());
+        let fct_rows = trace.fcts && arrived_flows;
+        // (arrived flows' slots grow with the flows alive at once: they get a share too)
+        let kinds = [trace.flows, trace.queue, !trace.pcap.is_empty(), fct_rows, arrived_flows].iter().filter(|&&on| on).count().max(1);
         let share = spare / kinds as u64;
         // Event ids carry a link direction, or on the timer heap an endpoint (two per
         // flow) or a dequeue-time link (counted down from the top).
@@ -780,12 +764,12 @@ impl Simulation {
             link.ns2_ties = ns2_ties;
             link.horizon = horizon;
         }
-        let traced_links = named_links(&graph, "trace.links", &scenario.trace.links)?;
+        let traced_links = graph.named_links("trace.links", &scenario.trace.links)?;
         for &id in &traced_links {
             links[id as usize].extras_mut().bins = Some(crate::net::link::LinkBins::new(bin_width, bins).detailed());
         }
         let mut captures = Captures::default();
-        for (id, name) in named_links(&graph, "trace.pcap", &scenario.trace.pcap)?.into_iter().zip(&scenario.trace.pcap) {
+        for (id, name) in graph.named_links("trace.pcap", &scenario.trace.pcap)?.into_iter().zip(&scenario.trace.pcap) {
             links[id as usize].captured = true;
             captures.by_link.push((id, Capture { name: name.clone(), ..Default::default() }));
         }
@@ -825,6 +809,9 @@ impl Simulation {
             traced_links,
             counts: Counts { captures, ..Counts::default() },
             static_flows: flows_len,
+            slots_allowed: usize::try_from(share / BYTES_PER_ARRIVED_SLOT).unwrap_or(usize::MAX),
+            stopped: None,
+            memory_limit: limits.max_memory_bytes,
             arrivals,
             arrival_totals: Vec::new(),
             free_slots: Default::default(),
@@ -906,10 +893,18 @@ impl Simulation {
         self
     }
 
-    /// Run to the end of the scenario and summarise.
-    pub fn run(mut self) -> RunResult {
+    /// Run to the end of the scenario and summarise; an error if the run had to stop
+    /// before its end (arrived flows piling up past the memory limit).
+    pub fn run(mut self) -> Result<RunResult, ScenarioError> {
         self.run_events();
-        self.summarise()
+        self.finish()
+    }
+
+    fn finish(self) -> Result<RunResult, ScenarioError> {
+        match self.stopped {
+            Some(why) => Err(ScenarioError(why)),
+            None => Ok(self.summarise()),
+        }
     }
 
     fn run_events(&mut self) {
@@ -932,8 +927,9 @@ impl Simulation {
     /// interruption there (the core itself has no clock and no I/O); the observer sees
     /// nothing of the simulation's state, so a run it lets finish gives the same result as
     /// [`Simulation::run`], bit for bit. `None` when the observer said
-    /// [`Observed::Stop`]: the run is abandoned, nothing of it is returned.
-    pub fn run_observed(mut self, every: u64, observer: &mut dyn FnMut(Time, Time) -> Observed) -> Option<RunResult> {
+    /// [`Observed::Stop`]: the run is abandoned, nothing of it is returned; an error as
+    /// [`Simulation::run`]'s.
+    pub fn run_observed(mut self, every: u64, observer: &mut dyn FnMut(Time, Time) -> Observed) -> Option<Result<RunResult, ScenarioError>> {
         let every = every.max(1);
         let mut left = every;
         // The loop of `run`, with a countdown beside it (the observer's call kept out of
@@ -948,7 +944,7 @@ impl Simulation {
                 }
             }
         }
-        Some(self.summarise())
+        Some(self.finish())
     }
 
     #[inline(always)]
@@ -1186,6 +1182,9 @@ impl Simulation {
                     self.arrivals[k].refused += 1;
                     return;
                 }
+                if self.flows.len() - self.static_flows >= self.slots_allowed {
+                    return self.stop_for_memory(now, k);
+                }
                 self.flows.push(Flow {
                     group,
                     base_rtt: 0,
@@ -1246,6 +1245,24 @@ impl Simulation {
         }
         self.arm_timer(source_id);
         self.arm_timer(source_id + 1);
+    }
+
+    /// Arrivals group `k` needs one more slot than the memory limit allows: the run stops
+    /// here (the horizon moved to the start, so the event loop ends after this event, at
+    /// no cost to every other event) and returns an error naming the limit.
+    #[cold]
+    #[inline(never)]
+    fn stop_for_memory(&mut self, now: Time, k: usize) {
+        let alive = self.flows.len() - self.static_flows;
+        self.stopped = Some(format!(
+            "flows[{}].arrivals: {alive} arrived flows were alive at once at {:.3} s, as many as the memory limit of {} allows \
+             (flows arrive faster than they end: see the warnings); the run stopped ({})",
+            self.arrivals[k].group,
+            now as f64 / NS_PER_SEC as f64,
+            human_bytes(self.memory_limit),
+            self.raise_hint
+        ));
+        self.horizon = 0;
     }
 
     /// Move what the flow in `slot` (of arrivals group `k`) did into its group's totals.
@@ -1603,6 +1620,14 @@ impl Simulation {
             delay_histograms,
         });
         let mut warnings = self.scenario.warnings();
+        for arrival in self.arrivals.iter().filter(|a| a.started == 0 && a.refused == 0) {
+            warnings.push(format!(
+                "flows[{}].arrivals: no flow arrived during the run (the mean time between arrivals is {} s at this load \
+                 and flow size); the group sent nothing",
+                arrival.group,
+                crate::schema::Approx(arrival.mean_gap_ns / NS_PER_SEC as f64)
+            ));
+        }
         for arrival in self.arrivals.iter().filter(|a| a.refused > 0) {
             warnings.push(format!(
                 "flows[{}].arrivals: {} arrivals found no free flow id and were not started (too many flows at once)",
@@ -1744,7 +1769,7 @@ pub fn run(scenario: Scenario) -> Result<RunResult, ScenarioError> {
 
 /// Validate and run a scenario within `limits`.
 pub fn run_with_limits(scenario: Scenario, limits: &RunLimits) -> Result<RunResult, ScenarioError> {
-    Ok(Simulation::with_limits(scenario, limits)?.run())
+    Simulation::with_limits(scenario, limits)?.run()
 }
 
 /// Makes the congestion control of flow `id` (numbered as in results) from its group's
@@ -1758,5 +1783,5 @@ pub fn run_with_controllers(
     limits: &RunLimits,
     controllers: &mut ControllerFactory<'_>,
 ) -> Result<RunResult, ScenarioError> {
-    Ok(Simulation::with_controllers(scenario, limits, Some(controllers))?.run())
+    Simulation::with_controllers(scenario, limits, Some(controllers))?.run()
 }

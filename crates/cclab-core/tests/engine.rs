@@ -133,7 +133,7 @@ cc = { algorithm = "aimd", alpha = 0.31, beta = 0.875 }
 "#;
     for (flows, duration) in [(MIXED_FLOWS, "10s"), (single, "20s")] {
         let fast = run(scenario(flows, "", duration)).unwrap();
-        let slow = Simulation::new(scenario(flows, "", duration)).unwrap().without_shortcuts().run();
+        let slow = Simulation::new(scenario(flows, "", duration)).unwrap().without_shortcuts().run().unwrap();
         assert!(slow.events > fast.events);
         let strip = |mut r: cclab_core::RunResult| {
             r.events = 0;
@@ -154,7 +154,7 @@ fn shortcuts_do_not_change_results_in_ns2_order() {
         let text = format!("profile = \"ns2\"\n{}", scenario_text(flows, "", duration));
         let parse = || Scenario::from_toml_str(&text).unwrap_or_else(|e| panic!("{e}"));
         let fast = run(parse()).unwrap();
-        let slow = Simulation::new(parse()).unwrap().without_shortcuts().run();
+        let slow = Simulation::new(parse()).unwrap().without_shortcuts().run().unwrap();
         assert!(slow.events > fast.events);
         let strip = |mut r: cclab_core::RunResult| {
             r.events = 0;
@@ -176,7 +176,7 @@ fn an_observed_run_gives_the_same_result() {
             seen.push((now, end));
             Observed::Continue
         };
-        let result = Simulation::new(scenario(MIXED_FLOWS, "", "5s")).unwrap().run_observed(every, &mut observer).unwrap();
+        let result = Simulation::new(scenario(MIXED_FLOWS, "", "5s")).unwrap().run_observed(every, &mut observer).unwrap().unwrap();
         assert_eq!(serde_json::to_string(&result).unwrap(), plain, "every {every}");
         assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0), "time only climbs");
         assert!(seen.iter().all(|&(now, end)| end == 5_000_000_000 && now <= end));

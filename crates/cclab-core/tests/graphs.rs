@@ -17,7 +17,7 @@ fn same_without_shortcuts(text: &str) -> RunResult {
 
 fn with_and_without_shortcuts(text: &str) -> (RunResult, RunResult) {
     let fast = run(scenario(text)).unwrap();
-    let slow = Simulation::new(scenario(text)).unwrap().without_shortcuts().run();
+    let slow = Simulation::new(scenario(text)).unwrap().without_shortcuts().run().unwrap();
     let strip = |mut r: RunResult| {
         r.events = 0;
         serde_json::to_string(&r).unwrap()

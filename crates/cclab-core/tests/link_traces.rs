@@ -76,7 +76,7 @@ fn tracing_changes_nothing_else_and_the_shortcuts_stay_exact() {
     let plain = run(scenario(&dumbbell("\"droptail\"", ""))).unwrap();
     let text = dumbbell("\"droptail\"", "links = [\"r1-r2\", \"s0-r1\", \"r2-r1\"]");
     let fast = run(scenario(&text)).unwrap();
-    let slow = Simulation::new(scenario(&text)).unwrap().without_shortcuts().run();
+    let slow = Simulation::new(scenario(&text)).unwrap().without_shortcuts().run().unwrap();
     let strip = |mut r: RunResult, keep_traces: bool| {
         r.events = 0;
         if !keep_traces {
@@ -134,7 +134,7 @@ fn a_capture_holds_every_packet_the_link_sent() {
             assert!(*cumulative.last().unwrap() as usize >= seqs.len() / 2);
         }
         // the capture changes nothing else, and the shortcuts stay exact with it
-        let slow = Simulation::new(scenario(&text)).unwrap().without_shortcuts().run();
+        let slow = Simulation::new(scenario(&text)).unwrap().without_shortcuts().run().unwrap();
         let strip = |mut r: RunResult| {
             r.events = 0;
             serde_json::to_string(&r).unwrap()

@@ -19,7 +19,7 @@ sink_access = {{ rate = "10Mbps", delay = "5ms" {sink_loss} }}
 
 fn same_without_shortcuts(s: Scenario) -> RunResult {
     let fast = run(s.clone()).unwrap();
-    let slow = Simulation::new(s).unwrap().without_shortcuts().run();
+    let slow = Simulation::new(s).unwrap().without_shortcuts().run().unwrap();
     let strip = |mut r: RunResult| {
         r.events = 0;
         serde_json::to_string(&r).unwrap()

@@ -12,7 +12,7 @@ fn scenario(text: &str) -> Scenario {
 /// Run with and without the shortcuts: every result the same.
 fn same_without_shortcuts(text: &str) -> RunResult {
     let fast = run(scenario(text)).unwrap();
-    let slow = Simulation::new(scenario(text)).unwrap().without_shortcuts().run();
+    let slow = Simulation::new(scenario(text)).unwrap().without_shortcuts().run().unwrap();
     let strip = |mut r: RunResult| {
         r.events = 0;
         serde_json::to_string(&r).unwrap()

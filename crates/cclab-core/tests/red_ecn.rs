@@ -69,7 +69,7 @@ fn mraimd_slows_its_increase_on_marks() {
 #[test]
 fn red_and_mraimd_unchanged_by_shortcuts() {
     let fast = run(red_scenario("\"mraimd\"", 3, "20s", false)).unwrap();
-    let slow = Simulation::new(red_scenario("\"mraimd\"", 3, "20s", false)).unwrap().without_shortcuts().run();
+    let slow = Simulation::new(red_scenario("\"mraimd\"", 3, "20s", false)).unwrap().without_shortcuts().run().unwrap();
     let strip = |mut r: cclab_core::RunResult| {
         r.events = 0;
         serde_json::to_string(&r).unwrap()

@@ -119,7 +119,7 @@ fn arrivals_are_deterministic_and_the_shortcuts_exact() {
     let b = serde_json::to_string(&run(scenario(&text)).unwrap()).unwrap();
     assert_eq!(a, b);
     let mut fast = run(scenario(&text)).unwrap();
-    let mut slow = Simulation::new(scenario(&text)).unwrap().without_shortcuts().run();
+    let mut slow = Simulation::new(scenario(&text)).unwrap().without_shortcuts().run().unwrap();
     fast.events = 0;
     slow.events = 0;
     assert_eq!(serde_json::to_string(&fast).unwrap(), serde_json::to_string(&slow).unwrap());

@@ -138,12 +138,14 @@ fn run_json(
             let outcome = py.allow_threads(|| {
                 guarded(|| {
                     let simulation = Simulation::with_limits(scenario, &limits)?;
-                    Ok(simulation.run_observed(OBSERVE_EVERY, &mut |now, end| {
-                        if !watch.due() {
-                            return Observed::Continue;
-                        }
-                        Python::with_gil(|py| watch.look(py, now, end))
-                    }))
+                    simulation
+                        .run_observed(OBSERVE_EVERY, &mut |now, end| {
+                            if !watch.due() {
+                                return Observed::Continue;
+                            }
+                            Python::with_gil(|py| watch.look(py, now, end))
+                        })
+                        .transpose()
                 })
             })?;
             watch.finish(outcome)?
@@ -175,7 +177,15 @@ fn run_with_python(
     let failure = python_cc::Failure::default();
     let mut factory = |flow: u32, config: &cclab_core::cc::external::ExternalConfig| -> Result<Box<dyn CongestionControl + Send>, String> {
         let config_json = serde_json::to_string(config).expect("a config serialises");
-        let line = |error: PyErr| error.value_bound(py).str().map(|s| s.to_string()).unwrap_or_else(|_| error.to_string());
+        // Ctrl-C while the user's module loads or the controller is made stops the run
+        // as it would anywhere else (the exception raised again, not an error line).
+        let line = |error: PyErr| {
+            if error.is_instance_of::<PyKeyboardInterrupt>(py) {
+                failure.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(python_cc::Failed::Raise(error));
+                return String::from("interrupted");
+            }
+            error.value_bound(py).str().map(|s| s.to_string()).unwrap_or_else(|_| error.to_string())
+        };
         let made = make.call1((flow, config_json)).map_err(line)?;
         let (object, hooks): (PyObject, Vec<String>) =
             made.extract().map_err(|_| format!("flow {flow}: the controller factory returned {made}, not (object, [hook names])"))?;
@@ -194,11 +204,14 @@ fn run_with_python(
     };
     let run = || {
         let simulation = Simulation::with_controllers(scenario, limits, Some(&mut factory))?;
-        Ok(simulation.run_observed(OBSERVE_EVERY, &mut |now, end| if watch.due() { watch.look(py, now, end) } else { Observed::Continue }))
+        simulation.run_observed(OBSERVE_EVERY, &mut |now, end| if watch.due() { watch.look(py, now, end) } else { Observed::Continue }).transpose()
     };
     match catch_unwind(AssertUnwindSafe(run)) {
         Ok(Ok(outcome)) => watch.finish(outcome),
-        Ok(Err(error)) => Err(to_py(error)),
+        Ok(Err(error)) => match failure.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            Some(python_cc::Failed::Raise(interrupt)) => Err(interrupt),
+            _ => Err(to_py(error)),
+        },
         Err(_) => match failure.lock().unwrap_or_else(|e| e.into_inner()).take() {
             // (the user's exception message may be of any length: the line is bounded)
             Some(python_cc::Failed::Line(line)) => Err(ScenarioError::new_err(cclab_core::schema::bounded(&line))),
@@ -294,6 +307,14 @@ fn parse_size(value_json: &str) -> PyResult<u64> {
     guarded(|| parse_field::<SizeField>(value_json).map(|size| size.0))
 }
 
+/// Check a flow-size distribution given as JSON (`{"kind": "cdf", "points": [...]}`)
+/// by the engine's rules, so that a front end reading one from a file can name the
+/// file's line for an error at `points[k]`.
+#[pyfunction]
+fn check_flow_sizes(sizes_json: &str) -> PyResult<()> {
+    guarded(|| parse_field::<cclab_core::app::arrivals::SizeDistribution>(sizes_json).map(|_| ()))
+}
+
 /// A byte count as a scenario's size fields read it (a bare number refused but 0).
 #[derive(serde::Deserialize)]
 struct SizeField(#[serde(with = "cclab_core::sim::units::bytes")] u64);
@@ -356,6 +377,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(parse_duration, m)?,
         wrap_pyfunction!(parse_rate, m)?,
         wrap_pyfunction!(parse_size, m)?,
+        wrap_pyfunction!(check_flow_sizes, m)?,
         wrap_pyfunction!(schedule_windows, m)?,
         wrap_pyfunction!(jain_index, m)?,
     ] {

@@ -61,6 +61,12 @@ def user_errors() -> Iterator[None]:
         fail(OSError(f"{where}{error.strerror or error}"), USAGE_ERROR)
     except (BenchError, InternalError, Ns2Error) as error:
         fail(error, RUN_FAILED)
+    except Exception as error:
+        # A results store damaged past what opening it checks (a Parquet page overwritten
+        # in the middle of a part): the reader's own words, on one line.
+        if type(error).__module__.split(".")[0].lstrip("_") not in ("duckdb", "pyarrow"):
+            raise
+        fail(Exception(f"the results store cannot be read: {error}"), RUN_FAILED)
 
 
 def fail(error: Exception, code: int) -> None:

@@ -35,8 +35,8 @@ def run(source: ScenarioSource, *, overrides: Overrides = None, max_memory: Unio
 
     source = bind_objects(source)
     if isinstance(overrides, Mapping):
-        overrides = {key: bind_value(value) for key, value in overrides.items()}
-    settings = {key: bind_value(value) for key, value in settings.items()}
+        overrides = {key: bind_value(value, key) for key, value in overrides.items()}
+    settings = {key: bind_value(value, key) for key, value in settings.items()}
     scenario, folder = load_unresolved(source, overrides)
     scenario = resolve_files(apply_overrides(scenario, settings), folder)
     payload, memory = scenario_json(scenario), parse_memory(max_memory)

@@ -136,7 +136,11 @@ def run_many(scenarios: Iterable[Any], executor: Any = None, *, jobs: Optional[i
 
     if errors not in ("raise", "keep"):
         raise ValueError(f"errors={errors!r}: choose 'raise' or 'keep'")
-    loaded = [load_scenario(source) for source in scenarios]
+    from cclab.cc import bind_objects
+
+    # A class as a group's cc, as cclab.run takes it: bound before the pool starts, so
+    # its forked workers know it (another executor's workers are told to name a file).
+    loaded = [load_scenario(bind_objects(source)) for source in scenarios]
     for scenario in loaded:
         validate(scenario)
     payloads = [scenario_json(scenario) for scenario in loaded]

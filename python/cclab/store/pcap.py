@@ -147,5 +147,11 @@ def write_all(result, directory: str | Path) -> list[Path]:
     return written
 
 
+# A capture's file name is at most this many bytes of the link's name (with "~N" and
+# ".pcap" well inside the 255 bytes a file name may have, whatever the characters).
+STEM_BYTES = 200
+
+
 def _file_name(link: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in link)[:120] or "link"
+    stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in link).lstrip(".")
+    return stem.encode("utf-8")[:STEM_BYTES].decode("utf-8", "ignore") or "link"

@@ -264,6 +264,12 @@ class SweepStore:
                 raise StoreError(f"{self.path}: in use by another process (a sweep still running?)") from None
             raise StoreError(f"{self.path}: not a cclab results file or unreadable ({first_line})") from None
         catalog = self._catalog_tables()
+        foreign = sorted(catalog - set(LEGACY_TABLES) - {"plans", "stored"})
+        if foreign and not catalog & {"plans", "stored", "runs"}:
+            self._db.close()
+            raise StoreError(f"{self.path}: a DuckDB database that is not a cclab results store (it holds "
+                             f"{', '.join(foreign[:3])}{' ...' if len(foreign) > 3 else ''}); choose another file, "
+                             "nothing was changed")
         self.legacy = "stored" not in catalog and "runs" in catalog
         if read_only:
             if "stored" not in catalog and "runs" not in catalog:
@@ -274,6 +280,13 @@ class SweepStore:
                 self._db.close()
                 raise StoreError(f"{self.path}: its runs are in {self.parts.name}/ beside it, which is missing "
                                  "(move or copy the two together)")
+            damaged = self._damaged_parts()
+            if damaged:
+                self._db.close()
+                part, file = damaged[0]
+                raise StoreError(f"{file}: damaged (not a whole Parquet file); {len(damaged)} damaged part file(s) in "
+                                 f"{self.parts.name}/: resume the sweep (or reproduction) with this store to run their "
+                                 "runs again")
             return
         self._exec("CREATE TABLE IF NOT EXISTS plans (plan_hash VARCHAR, name VARCHAR, plan_toml VARCHAR, "
                    "recorded_utc VARCHAR, kind VARCHAR)")
@@ -282,7 +295,7 @@ class SweepStore:
             self._convert_legacy(catalog)
         self._exec("CREATE TABLE IF NOT EXISTS stored (run_id VARCHAR NOT NULL, part VARCHAR NOT NULL, "
                    "status VARCHAR NOT NULL, plan_hash VARCHAR, recorded_utc VARCHAR)")
-        self._forget_missing_parts()
+        self._forget_missing_parts(damaged={part for part, _ in self._damaged_parts()})
         self._recorded = {row[0] for row in self._db.execute("SELECT run_id FROM stored").fetchall()}
         self._remove_unrecorded_parts()
 
@@ -490,14 +503,32 @@ class SweepStore:
                        f"ON t.run_id = s.run_id AND t.{PART_COLUMN} = s.part")
             self._views[name] = str(directory)
 
-    def _forget_missing_parts(self) -> None:
+    def _forget_missing_parts(self, damaged: set[str]) -> None:
         """Runs recorded in parts that are not on disk (a catalog copied without its
-        parts directory) are not stored: they run again."""
+        parts directory) or are damaged are not stored: they run again (and the damaged
+        files are removed with the unrecorded ones)."""
         recorded = [row[0] for row in self._db.execute("SELECT DISTINCT part FROM stored").fetchall()]
-        missing = [part for part in recorded if not (self.parts / "runs" / f"{part}.parquet").is_file()]
+        missing = [part for part in recorded
+                   if part in damaged or not (self.parts / "runs" / f"{part}.parquet").is_file()]
         if missing:
             with self._transaction():
                 self._exec("DELETE FROM stored WHERE part IN (SELECT unnest(?::VARCHAR[]))", [missing])
+
+    def _damaged_parts(self) -> list[tuple[str, Path]]:
+        """(part, file) of every recorded part's file that is not a whole Parquet file
+        (truncated, zeroed, overwritten: it neither starts nor ends with Parquet's magic
+        bytes), checked without parsing it."""
+        if self.legacy or not self.parts.is_dir():
+            return []
+        recorded = {row[0] for row in self._db.execute("SELECT DISTINCT part FROM stored").fetchall()}
+        damaged = []
+        for directory in sorted(self.parts.iterdir()):
+            if not directory.is_dir():
+                continue
+            for file in sorted(directory.glob("*.parquet")):
+                if file.stem in recorded and not _whole_parquet(file):
+                    damaged.append((file.stem, file))
+        return damaged
 
     def _remove_unrecorded_parts(self) -> None:
         """Remove the files of parts no run is recorded in (a batch the driver never
@@ -574,6 +605,21 @@ def axis_columns(frame: pd.DataFrame) -> list[str]:
     (those in front of plan_name)."""
     columns = list(frame.columns)
     return columns[: columns.index("plan_name")] if "plan_name" in columns else []
+
+
+def _whole_parquet(file: Path) -> bool:
+    """Whether ``file`` starts and ends with Parquet's magic bytes (a file cut short, or
+    overwritten, does not)."""
+    try:
+        with open(file, "rb") as handle:
+            head = handle.read(4)
+            handle.seek(0, os.SEEK_END)
+            if handle.tell() < 12:
+                return False
+            handle.seek(-4, os.SEEK_END)
+            return head == b"PAR1" and handle.read(4) == b"PAR1"
+    except OSError:
+        return False
 
 
 def _sql_string(path: Path) -> str:

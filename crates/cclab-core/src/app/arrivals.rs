@@ -252,6 +252,20 @@ impl ArrivalSpec {
         1e9 / per_second
     }
 
+    /// The load the flows offer on the wire, at least: `load` counts payload only, but
+    /// each flow sends whole packets of `packet_bytes` (payload and headers) and first a
+    /// SYN of `syn_bytes` (0 without one), so it is `load` × (E[⌈size / payload⌉] ×
+    /// packet_bytes + syn_bytes) / E[size] — whatever the capacity. E[⌈size / payload⌉]
+    /// is exact for fixed sizes and bounded below by max(1, E[size] / payload) otherwise.
+    pub fn wire_load_at_least(&self, payload: u32, packet_bytes: u32, syn_bytes: u32) -> f64 {
+        let mean = self.sizes.mean();
+        let packets = match self.sizes {
+            SizeDistribution::Fixed(size) => size.0.div_ceil(payload as u64) as f64,
+            _ => (mean / payload as f64).max(1.0),
+        };
+        self.load * (packets * packet_bytes as f64 + syn_bytes as f64) / mean
+    }
+
     /// One gap between arrivals (exponential), in ns, at least 1.
     pub fn draw_gap(&self, mean_gap_ns: f64, rng: &mut RngStream) -> u64 {
         let u = 1.0 - rng.gen::<f64>();
@@ -288,6 +302,18 @@ mod tests {
         let d = sizes(r#"{"kind": "pareto", "mean": "100KB", "shape": 2.5}"#).unwrap();
         let mean = sample_mean(&d, 400_000);
         assert!((mean / 100_000.0 - 1.0).abs() < 0.02, "{mean}");
+    }
+
+    #[test]
+    fn wire_load_counts_whole_packets_headers_and_the_syn() {
+        let spec = |text: &str| ArrivalSpec { kind: "poisson", load: 0.5, sizes: sizes(text).unwrap() };
+        // 1-byte flows: one 1040-byte packet and a 40-byte SYN each, for 1 byte of load
+        assert_eq!(spec(r#"{"kind": "fixed", "size": "1B"}"#).wire_load_at_least(1000, 1040, 40), 0.5 * 1080.0);
+        // 2500 bytes: three packets
+        assert_eq!(spec(r#"{"kind": "fixed", "size": "2500B"}"#).wire_load_at_least(1000, 1040, 0), 0.5 * 3120.0 / 2500.0);
+        // large flows: about the load with the headers' share
+        let pareto = spec(r#"{"kind": "pareto", "mean": "1MB"}"#).wire_load_at_least(1000, 1040, 40);
+        assert!((pareto - 0.5 * 1.04).abs() < 1e-4, "{pareto}");
     }
 
     #[test]
