@@ -410,7 +410,7 @@ def test_a_file_that_is_not_a_store_or_a_catalog_without_its_parts_is_a_one_line
 
     with duckdb.connect(str(tmp_path / "other.duckdb")) as db:
         db.execute("CREATE TABLE things (x INTEGER)")
-    with pytest.raises(StoreError, match=r"not a cclab results file \(no runs table\)$"):
+    with pytest.raises(StoreError, match=r"a DuckDB database that is not a cclab results store \(it holds things\)"):
         SweepStore(tmp_path / "other.duckdb", read_only=True)
 
 

@@ -596,8 +596,8 @@ impl Scenario {
         }
         let graph = self.expand_topology()?;
         // Traced links are named by the expanded topology: known before the run.
-        graph.named_links("trace.links", &self.trace.links)?;
-        graph.named_links("trace.pcap", &self.trace.pcap)?;
+        graph.named_links("trace.links", &self.trace.links).map_err(ScenarioError)?;
+        graph.named_links("trace.pcap", &self.trace.pcap).map_err(ScenarioError)?;
         let mut names = std::collections::HashSet::new();
         for (i, g) in self.flows.iter().enumerate() {
             let name = self.group_name(i);

@@ -764,12 +764,12 @@ impl Simulation {
             link.ns2_ties = ns2_ties;
             link.horizon = horizon;
         }
-        let traced_links = graph.named_links("trace.links", &scenario.trace.links)?;
+        let traced_links = graph.named_links("trace.links", &scenario.trace.links).map_err(ScenarioError)?;
         for &id in &traced_links {
             links[id as usize].extras_mut().bins = Some(crate::net::link::LinkBins::new(bin_width, bins).detailed());
         }
         let mut captures = Captures::default();
-        for (id, name) in graph.named_links("trace.pcap", &scenario.trace.pcap)?.into_iter().zip(&scenario.trace.pcap) {
+        for (id, name) in graph.named_links("trace.pcap", &scenario.trace.pcap).map_err(ScenarioError)?.into_iter().zip(&scenario.trace.pcap) {
             links[id as usize].captured = true;
             captures.by_link.push((id, Capture { name: name.clone(), ..Default::default() }));
         }

@@ -458,7 +458,7 @@ impl Graph {
     /// The link directions `trace.links` or `trace.pcap` (`field`) names, each once, in its
     /// order, or an error naming the entry. Names are looked up in one map (a list as long as
     /// the graph must not cost a scan of the graph per entry).
-    pub fn named_links(&self, field: &str, names: &[String]) -> Result<Vec<LinkId>, crate::scenario::ScenarioError> {
+    pub fn named_links(&self, field: &str, names: &[String]) -> Result<Vec<LinkId>, String> {
         if names.is_empty() {
             return Ok(Vec::new());
         }
@@ -470,14 +470,14 @@ impl Graph {
             let Some(&id) = by_name.get(name.as_str()) else {
                 let known: Vec<String> = (0..self.links.len().min(8)).map(|l| self.link_name(l as LinkId)).collect();
                 let more = if self.links.len() > 8 { ", ..." } else { "" };
-                return Err(crate::scenario::ScenarioError(format!(
+                return Err(format!(
                     "{field}[{k}]: no link direction is named {} (they are named \"FROM-TO\": {}{more})",
                     crate::schema::quoted(name),
                     known.join(", ")
-                )));
+                ));
             };
             if !seen.insert(id) {
-                return Err(crate::scenario::ScenarioError(format!("{field}[{k}]: {} is named twice", crate::schema::quoted(name))));
+                return Err(format!("{field}[{k}]: {} is named twice", crate::schema::quoted(name)));
             }
             ids.push(id);
         }
