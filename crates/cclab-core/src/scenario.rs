@@ -288,9 +288,9 @@ impl FlowGroup {
                 })?;
             }
             Transport::Tcp => {
-                let dctcp = self.cc.get_or_insert_with(CcConfig::default).dctcp_ecn();
+                let ecn = self.cc.get_or_insert_with(CcConfig::default).ecn();
                 let tcp = self.tcp.get_or_insert_with(TcpConfig::default);
-                tcp.ecn |= dctcp; // DCTCP is ECN-capable by definition (RFC 8257 §3.1)
+                tcp.ecn |= ecn != crate::cc::EcnUse::AsConfigured; // (DCTCP: ECN-capable by definition)
                 tcp.normalize(profile).map_err(|(field, message)| {
                     let field = match field {
                         "ns2.sack1_recovery" => "tcp.ns2.sack1_recovery",

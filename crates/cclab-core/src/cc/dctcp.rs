@@ -31,6 +31,11 @@ impl Default for DctcpConfig {
 impl Algorithm for DctcpConfig {
     type Controller = Dctcp;
 
+    /// ECN-capable by definition (RFC 8257 §3.1), echoed exactly (§3.2).
+    fn ecn(&self) -> super::EcnUse {
+        super::EcnUse::ExactEcho
+    }
+
     fn validate(&self) -> Result<(), (&'static str, String)> {
         let num = crate::schema::Num;
         if !(self.g > 0.0 && self.g <= 1.0) {

@@ -189,9 +189,34 @@ pub trait CongestionControl {
     fn set_seed(&mut self, _seed: u64) {}
 }
 
+/// How an algorithm uses ECN, as it declares it ([`Algorithm::ecn`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EcnUse {
+    /// As the flow group's `tcp.ecn` says (RFC 3168 when on).
+    #[default]
+    AsConfigured,
+    /// ECN-capable whatever `tcp.ecn` says, its receiver echoing each segment's CE mark
+    /// exactly (DCTCP, RFC 8257 §3.2).
+    ExactEcho,
+}
+
+/// Whose ns-2 agent an algorithm was, as it declares it ([`Algorithm::ns2_agent`]): the
+/// agent's Tcl defaults shape the ns-2 profile's NewReno recovery
+/// (`tcp.ns2.newreno_recovery`; the rules themselves are the transport's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ns2Agent {
+    /// ns-2.35's Agent/TCP/Newreno.
+    #[default]
+    Newreno,
+    /// UCLA's Agent/TCP/WestwoodNR (`westwood-be` with `profile = "ucla"`).
+    WestwoodNr,
+}
+
 /// What the registry needs of an algorithm: its scenario form (the config, serde), the
-/// range checks of its parameters and the controller it builds. An algorithm is one file
-/// with a config implementing this, and one line of [`algorithms!`].
+/// range checks of its parameters, the controller it builds, and what it needs of the
+/// sender and receiver (declared here, so that a new algorithm with the same needs is
+/// one file and one registry line). An algorithm is one file with a config implementing
+/// this, and one line of [`algorithms!`].
 pub trait Algorithm: Serialize + serde::de::DeserializeOwned + Clone + std::fmt::Debug + PartialEq {
     type Controller: CongestionControl;
     /// Err((field, message)) for a parameter out of range.
@@ -199,6 +224,14 @@ pub trait Algorithm: Serialize + serde::de::DeserializeOwned + Clone + std::fmt:
         Ok(())
     }
     fn build(&self) -> Self::Controller;
+    /// How the algorithm uses ECN.
+    fn ecn(&self) -> EcnUse {
+        EcnUse::AsConfigured
+    }
+    /// The ns-2 agent whose recovery defaults it runs with in the ns-2 profile.
+    fn ns2_agent(&self) -> Ns2Agent {
+        Ns2Agent::Newreno
+    }
 }
 
 /// The config as a scenario writes it: `{ algorithm = NAME, ...its fields }`.
@@ -241,6 +274,20 @@ macro_rules! algorithms {
             pub fn name(&self) -> &'static str {
                 match self {
                     $(CcConfig::$variant(_) => $name,)+
+                }
+            }
+
+            /// How the algorithm uses ECN ([`Algorithm::ecn`]).
+            pub fn ecn(&self) -> EcnUse {
+                match self {
+                    $(CcConfig::$variant(c) => Algorithm::ecn(c),)+
+                }
+            }
+
+            /// Whose ns-2 agent the algorithm was ([`Algorithm::ns2_agent`]).
+            pub fn ns2_agent(&self) -> Ns2Agent {
+                match self {
+                    $(CcConfig::$variant(c) => Algorithm::ns2_agent(c),)+
                 }
             }
 
@@ -404,19 +451,6 @@ impl CcConfig {
         self.build().label()
     }
 
-    /// DCTCP: its flows are ECN-capable whatever `tcp.ecn` says, and their receivers echo
-    /// each segment's CE mark exactly (RFC 8257 §3.2).
-    pub fn dctcp_ecn(&self) -> bool {
-        matches!(self, CcConfig::Dctcp(_))
-    }
-
-    /// Whose ns-2 agent this algorithm was (its Tcl defaults shape `tcp.ns2.newreno_recovery`).
-    pub fn ns2_agent(&self) -> crate::transport::NewrenoAgent {
-        match self {
-            CcConfig::WestwoodBe(c) if c.profile == westwood_be::BeProfile::Ucla => crate::transport::NewrenoAgent::WestwoodNr,
-            _ => crate::transport::NewrenoAgent::Newreno,
-        }
-    }
 }
 
 /// Parse an algorithm's parameters and check their ranges; errors name the field.

@@ -114,6 +114,13 @@ impl super::Algorithm for WestwoodBeConfig {
     fn build(&self) -> Westwood<super::estimators::BandwidthEstimator> {
         WestwoodBeConfig::build(self)
     }
+    /// UCLA's agent (`profile = "ucla"`) was Agent/TCP/WestwoodNR.
+    fn ns2_agent(&self) -> super::Ns2Agent {
+        match self.profile {
+            BeProfile::Ucla => super::Ns2Agent::WestwoodNr,
+            BeProfile::Paper => super::Ns2Agent::Newreno,
+        }
+    }
 }
 
 #[cfg(test)]

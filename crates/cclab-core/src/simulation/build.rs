@@ -112,7 +112,7 @@ pub(super) fn tcp_pair(
         receiver = receiver.with_ns2_ecn();
     }
     let cc = group.cc();
-    if cc.dctcp_ecn() {
+    if cc.ecn() == crate::cc::EcnUse::ExactEcho {
         receiver = receiver.with_dctcp_echo();
     }
     let mut controller = controller.unwrap_or_else(|| cc.build());

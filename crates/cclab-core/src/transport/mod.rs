@@ -28,6 +28,7 @@ pub use recovery::newreno::NewrenoAgent;
 pub use endpoint::{Endpoint, Outbox, Outgoing};
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;
+pub use tcb::{RttSums, SenderStats};
 pub use udp::{UdpSink, UdpSource};
 
 use crate::sim::Time;

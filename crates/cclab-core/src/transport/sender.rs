@@ -17,22 +17,11 @@
 //! output vector, and exposes the deadline of its retransmission timer.
 use super::recovery::{LossRecovery, RecoveryOps};
 use super::rto::RtoEstimator;
-use super::tcb::Tcb;
+use super::tcb::{SenderStats, Tcb};
 use super::{AckInfo, NewrenoAgent, Outbox, TcpConfig};
 use crate::app::TcpApplication;
 use crate::cc::{Controller, Window};
 use crate::sim::Time;
-
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct SenderStats {
-    /// Data segments put on the wire, retransmissions included (SYN excluded).
-    pub data_packets_sent: u64,
-    pub retransmitted_packets: u64,
-    pub timeouts: u64,
-    pub fast_recoveries: u64,
-    pub ecn_reductions: u64,
-    pub rtt: RttSums,
-}
 
 /// A TCP data sender: its loss recovery and its control block.
 ///
@@ -42,14 +31,6 @@ pub struct SenderStats {
 pub struct TcpSender {
     recovery: LossRecovery,
     tcb: Tcb,
-}
-
-/// Sums for mean RTT and RTO, sampled at each RTO-estimator update.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct RttSums {
-    pub samples: u64,
-    pub rtt_ns: f64,
-    pub rto_ns: f64,
 }
 
 impl TcpSender {

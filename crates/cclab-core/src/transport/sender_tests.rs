@@ -3,6 +3,7 @@
 //! ns-2's decrease (the first reduction halves), no SYN, 1000-byte segments.
 use super::*;
 use crate::transport::recovery::LossRecovery;
+use crate::transport::RttSums;
 use crate::app::TcpApplication;
 use crate::cc::{AckSample, Aimd, CongestionControl, CongestionEvent, CongestionSignal, Window};
 use crate::transport::{AckInfo, Header, Outgoing, Recovery, Seq, TcpConfig};

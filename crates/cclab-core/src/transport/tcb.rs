@@ -8,12 +8,31 @@
 use super::pacing::Pacer;
 use super::rate::RateSampler;
 use super::rto::RtoEstimator;
-use super::sender::SenderStats;
 use super::{AckInfo, Header, Ns2Rules, Outbox, Outgoing, Seq, TcpConfig};
 use crate::app::TcpApplication;
 use crate::cc::{AckSample, CongestionControl, CongestionEvent, CongestionSignal, Controller, Window};
 use crate::sim::Time;
 use std::collections::VecDeque;
+
+/// What a sender did, counted as it goes (the flow's row in results).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SenderStats {
+    /// Data segments put on the wire, retransmissions included (SYN excluded).
+    pub data_packets_sent: u64,
+    pub retransmitted_packets: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    pub ecn_reductions: u64,
+    pub rtt: RttSums,
+}
+
+/// Sums for mean RTT and RTO, sampled at each RTO-estimator update.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RttSums {
+    pub samples: u64,
+    pub rtt_ns: f64,
+    pub rto_ns: f64,
+}
 
 /// cwnd after a retransmission timeout (RFC 5681 §3.1 "loss window").
 const LOSS_WINDOW: f64 = 1.0;

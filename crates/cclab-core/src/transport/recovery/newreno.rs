@@ -25,16 +25,10 @@ use crate::sim::Time;
 use crate::transport::tcb::Tcb;
 use crate::transport::Outbox;
 
-/// Whose Tcl defaults set `newreno_recovery`'s parameters (the congestion control
-/// decides: [`crate::cc::CcConfig::ns2_agent`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum NewrenoAgent {
-    /// ns-2.35's Agent/TCP/Newreno.
-    #[default]
-    Newreno,
-    /// UCLA's Agent/TCP/WestwoodNR (`westwood-be` with `profile = "ucla"`).
-    WestwoodNr,
-}
+/// Whose Tcl defaults set `newreno_recovery`'s parameters: the congestion control
+/// declares it ([`crate::cc::Algorithm::ns2_agent`]); the rules each agent's defaults
+/// make are the transport's, here.
+pub use crate::cc::Ns2Agent as NewrenoAgent;
 
 impl NewrenoAgent {
     /// `dupwnd_` at the third duplicate ACK.
