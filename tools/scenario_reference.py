@@ -160,6 +160,41 @@ def registry() -> list[tuple[str, str, str]]:
     return out
 
 
+def queue_registry() -> list[tuple[str, str, str, str, Path]]:
+    """(kind name, group, spec type, doc, file) of every queue discipline in the registry
+    of net/qdisc/mod.rs (`disciplines!`): the group is fifo, admission or dequeue, the
+    file the discipline's own (its module `qdisc::<module>`)."""
+    text = (CORE / "net" / "qdisc" / "mod.rs").read_text()
+    body = text[text.index("\ndisciplines! {"):]
+    body = body[:body.index("\n}\n")]
+    out, docs, group = [], [], ""
+    for line in body.splitlines()[1:]:
+        line = line.strip()
+        if re.match(r"^\w+ \{$", line):
+            group = line.split()[0]
+        elif line.startswith("///"):
+            docs.append(line)
+            continue
+        m = re.match(r'"([^"]+)"\s*=>\s*\w+\((\w+)::(\w+)\),', line)
+        if m:
+            out.append((m.group(1), group, m.group(3), _doc(docs), CORE / "net" / "qdisc" / f"{m.group(2)}.rs"))
+        docs = []
+    return out
+
+
+# Parameters a discipline cannot be written without, for the scenario that shows its
+# defaults (a discipline whose parameters all have defaults needs nothing here).
+REQUIRED_QUEUE = {"step_mark": {"threshold": 20}}
+
+
+def _queue(kind: str, spec: str) -> Section:
+    required = REQUIRED_QUEUE.get(kind)
+    title = f'`queue = {{ kind = "{kind}" }}`' if required else f'`queue = "{kind}"`'
+    where = "`queue` of any link" + (f' (`queue = "{kind}"` or `{{ kind = "{kind}", ... }}`)' if not required else "")
+    return Section(title, spec, where, with_link(queue={"kind": kind, **required} if required else kind),
+                   ("topology", "bottleneck", "queue"))
+
+
 def choices() -> dict[str, list[str]]:
     """Enum type → its names in scenarios (`named_choice!`)."""
     out = {}
@@ -252,16 +287,6 @@ SECTIONS: list[Section] = [
     Section('`kind = "wired-wireless"`', "WiredWireless", "`[topology]`",
             probe({"from": "source", "to": "mobile"}, topology={"kind": "wired-wireless"}), ("topology",)),
     Section("Wired-wireless hops", "PresetHop", "`topology.wired`, `topology.wireless`", None),
-    Section('`queue = "red"`', "RedSpec", "`queue` of any link (`queue = \"red\"` or `{ kind = \"red\", ... }`)",
-            with_link(queue="red"), ("topology", "bottleneck", "queue")),
-    Section('`queue = "codel"`', "CodelSpec", "`queue` of any link", with_link(queue="codel"),
-            ("topology", "bottleneck", "queue")),
-    Section('`queue = "fq_codel"`', "FqCodelSpec", "`queue` of any link", with_link(queue="fq_codel"),
-            ("topology", "bottleneck", "queue")),
-    Section('`queue = "pie"`', "PieSpec", "`queue` of any link", with_link(queue="pie"),
-            ("topology", "bottleneck", "queue")),
-    Section('`queue = { kind = "step_mark" }`', "StepMarkSpec", "`queue` of any link",
-            with_link(queue={"kind": "step_mark", "threshold": 20}), ("topology", "bottleneck", "queue")),
     Section('`loss = { model = "bernoulli" }`', "BernoulliLoss", "`loss` / `reverse_loss` of any link", None),
     Section('`loss = { model = "gilbert_elliott" }`', "GilbertElliottLoss", "`loss` / `reverse_loss` of any link",
             with_link(loss={"model": "gilbert_elliott", "good_to_bad": 0.01, "bad_to_good": 0.1}),
@@ -279,13 +304,17 @@ NOT_SCENARIO_TABLES = {
     "LinkDescription", "FlowRoute", "FlowPlan", "FctSummary", "FctBucket", "FctTable", "DelayHistogram", "DelayColumns",
     # transparent wrappers documented as the struct they wrap, and tagged enums whose
     # variants have their own sections
-    "TcpInverseConfig", "SqrtInverseConfig", "SqrtConfig", "IiadConfig", "AppSpec", "LossSpec", "QueueSpec",
+    "TcpInverseConfig", "SqrtInverseConfig", "SqrtConfig", "IiadConfig", "AppSpec", "LossSpec", "QueueSpec", "DroptailSpec",
     "Topology", "RateSchedule", "CcConfig", "PresetParams",
 }
 
 
 def all_sections() -> list[Section]:
     sections = list(SECTIONS)
+    # a queue discipline with parameters: its section, after the topology's
+    at = next(i for i, s in enumerate(sections) if s.item == "PresetHop") + 1
+    queue_items = parse_items()
+    sections[at:at] = [_queue(kind, spec) for kind, _, spec, _, _ in queue_registry() if queue_items[spec].fields]
     for name, config, _ in registry():
         if config in {"TcpInverseConfig", "SqrtInverseConfig"}:
             config = "InverseB"
@@ -436,7 +465,7 @@ def render(validate) -> str:
         ("Transport", lambda s: s.item in {"TcpConfig", "Ns2Switches", "TfrcConfig"}),
         ("Topology", lambda s: s.item in {"Dumbbell", "LinkSpec", "GraphTopology", "ChainTopology", "GraphLink",
                                           "LinkOverrides", "WiredWireless", "PresetHop", "SquareWave"}),
-        ("Queues", lambda s: s.item in {"RedSpec", "CodelSpec", "FqCodelSpec", "PieSpec", "StepMarkSpec"}),
+        ("Queues", lambda s: s.where.startswith("`queue` of any link")),
         ("Loss models", lambda s: s.item.endswith("Loss")),
         ("Congestion control", lambda s: s.where.startswith("`flows[].cc")),
     ]
@@ -596,25 +625,16 @@ def render_algorithms() -> str:
                                   else ", ".join(f"`{s}`" for s in state) if state else "none"),
             "",
         ]
-    out += ["## Queue disciplines", ""]
-    queues = [("droptail", None, "FIFO with a packet (`buffer`) and optional byte (`buffer_bytes`) limit; "
-               "the default of every link direction."),
-              ("red", "RedSpec", ""), ("codel", "CodelSpec", ""), ("fq_codel", "FqCodelSpec", ""),
-              ("pie", "PieSpec", ""), ("step_mark", "StepMarkSpec", "")]
-    files = {"red": CORE / "net" / "red.rs", "codel": CORE / "net" / "qdisc" / "codel.rs",
-             "fq_codel": CORE / "net" / "qdisc" / "fq_codel.rs", "pie": CORE / "net" / "qdisc" / "pie.rs"}
-    for kind, spec, text in queues:
-        out += [f"### `{kind}`", ""]
-        if spec:
-            item = items[spec]
-            if item.doc:
-                out += [item.doc, ""]
-            if kind in files:
-                out += [_module_doc(files[kind]), ""]
-            out += [f"- Source: `{(files.get(kind) or item.file).relative_to(ROOT).as_posix()}`",
-                    f"- Parameters: [{sections[spec].title}](scenario.md#{_anchor(sections[spec].title)})", ""]
-        else:
-            out += [text, "", "- Source: `crates/cclab-core/src/net/link.rs`", ""]
+    out += ["## Queue disciplines", "",
+            "Decided by the FIFO's limits alone (fifo), at a packet's admission (admission: the link keeps "
+            "its fast path), or at its dequeue (dequeue: the link's transmitter takes the discipline's next "
+            "packet when it is free).", ""]
+    for kind, group, spec, doc, file in queue_registry():
+        item = items[spec]
+        out += [f"### `{kind}`", "", f"{doc} Decided: {group}.", "", _module_doc(file), "",
+                f"- Source: `{file.relative_to(ROOT).as_posix()}`",
+                f"- Parameters: [{sections[spec].title}](scenario.md#{_anchor(sections[spec].title)})"
+                if item.fields else "- Parameters: none (the link's `buffer` and `buffer_bytes`)", ""]
     out += [
         "Every discipline's per-bin queue statistics (arrivals, drops, marks, queue length, sojourn) "
         "can be traced on any link direction with `[trace] links = [\"NAME\"]`; its drops and marks "

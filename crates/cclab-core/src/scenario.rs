@@ -89,8 +89,12 @@ fn one() -> NonZeroU32 {
 }
 
 pub use crate::net::topology::{BufferSpec, Dumbbell, GraphLink, LinkOverrides, LinkSpec, Topology};
-pub use crate::net::qdisc::{CodelSpec, FqCodelSpec, PieSpec, QueueSpec, StepMarkSpec};
-pub use crate::net::red::{RedMode, RedSpec};
+pub use crate::net::qdisc::codel::CodelSpec;
+pub use crate::net::qdisc::fq_codel::FqCodelSpec;
+pub use crate::net::qdisc::pie::PieSpec;
+pub use crate::net::qdisc::step_mark::StepMarkSpec;
+pub use crate::net::qdisc::QueueSpec;
+pub use crate::net::qdisc::red::{RedMode, RedSpec};
 
 pub use crate::net::loss::LossSpec;
 

@@ -28,8 +28,8 @@
 //! packet travels the ring like any other. Such a link is never pass-through, and
 //! neither is a link feeding it (its arrivals must come in time order, at their time).
 use super::loss::LossModel;
-use super::qdisc::{AdmissionAqm, AdmissionDiscipline, DequeueAqm, DequeueDiscipline, Fifo, QueueItem, Verdict};
-use super::red::{Red, RedVerdict};
+use super::qdisc::red::Red;
+use super::qdisc::{AdmissionAqm, AdmissionDiscipline, Arrival, DequeueAqm, DequeueDiscipline, QueueItem, Verdict};
 use crate::sim::{Rate, Time};
 
 /// Rings this large or larger shrink when a lap of them holds at most an eighth.
@@ -73,9 +73,6 @@ pub struct LinkExtras {
     /// Optional limit on the bytes waiting (ns-2 DropTail with `queue-in-bytes`).
     pub limit_bytes: Option<u64>,
     pub loss: Option<LossModel>,
-    /// RED instead of plain DropTail (the packet limit still applies; in byte mode RED
-    /// limits the bytes waiting to limit × mean_packet_size instead, as ns-2.35).
-    pub red: Option<Red>,
     pub queue_trace: Option<Vec<(Time, u32)>>,
     /// Samples the queue trace may hold (its share of the run's memory limit); past it
     /// the trace stops and `queue_trace_full` says so.
@@ -89,18 +86,16 @@ pub struct LinkExtras {
     /// For the byte length of the waiting queue (a byte limit, RED in byte mode): the
     /// bytes admitted before each held packet, a ring beside the timing ring.
     bytes_before: Vec<u64>,
-    /// An admission-time discipline other than RED (PIE, step marking).
+    /// An admission-time discipline (RED, PIE, step marking); it counts its own drops
+    /// and marks.
     pub aqm: Option<AdmissionAqm>,
-    /// Packets the admission-time discipline dropped or marked.
-    pub aqm_drops: u64,
-    pub aqm_marks: u64,
 }
 
 impl LinkExtras {
     /// Whether admissions need the queue's length in bytes.
     fn counts_bytes(&self) -> bool {
         self.limit_bytes.is_some()
-            || self.red.as_ref().is_some_and(|red| red.parameters_in_bytes())
+            || self.aqm.as_ref().is_some_and(|aqm| aqm.counts_bytes())
             || self.bins.as_ref().is_some_and(|bins| bins.detail.is_some())
     }
 }
@@ -344,7 +339,10 @@ impl<P: QueueItem + Default> Link<P> {
     }
 
     pub fn red(&self) -> Option<&Red> {
-        self.extras.as_ref().and_then(|x| x.red.as_ref())
+        match self.extras.as_ref()?.aqm.as_ref()? {
+            AdmissionAqm::Red(red) => Some(red),
+            _ => None,
+        }
     }
 
     pub fn bins(&self) -> Option<&LinkBins> {
@@ -540,7 +538,7 @@ impl<P: QueueItem + Default> Link<P> {
             }
             // RED (or PIE, step marking) first: RED's average counts every arrival, as in
             // ns-2's REDQueue::enque.
-            if x.red.is_some() || x.aqm.is_some() {
+            if x.aqm.is_some() {
                 match self.discipline_verdict(now, waiting, busy, bytes, ect) {
                     (Verdict::Admit, limit) => packet_limit = limit,
                     (Verdict::Mark, limit) => {
@@ -661,38 +659,15 @@ impl<P: QueueItem + Default> Link<P> {
     }
 
     /// The verdict of the link's admission-time discipline (RED, PIE, step marking) on
-    /// an arrival, counted, and whether the packet limit still applies (RED in byte mode
-    /// applies its own, in bytes); out of line, to keep the common path short.
+    /// an arrival, and whether the packet limit still applies (RED in byte mode applies
+    /// its own, in bytes); out of line, to keep the common path short.
     #[inline(never)]
     fn discipline_verdict(&mut self, now: Time, waiting: u32, busy: bool, bytes: u32, ect: bool) -> (Verdict, bool) {
-        if self.red().is_some() {
-            return match self.red_verdict(now, waiting, busy, bytes, ect) {
-                (RedVerdict::Enqueue, in_bytes) => (Verdict::Admit, !in_bytes),
-                (RedVerdict::Mark, in_bytes) => (Verdict::Mark, !in_bytes),
-                (RedVerdict::Drop | RedVerdict::ForcedDrop | RedVerdict::Overflow, _) => (Verdict::Drop, true),
-            };
-        }
-        let busy_until = self.busy_until;
-        let x = self.extras.as_mut().expect("checked");
-        let aqm = x.aqm.as_mut().expect("checked");
-        let verdict = aqm.judge(now, Fifo { busy_until, waiting, busy }, ect);
-        match verdict {
-            Verdict::Admit => {}
-            Verdict::Mark => x.aqm_marks += 1,
-            Verdict::Drop => x.aqm_drops += 1,
-        }
-        (verdict, true)
-    }
-
-    /// RED's decision for an arrival that finds `waiting` packets queued, and whether RED
-    /// counts bytes (then it applies the queue limit itself, in bytes).
-    fn red_verdict(&mut self, now: Time, waiting: u32, busy: bool, bytes: u32, ect: bool) -> (RedVerdict, bool) {
-        let idle_ns = if !busy && waiting == 0 { now - self.busy_until.min(now) } else { 0 };
-        let in_bytes = self.red().expect("checked by the caller").parameters_in_bytes();
-        let queue = if in_bytes { self.waiting_bytes(waiting) as f64 } else { waiting as f64 };
-        let red = self.extras.as_mut().and_then(|x| x.red.as_mut()).expect("checked by the caller");
-        red.update_average(queue, idle_ns);
-        (red.decide(bytes, ect, queue), in_bytes)
+        let counts_bytes = self.extras.as_ref().and_then(|x| x.aqm.as_ref()).expect("checked").counts_bytes();
+        let waiting_bytes = if counts_bytes { self.waiting_bytes(waiting) } else { 0 };
+        let arrival = Arrival { now, busy_until: self.busy_until, waiting, waiting_bytes, busy, bytes, ect };
+        let aqm = self.extras.as_mut().and_then(|x| x.aqm.as_mut()).expect("checked");
+        (aqm.judge(&arrival), aqm.packet_limit())
     }
 
     fn remove_head(&mut self) -> Held {
@@ -832,19 +807,15 @@ impl<P: QueueItem + Default> Link<P> {
 
     /// Packets marked CE, by RED or another discipline.
     pub fn ecn_marks(&self) -> u64 {
-        let x = self.extras.as_ref();
-        self.red().map_or(0, |r| r.stats.marks)
-            + x.map_or(0, |x| x.aqm_marks)
-            + self.scheduler.as_ref().map_or(0, |s| s.discipline.marks())
+        let aqm = self.extras.as_ref().and_then(|x| x.aqm.as_ref());
+        aqm.map_or(0, |aqm| aqm.marks()) + self.scheduler.as_ref().map_or(0, |s| s.discipline.marks())
     }
 
     /// Packets an active queue discipline dropped early (RED's early and forced drops,
     /// PIE's, CoDel's at dequeue), as opposed to a full buffer.
     pub fn aqm_drops(&self) -> u64 {
-        let x = self.extras.as_ref();
-        self.red().map_or(0, |r| r.stats.early_drops + r.stats.forced_drops)
-            + x.map_or(0, |x| x.aqm_drops)
-            + self.scheduler.as_ref().map_or(0, |s| s.discipline.law_drops())
+        let aqm = self.extras.as_ref().and_then(|x| x.aqm.as_ref());
+        aqm.map_or(0, |aqm| aqm.drops()) + self.scheduler.as_ref().map_or(0, |s| s.discipline.law_drops())
     }
 
     /// Packets this link holds (queued, in transmission or propagating); none for a
@@ -973,13 +944,13 @@ mod tests {
     /// 1000 B and 126 of 40 B, as here; packet mode 11, one more than cclab's 10.)
     #[test]
     fn byte_mode_red_limits_bytes_not_packets() {
-        use crate::net::red::{RedMode, RedSpec};
+        use crate::net::qdisc::red::{RedMode, RedSpec};
         use crate::sim::rng::stream;
         // thresholds far above the limit: no early drops, only the limit acts
         let spec = |mode| RedSpec { min_th: Some(1e6), max_th: Some(2e6), mode, ..RedSpec::default() };
         let burst = |mode, bytes: u32| {
             let mut link: Link<u32> = Link::new(Rate(8_000_000), 0, 10, None);
-            link.extras_mut().red = Some(Red::new(&spec(mode), link.rate, 0, 10, stream(1, 1)));
+            link.extras_mut().aqm = Some(AdmissionAqm::Red(Red::new(&spec(mode), link.rate, 0, 10, stream(1, 1))));
             (0..200).filter(|&id| matches!(offer(&mut link, 0, id, bytes), Admission::Admitted { .. })).count()
         };
         // 10 × 500 = 5000 B: one in transmission, then 0, 1000, …, 4000 B found waiting

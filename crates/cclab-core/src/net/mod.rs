@@ -6,7 +6,6 @@ pub mod network;
 pub mod packet;
 pub mod qdisc;
 pub mod rate_schedule;
-pub mod red;
 pub mod topology;
 
 pub use link::{Link, LinkStats};

@@ -2,11 +2,10 @@
 //! analysis of which links may hand packets on at admission (pass-through).
 use super::link::Link;
 use super::loss::LossModel;
-use super::qdisc::{AdmissionAqm, DequeueAqm, QueueItem, QueueSpec};
-use super::red::Red;
+use super::qdisc::{LinkContext, QueueItem};
 use super::topology::Graph;
 use super::{LinkId, RouteId};
-use crate::sim::rng::{stream, AQM_STREAMS, LINK_LOSS_STREAMS, RED_STREAMS};
+use crate::sim::rng::{stream, LINK_LOSS_STREAMS};
 
 /// The loss model of link direction `id`, with its own stream (by direction id).
 pub fn link_loss_model(graph: &Graph, seed: u64, id: LinkId) -> Option<LossModel> {
@@ -29,15 +28,12 @@ pub fn build_links<P: QueueItem + Default>(graph: &Graph, seed: u64) -> Vec<Link
             if params.rate_schedule.is_some() {
                 link.extras_mut().rate_schedule = params.rate_schedule;
             }
-            if let QueueSpec::Red(red) = &params.queue {
-                let rng = stream(seed, RED_STREAMS + id as u64);
-                link.extras_mut().red = Some(Red::new(red, params.rate, delay, direction.buffer, rng));
-            }
-            if let Some(aqm) = AdmissionAqm::of(&params.queue, || stream(seed, AQM_STREAMS + id as u64)) {
+            let context = LinkContext { rate: params.rate, delay, buffer: direction.buffer };
+            if let Some(aqm) = params.queue.admission(&context, seed, id as LinkId) {
                 link.extras_mut().aqm = Some(aqm);
             }
             // The buffer counts the packet being sent: the discipline holds the rest.
-            if let Some(discipline) = DequeueAqm::of(&params.queue, direction.buffer.saturating_sub(1).max(1)) {
+            if let Some(discipline) = params.queue.dequeue(direction.buffer.saturating_sub(1).max(1)) {
                 link.set_scheduler(discipline);
             }
             link

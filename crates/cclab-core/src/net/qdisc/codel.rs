@@ -7,9 +7,58 @@
 //!
 //! [`CodelState`] is the per-queue state machine, shared with FQ-CoDel; [`Codel`] is a
 //! FIFO under it.
-use super::{Dequeued, QueueItem};
-use crate::sim::Time;
+use super::{check_duration, Dequeued, DequeueDiscipline, DequeueSpec, DisciplineSpec, QueueItem};
+use crate::sim::{Duration, Time};
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+/// CoDel (RFC 8289): `target` and `interval` as RFC 8289 §4.3–4.4 recommend for the
+/// Internet (5 ms, 100 ms); `ecn` marks ECN-capable packets instead of dropping them
+/// (Linux's codel default: off).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CodelSpec {
+    pub target: Duration,
+    pub interval: Duration,
+    pub ecn: bool,
+}
+
+impl Default for CodelSpec {
+    fn default() -> Self {
+        CodelSpec { target: Duration::from_millis(5), interval: Duration::from_millis(100), ecn: false }
+    }
+}
+
+impl DisciplineSpec for CodelSpec {
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        check_duration("target", self.target)?;
+        check_duration("interval", self.interval)
+    }
+}
+
+impl DequeueSpec for CodelSpec {
+    type Discipline<P> = Codel<P>;
+    fn build<P: QueueItem>(&self, limit: u32) -> Codel<P> {
+        Codel::new(self.params(), limit)
+    }
+}
+
+impl CodelSpec {
+    /// The parameters in ns, with [`CODEL_MTU`].
+    pub fn params(&self) -> CodelParams {
+        codel_params(self.target, self.interval, self.ecn)
+    }
+}
+
+/// CoDel's parameters from a scenario's durations.
+pub fn codel_params(target: Duration, interval: Duration, ecn: bool) -> CodelParams {
+    CodelParams { target: target.ns(), interval: interval.ns(), ecn, mtu: CODEL_MTU }
+}
+
+/// The MTU CoDel's "one packet is never too many" rule assumes (RFC 8289 §5.4's
+/// maxpacket; Linux takes the device's, 1500 on Ethernet).
+pub const CODEL_MTU: u32 = 1500;
+
 
 /// CoDel's parameters, in ns and bytes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -170,6 +219,32 @@ impl<P: QueueItem> Codel<P> {
 
     pub fn packets(&self) -> impl Iterator<Item = &P> + '_ {
         self.queue.iter().map(|(_, packet)| packet)
+    }
+}
+
+impl<P: QueueItem> DequeueDiscipline<P> for Codel<P> {
+    fn enqueue(&mut self, now: Time, packet: P, dropped: &mut Vec<P>) {
+        if let Err(refused) = Codel::enqueue(self, now, packet) {
+            dropped.push(refused);
+        }
+    }
+    fn dequeue(&mut self, now: Time, dropped: &mut Vec<P>) -> Option<Dequeued<P>> {
+        Codel::dequeue(self, now, dropped)
+    }
+    fn len(&self) -> usize {
+        Codel::len(self)
+    }
+    fn bytes(&self) -> u64 {
+        Codel::bytes(self)
+    }
+    fn law_drops(&self) -> u64 {
+        Codel::law_drops(self)
+    }
+    fn marks(&self) -> u64 {
+        Codel::marks(self)
+    }
+    fn packets(&self) -> Box<dyn Iterator<Item = &P> + '_> {
+        Box::new(Codel::packets(self))
     }
 }
 

@@ -6,10 +6,55 @@
 //! bytes (§4.1, `fq_codel_drop`).
 //!
 //! The flow of a packet is its route in cclab (one per flow and direction).
-use super::codel::{CodelParams, CodelState};
-use super::{Dequeued, QueueItem};
-use crate::sim::Time;
+use super::codel::{codel_params, CodelParams, CodelSpec, CodelState};
+use super::{check_duration, Dequeued, DequeueDiscipline, DequeueSpec, DisciplineSpec, QueueItem};
+use crate::sim::{Duration, Time};
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+/// FQ-CoDel (RFC 8290): `flows` hashed queues served by deficit round robin of
+/// `quantum` bytes, each under CoDel of `target` / `interval`; `ecn` on as in Linux's
+/// fq_codel (RFC 8290 §5.2.7 defaults: 1024 flows, quantum 1514 bytes, one MTU plus the
+/// Ethernet header).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FqCodelSpec {
+    pub target: Duration,
+    pub interval: Duration,
+    pub ecn: bool,
+    /// Bytes served per round; written with its unit (`"1514B"`), like every size.
+    #[serde(with = "crate::sim::units::bytes")]
+    pub quantum: u32,
+    pub flows: u32,
+}
+
+impl Default for FqCodelSpec {
+    fn default() -> Self {
+        let codel = CodelSpec::default();
+        FqCodelSpec { target: codel.target, interval: codel.interval, ecn: true, quantum: 1514, flows: 1024 }
+    }
+}
+
+impl DisciplineSpec for FqCodelSpec {
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        check_duration("target", self.target)?;
+        check_duration("interval", self.interval)?;
+        if !(1..=1_000_000).contains(&self.quantum) {
+            return Err(("quantum", format!("{}B is not a size from 1B to 1000000B", self.quantum)));
+        }
+        if !(1..=65_536).contains(&self.flows) {
+            return Err(("flows", format!("{} is not a number of queues from 1 to 65536", self.flows)));
+        }
+        Ok(())
+    }
+}
+
+impl DequeueSpec for FqCodelSpec {
+    type Discipline<P> = FqCodel<P>;
+    fn build<P: QueueItem>(&self, limit: u32) -> FqCodel<P> {
+        FqCodel::new(codel_params(self.target, self.interval, self.ecn), self.flows, self.quantum, limit)
+    }
+}
 
 /// Packets dropped at once from the fattest queue when the limit is hit (Linux `drop_batch`).
 const DROP_BATCH: usize = 64;
@@ -195,6 +240,30 @@ impl<P: QueueItem> FqCodel<P> {
 
     pub fn packets(&self) -> impl Iterator<Item = &P> + '_ {
         self.flows.iter().flatten().flat_map(|f| f.queue.iter().map(|(_, packet)| packet))
+    }
+}
+
+impl<P: QueueItem> DequeueDiscipline<P> for FqCodel<P> {
+    fn enqueue(&mut self, now: Time, packet: P, dropped: &mut Vec<P>) {
+        FqCodel::enqueue(self, now, packet, dropped)
+    }
+    fn dequeue(&mut self, now: Time, dropped: &mut Vec<P>) -> Option<Dequeued<P>> {
+        FqCodel::dequeue(self, now, dropped)
+    }
+    fn len(&self) -> usize {
+        FqCodel::len(self)
+    }
+    fn bytes(&self) -> u64 {
+        FqCodel::bytes(self)
+    }
+    fn law_drops(&self) -> u64 {
+        FqCodel::law_drops(self)
+    }
+    fn marks(&self) -> u64 {
+        FqCodel::marks(self)
+    }
+    fn packets(&self) -> Box<dyn Iterator<Item = &P> + '_> {
+        Box::new(FqCodel::packets(self))
     }
 }
 

@@ -1,204 +1,84 @@
 //! Queue disciplines: what a link does with the packets waiting for its transmitter.
 //! Every discipline answers what becomes of an arriving packet (admit, mark, drop:
-//! [`Verdict`]) and which packet goes next; they come in two kinds:
+//! [`Verdict`]) and which packet goes next; they come in three kinds:
 //!
-//! - decided at admission ([`AdmissionDiscipline`]): DropTail, RED (`net::red`),
-//!   `step_mark` (DCTCP's switch) and PIE ([`pie`], whose periodic update runs lazily on
-//!   arrivals). The queue stays a FIFO of fixed rate, so a packet's transmission times
-//!   are known when it is admitted: these links keep the link's fast path and its
+//! - the plain FIFO (`droptail`): the link's packet (and byte) limit alone;
+//! - decided at admission ([`AdmissionDiscipline`]): RED ([`red`]), PIE ([`pie`], whose
+//!   periodic update runs lazily on arrivals) and `step_mark` ([`step_mark`], DCTCP's
+//!   switch). The queue stays a FIFO of fixed rate, so a packet's transmission times are
+//!   known when it is admitted: these links keep the link's fast path and its
 //!   pass-through shortcut (`net::link`).
 //! - decided at dequeue ([`DequeueDiscipline`]): CoDel ([`codel`]) and FQ-CoDel
 //!   ([`fq_codel`]). A link with one holds its waiting packets in the discipline; the
-//!   transmitter takes the next when it is free (the engine's transmit-complete event,
-//!   `Event::LinkDequeue`), so a drop at dequeue or another flow's turn changes when the
-//!   packets behind go.
+//!   transmitter takes the next when it is free (the engine's transmit-complete event),
+//!   so a drop at dequeue or another flow's turn changes when the packets behind go.
 //!
 //! A scenario names one per link direction: [`QueueSpec`]. The link's `buffer` is the
 //! limit for every kind, counting the packet being sent (as ns-2's DropTail): a
 //! dequeue-time discipline holds at most `buffer − 1` waiting.
+//!
+//! A discipline is one file — its spec (the scenario form: serde, with the range checks
+//! of [`DisciplineSpec`]) and what it builds for a link ([`AdmissionSpec`] or
+//! [`DequeueSpec`]) — and one line of the registry ([`disciplines!`], at the end of this
+//! file), which generates [`QueueSpec`], its parsing and the statically dispatched
+//! [`AdmissionAqm`] and [`DequeueAqm`].
 pub mod codel;
+pub mod droptail;
 pub mod fq_codel;
 pub mod pie;
+pub mod red;
+pub mod step_mark;
 
-use crate::net::red::RedSpec;
-use crate::schema::{deserialize_tagged, nested_error, parse_params, unknown_variant, Num};
-use crate::sim::rng::RngStream;
-use crate::sim::{Duration, Time};
-use codel::{Codel, CodelParams};
-use fq_codel::FqCodel;
-use pie::{Pie, PieParams};
+use crate::net::LinkId;
+use crate::schema::{deserialize_tagged, nested_error, parse_params, unknown_variant};
+use crate::sim::rng::{stream, RngStream, AQM_STREAMS};
+use crate::sim::{Duration, Rate, Time};
 use serde::{Deserialize, Deserializer, Serialize};
 
-/// `queue = "droptail"` (default), `"red"`, `"codel"`, `"fq_codel"`, `"pie"`, or a table
-/// naming one with its parameters: `{ kind = "codel", target = "5ms" }`,
-/// `{ kind = "step_mark", threshold = 20 }`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum QueueSpec {
-    #[default]
-    Droptail,
-    Red(RedSpec),
-    Codel(CodelSpec),
-    FqCodel(FqCodelSpec),
-    Pie(PieSpec),
-    StepMark(StepMarkSpec),
-}
-
-const KINDS: [&str; 6] = ["droptail", "red", "codel", "fq_codel", "pie", "step_mark"];
-
-impl<'de> Deserialize<'de> for QueueSpec {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_tagged(d, "kind", "\"droptail\", \"red\", \"codel\", \"fq_codel\", \"pie\" or { kind = \"step_mark\", threshold = 20 }", |kind, params| {
-            let checked = |result: Result<(), (&str, String)>| result.map_err(|(field, msg)| nested_error(field, &msg));
-            match kind {
-                "droptail" => crate::schema::no_params(params, "droptail").map(|()| QueueSpec::Droptail),
-                "red" => {
-                    let spec: RedSpec = parse_params(params)?;
-                    checked(spec.validate()).map(|()| QueueSpec::Red(spec))
-                }
-                "codel" => {
-                    let spec: CodelSpec = parse_params(params)?;
-                    checked(spec.validate()).map(|()| QueueSpec::Codel(spec))
-                }
-                "fq_codel" => {
-                    let spec: FqCodelSpec = parse_params(params)?;
-                    checked(spec.validate()).map(|()| QueueSpec::FqCodel(spec))
-                }
-                "pie" => {
-                    let spec: PieSpec = parse_params(params)?;
-                    checked(spec.validate()).map(|()| QueueSpec::Pie(spec))
-                }
-                "step_mark" => parse_params(params).map(QueueSpec::StepMark),
-                other => Err(unknown_variant("kind", other, &KINDS)),
-            }
-        })
+/// A queue discipline's scenario form: `queue = { kind = NAME, ...its fields }`.
+pub trait DisciplineSpec: Serialize + serde::de::DeserializeOwned + Clone + Copy + std::fmt::Debug + PartialEq {
+    /// The spec from its table's fields (all but `kind`); errors name the field.
+    fn parse(params: serde_json::Value) -> Result<Self, String> {
+        parse_params(params)
+    }
+    /// Err((field, message)) for a parameter out of range.
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        Ok(())
     }
 }
 
-impl QueueSpec {
-    /// Whether the discipline decides at dequeue (the link needs transmit-complete events).
-    pub fn dequeues(&self) -> bool {
-        matches!(self, QueueSpec::Codel(_) | QueueSpec::FqCodel(_))
-    }
+/// What an admission-time discipline is built for: its link direction.
+#[derive(Clone, Copy, Debug)]
+pub struct LinkContext {
+    pub rate: Rate,
+    /// Propagation delay, ns.
+    pub delay: Time,
+    /// The packet limit, counting the packet being sent.
+    pub buffer: u32,
+}
+
+/// A discipline decided at admission: its spec builds it for a link.
+pub trait AdmissionSpec: DisciplineSpec {
+    type Discipline: AdmissionDiscipline;
+    /// The family of random streams the discipline draws from (one per link direction).
+    const STREAMS: u64 = AQM_STREAMS;
+    fn build(&self, link: &LinkContext, rng: RngStream) -> Self::Discipline;
+}
+
+/// A discipline decided at dequeue: its spec builds it holding at most `limit` packets.
+pub trait DequeueSpec: DisciplineSpec {
+    /// The discipline holding packets of type `P` (a [`DequeueDiscipline<P>`] for every
+    /// `P: QueueItem`).
+    type Discipline<P>;
+    fn build<P: QueueItem>(&self, limit: u32) -> Self::Discipline<P>;
 }
 
 /// A positive duration no longer than a day (a discipline's timescale).
-fn check_duration(field: &'static str, value: Duration) -> Result<(), (&'static str, String)> {
+pub fn check_duration(field: &'static str, value: Duration) -> Result<(), (&'static str, String)> {
     if value.ns() == 0 || value.ns() > 86_400_000_000_000 {
         return Err((field, format!("{value} is not a duration in (0s, 86400s]")));
     }
     Ok(())
-}
-
-/// CoDel (RFC 8289): `target` and `interval` as RFC 8289 §4.3–4.4 recommend for the
-/// Internet (5 ms, 100 ms); `ecn` marks ECN-capable packets instead of dropping them
-/// (Linux's codel default: off).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct CodelSpec {
-    pub target: Duration,
-    pub interval: Duration,
-    pub ecn: bool,
-}
-
-impl Default for CodelSpec {
-    fn default() -> Self {
-        CodelSpec { target: Duration::from_millis(5), interval: Duration::from_millis(100), ecn: false }
-    }
-}
-
-impl CodelSpec {
-    fn validate(&self) -> Result<(), (&'static str, String)> {
-        check_duration("target", self.target)?;
-        check_duration("interval", self.interval)
-    }
-}
-
-/// FQ-CoDel (RFC 8290): `flows` hashed queues served by deficit round robin of
-/// `quantum` bytes, each under CoDel of `target` / `interval`; `ecn` on as in Linux's
-/// fq_codel (RFC 8290 §5.2.7 defaults: 1024 flows, quantum 1514 bytes, one MTU plus the
-/// Ethernet header).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct FqCodelSpec {
-    pub target: Duration,
-    pub interval: Duration,
-    pub ecn: bool,
-    /// Bytes served per round; written with its unit (`"1514B"`), like every size.
-    #[serde(with = "crate::sim::units::bytes")]
-    pub quantum: u32,
-    pub flows: u32,
-}
-
-impl Default for FqCodelSpec {
-    fn default() -> Self {
-        let codel = CodelSpec::default();
-        FqCodelSpec { target: codel.target, interval: codel.interval, ecn: true, quantum: 1514, flows: 1024 }
-    }
-}
-
-impl FqCodelSpec {
-    fn validate(&self) -> Result<(), (&'static str, String)> {
-        check_duration("target", self.target)?;
-        check_duration("interval", self.interval)?;
-        if !(1..=1_000_000).contains(&self.quantum) {
-            return Err(("quantum", format!("{}B is not a size from 1B to 1000000B", self.quantum)));
-        }
-        if !(1..=65_536).contains(&self.flows) {
-            return Err(("flows", format!("{} is not a number of queues from 1 to 65536", self.flows)));
-        }
-        Ok(())
-    }
-}
-
-/// PIE (RFC 8033 §4–5 defaults): `target` 15 ms, `tupdate` 15 ms, α 0.125 and β 1.25
-/// per second, a 150-ms burst allowance; `ecn` marks while the drop probability is at
-/// most 10 % (§5.1).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct PieSpec {
-    pub target: Duration,
-    pub tupdate: Duration,
-    pub alpha: f64,
-    pub beta: f64,
-    pub max_burst: Duration,
-    pub ecn: bool,
-}
-
-impl Default for PieSpec {
-    fn default() -> Self {
-        PieSpec {
-            target: Duration::from_millis(15),
-            tupdate: Duration::from_millis(15),
-            alpha: 0.125,
-            beta: 1.25,
-            max_burst: Duration::from_millis(150),
-            ecn: false,
-        }
-    }
-}
-
-impl PieSpec {
-    fn validate(&self) -> Result<(), (&'static str, String)> {
-        check_duration("target", self.target)?;
-        check_duration("tupdate", self.tupdate)?;
-        for (field, value) in [("alpha", self.alpha), ("beta", self.beta)] {
-            if !(value.is_finite() && (0.0..=1000.0).contains(&value)) {
-                return Err((field, format!("{} is not a gain in [0, 1000] per second", Num(value))));
-            }
-        }
-        if self.max_burst.ns() > 86_400_000_000_000 {
-            return Err(("max_burst", format!("{} is longer than 86400s", self.max_burst)));
-        }
-        Ok(())
-    }
-}
-
-/// DCTCP's marking switch (RFC 8257 §3.1): `threshold` (K) in packets, required.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct StepMarkSpec {
-    pub threshold: u32,
 }
 
 /// What an admission-time discipline decides for an arriving packet.
@@ -210,20 +90,42 @@ pub enum Verdict {
     Drop,
 }
 
-/// The FIFO an arriving packet finds, as an admission-time discipline sees it.
-#[derive(Clone, Copy, Debug)]
-pub struct Fifo {
+/// An arriving packet and the FIFO it finds, as an admission-time discipline sees them.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Arrival {
+    pub now: Time,
     /// When the transmitter is free of everything admitted so far.
     pub busy_until: Time,
     /// Packets waiting (not counting the one being sent).
     pub waiting: u32,
+    /// Bytes of the packets waiting (only for a discipline that counts bytes:
+    /// [`AdmissionDiscipline::counts_bytes`]; 0 otherwise).
+    pub waiting_bytes: u64,
     /// A packet is being sent.
     pub busy: bool,
+    /// The arriving packet's bytes on the wire.
+    pub bytes: u32,
+    /// The arriving packet is ECN-capable.
+    pub ect: bool,
 }
 
-/// A discipline decided at admission, over a FIFO of fixed rate.
+/// A discipline decided at admission, over a FIFO of fixed rate. It counts what it
+/// drops and marks itself (the link counts every drop in its queue drops too).
 pub trait AdmissionDiscipline {
-    fn judge(&mut self, now: Time, queue: Fifo, ect: bool) -> Verdict;
+    fn judge(&mut self, arrival: &Arrival) -> Verdict;
+    /// Whether [`Self::judge`] reads [`Arrival::waiting_bytes`].
+    fn counts_bytes(&self) -> bool {
+        false
+    }
+    /// Whether the link's packet limit applies too (RED in byte mode limits the bytes
+    /// waiting itself).
+    fn packet_limit(&self) -> bool {
+        true
+    }
+    /// Packets it marked CE.
+    fn marks(&self) -> u64;
+    /// Packets it dropped by its law (early), as opposed to its buffer being full.
+    fn drops(&self) -> u64;
 }
 
 /// A discipline decided at dequeue: it holds the waiting packets.
@@ -240,123 +142,6 @@ pub trait DequeueDiscipline<P: QueueItem> {
     fn marks(&self) -> u64;
     /// The waiting packets, in no particular order.
     fn packets(&self) -> Box<dyn Iterator<Item = &P> + '_>;
-}
-
-/// The admission-time disciplines beyond RED, statically dispatched.
-#[derive(Clone, Debug)]
-pub enum AdmissionAqm {
-    StepMark(StepMark),
-    Pie(Pie),
-}
-
-impl AdmissionAqm {
-    /// The discipline of `spec`, if it is one of these; `rng` makes PIE's own stream.
-    pub fn of(spec: &QueueSpec, rng: impl FnOnce() -> RngStream) -> Option<AdmissionAqm> {
-        match spec {
-            QueueSpec::StepMark(step) => Some(AdmissionAqm::StepMark(StepMark { threshold: step.threshold })),
-            QueueSpec::Pie(pie) => Some(AdmissionAqm::Pie(Pie::new(
-                PieParams {
-                    target: pie.target.ns(),
-                    tupdate: pie.tupdate.ns(),
-                    alpha: pie.alpha,
-                    beta: pie.beta,
-                    max_burst: pie.max_burst.ns(),
-                    ecn: pie.ecn,
-                },
-                rng(),
-            ))),
-            _ => None,
-        }
-    }
-}
-
-impl AdmissionDiscipline for AdmissionAqm {
-    #[inline]
-    fn judge(&mut self, now: Time, queue: Fifo, ect: bool) -> Verdict {
-        match self {
-            AdmissionAqm::StepMark(step) => step.judge(now, queue, ect),
-            AdmissionAqm::Pie(pie) => pie.judge(now, queue, ect),
-        }
-    }
-}
-
-/// The dequeue-time disciplines, statically dispatched.
-#[derive(Clone, Debug)]
-pub enum DequeueAqm<P> {
-    Codel(Codel<P>),
-    FqCodel(FqCodel<P>),
-}
-
-/// The MTU CoDel's "one packet is never too many" rule assumes (RFC 8289 §5.4's
-/// maxpacket; Linux takes the device's, 1500 on Ethernet).
-pub const CODEL_MTU: u32 = 1500;
-
-impl<P: QueueItem> DequeueAqm<P> {
-    /// The discipline of `spec`, if it decides at dequeue, holding at most `limit` packets.
-    pub fn of(spec: &QueueSpec, limit: u32) -> Option<DequeueAqm<P>> {
-        let params = |target: Duration, interval: Duration, ecn| CodelParams {
-            target: target.ns(),
-            interval: interval.ns(),
-            ecn,
-            mtu: CODEL_MTU,
-        };
-        match spec {
-            QueueSpec::Codel(c) => Some(DequeueAqm::Codel(Codel::new(params(c.target, c.interval, c.ecn), limit))),
-            QueueSpec::FqCodel(f) => {
-                Some(DequeueAqm::FqCodel(FqCodel::new(params(f.target, f.interval, f.ecn), f.flows, f.quantum, limit)))
-            }
-            _ => None,
-        }
-    }
-}
-
-impl<P: QueueItem> DequeueDiscipline<P> for DequeueAqm<P> {
-    fn enqueue(&mut self, now: Time, packet: P, dropped: &mut Vec<P>) {
-        match self {
-            DequeueAqm::Codel(q) => {
-                if let Err(refused) = q.enqueue(now, packet) {
-                    dropped.push(refused);
-                }
-            }
-            DequeueAqm::FqCodel(q) => q.enqueue(now, packet, dropped),
-        }
-    }
-    fn dequeue(&mut self, now: Time, dropped: &mut Vec<P>) -> Option<Dequeued<P>> {
-        match self {
-            DequeueAqm::Codel(q) => q.dequeue(now, dropped),
-            DequeueAqm::FqCodel(q) => q.dequeue(now, dropped),
-        }
-    }
-    fn len(&self) -> usize {
-        match self {
-            DequeueAqm::Codel(q) => q.len(),
-            DequeueAqm::FqCodel(q) => q.len(),
-        }
-    }
-    fn bytes(&self) -> u64 {
-        match self {
-            DequeueAqm::Codel(q) => q.bytes(),
-            DequeueAqm::FqCodel(q) => q.bytes(),
-        }
-    }
-    fn law_drops(&self) -> u64 {
-        match self {
-            DequeueAqm::Codel(q) => q.law_drops(),
-            DequeueAqm::FqCodel(q) => q.law_drops(),
-        }
-    }
-    fn marks(&self) -> u64 {
-        match self {
-            DequeueAqm::Codel(q) => q.marks(),
-            DequeueAqm::FqCodel(q) => q.marks(),
-        }
-    }
-    fn packets(&self) -> Box<dyn Iterator<Item = &P> + '_> {
-        match self {
-            DequeueAqm::Codel(q) => Box::new(q.packets()),
-            DequeueAqm::FqCodel(q) => Box::new(q.packets()),
-        }
-    }
 }
 
 /// A packet as a discipline sees it.
@@ -380,21 +165,198 @@ pub struct Dequeued<P> {
     pub enqueued: Time,
 }
 
-/// DCTCP's marking switch (RFC 8257 §3.1): an ECN-capable packet arriving when more than
-/// `threshold` packets are queued (the one being sent included) is marked; nothing is
-/// dropped but by the buffer's limit.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct StepMark {
-    pub threshold: u32,
+/// A spec as a scenario writes it: `{ kind = NAME, ...its fields }`.
+#[derive(Serialize)]
+struct Tagged<'a, T: Serialize> {
+    kind: &'static str,
+    #[serde(flatten)]
+    spec: &'a T,
 }
 
-impl AdmissionDiscipline for StepMark {
-    fn judge(&mut self, _now: Time, queue: Fifo, ect: bool) -> Verdict {
-        if ect && queue.waiting + queue.busy as u32 > self.threshold {
-            Verdict::Mark
-        } else {
-            Verdict::Admit
+/// The registry: one line per discipline — its name in scenarios, the variant that
+/// carries it and its spec type — in the group of its kind (`fifo`, `admission`,
+/// `dequeue`). It generates the scenario enum [`QueueSpec`] (the first `fifo` line is
+/// the default), its parsing and serialisation, the name table [`KINDS`], and the
+/// statically dispatched [`AdmissionAqm`] and [`DequeueAqm`].
+macro_rules! disciplines {
+    (
+        fifo { $($(#[doc = $fdoc:literal])* $fname:literal => $fvariant:ident($fspec:ty),)+ }
+        admission { $($(#[doc = $adoc:literal])* $aname:literal => $avariant:ident($aspec:ty),)+ }
+        dequeue { $($(#[doc = $ddoc:literal])* $dname:literal => $dvariant:ident($dspec:ty),)+ }
+    ) => {
+        /// `queue = "droptail"` (default), `"red"`, `"codel"`, ..., or a table naming one
+        /// with its parameters: `{ kind = "codel", target = "5ms" }`.
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub enum QueueSpec {
+            $($(#[doc = $fdoc])* $fvariant($fspec),)+
+            $($(#[doc = $adoc])* $avariant($aspec),)+
+            $($(#[doc = $ddoc])* $dvariant($dspec),)+
         }
+
+        /// Every discipline's name in scenarios.
+        pub const KINDS: &[&str] = &[$($fname,)+ $($aname,)+ $($dname,)+];
+
+        impl QueueSpec {
+            /// The discipline's name in scenarios.
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $(QueueSpec::$fvariant(_) => $fname,)+
+                    $(QueueSpec::$avariant(_) => $aname,)+
+                    $(QueueSpec::$dvariant(_) => $dname,)+
+                }
+            }
+
+            /// Whether the discipline decides at dequeue (the link needs transmit-complete events).
+            pub fn dequeues(&self) -> bool {
+                match self {
+                    $(QueueSpec::$dvariant(_) => true,)+
+                    _ => false,
+                }
+            }
+
+            /// The admission-time discipline of link direction `link` (its own random
+            /// stream from `seed`), if the spec is one.
+            pub fn admission(&self, context: &LinkContext, seed: u64, link: LinkId) -> Option<AdmissionAqm> {
+                match self {
+                    $(QueueSpec::$avariant(spec) => Some(AdmissionAqm::$avariant(AdmissionSpec::build(
+                        spec,
+                        context,
+                        stream(seed, <$aspec as AdmissionSpec>::STREAMS + link as u64),
+                    ))),)+
+                    _ => None,
+                }
+            }
+
+            /// The dequeue-time discipline, holding at most `limit` packets, if the spec is one.
+            pub fn dequeue<P: QueueItem>(&self, limit: u32) -> Option<DequeueAqm<P>> {
+                match self {
+                    $(QueueSpec::$dvariant(spec) => Some(DequeueAqm::$dvariant(DequeueSpec::build(spec, limit))),)+
+                    _ => None,
+                }
+            }
+
+            fn from_parts(kind: &str, params: serde_json::Value) -> Result<QueueSpec, String> {
+                match kind {
+                    $($fname => checked::<$fspec>(params).map(QueueSpec::$fvariant),)+
+                    $($aname => checked::<$aspec>(params).map(QueueSpec::$avariant),)+
+                    $($dname => checked::<$dspec>(params).map(QueueSpec::$dvariant),)+
+                    other => Err(unknown_variant("kind", other, KINDS)),
+                }
+            }
+        }
+
+        impl Default for QueueSpec {
+            fn default() -> Self {
+                disciplines!(@first_fifo $($fvariant($fspec))+)
+            }
+        }
+
+        impl Serialize for QueueSpec {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self {
+                    $(QueueSpec::$fvariant(spec) => Tagged { kind: $fname, spec }.serialize(s),)+
+                    $(QueueSpec::$avariant(spec) => Tagged { kind: $aname, spec }.serialize(s),)+
+                    $(QueueSpec::$dvariant(spec) => Tagged { kind: $dname, spec }.serialize(s),)+
+                }
+            }
+        }
+
+        /// The admission-time disciplines, statically dispatched.
+        #[derive(Clone, Debug)]
+        pub enum AdmissionAqm {
+            $($avariant(<$aspec as AdmissionSpec>::Discipline),)+
+        }
+
+        impl AdmissionDiscipline for AdmissionAqm {
+            #[inline]
+            fn judge(&mut self, arrival: &Arrival) -> Verdict {
+                match self { $(AdmissionAqm::$avariant(d) => AdmissionDiscipline::judge(d, arrival),)+ }
+            }
+            fn counts_bytes(&self) -> bool {
+                match self { $(AdmissionAqm::$avariant(d) => AdmissionDiscipline::counts_bytes(d),)+ }
+            }
+            fn packet_limit(&self) -> bool {
+                match self { $(AdmissionAqm::$avariant(d) => AdmissionDiscipline::packet_limit(d),)+ }
+            }
+            fn marks(&self) -> u64 {
+                match self { $(AdmissionAqm::$avariant(d) => AdmissionDiscipline::marks(d),)+ }
+            }
+            fn drops(&self) -> u64 {
+                match self { $(AdmissionAqm::$avariant(d) => AdmissionDiscipline::drops(d),)+ }
+            }
+        }
+
+        /// The dequeue-time disciplines, statically dispatched.
+        #[derive(Clone, Debug)]
+        pub enum DequeueAqm<P> {
+            $($dvariant(<$dspec as DequeueSpec>::Discipline<P>),)+
+        }
+
+        impl<P: QueueItem> DequeueDiscipline<P> for DequeueAqm<P> {
+            fn enqueue(&mut self, now: Time, packet: P, dropped: &mut Vec<P>) {
+                match self { $(DequeueAqm::$dvariant(q) => DequeueDiscipline::enqueue(q, now, packet, dropped),)+ }
+            }
+            fn dequeue(&mut self, now: Time, dropped: &mut Vec<P>) -> Option<Dequeued<P>> {
+                match self { $(DequeueAqm::$dvariant(q) => DequeueDiscipline::dequeue(q, now, dropped),)+ }
+            }
+            fn len(&self) -> usize {
+                match self { $(DequeueAqm::$dvariant(q) => DequeueDiscipline::len(q),)+ }
+            }
+            fn bytes(&self) -> u64 {
+                match self { $(DequeueAqm::$dvariant(q) => DequeueDiscipline::bytes(q),)+ }
+            }
+            fn law_drops(&self) -> u64 {
+                match self { $(DequeueAqm::$dvariant(q) => DequeueDiscipline::law_drops(q),)+ }
+            }
+            fn marks(&self) -> u64 {
+                match self { $(DequeueAqm::$dvariant(q) => DequeueDiscipline::marks(q),)+ }
+            }
+            fn packets(&self) -> Box<dyn Iterator<Item = &P> + '_> {
+                match self { $(DequeueAqm::$dvariant(q) => DequeueDiscipline::packets(q),)+ }
+            }
+        }
+    };
+    (@first_fifo $variant:ident($spec:ty) $($rest:tt)*) => {
+        QueueSpec::$variant(<$spec>::default())
+    };
+}
+
+/// Parse a discipline's parameters and check their ranges; errors name the field.
+fn checked<T: DisciplineSpec>(params: serde_json::Value) -> Result<T, String> {
+    let spec = T::parse(params)?;
+    spec.validate().map_err(|(field, msg)| nested_error(field, &msg))?;
+    Ok(spec)
+}
+
+impl<'de> Deserialize<'de> for QueueSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_tagged(
+            d,
+            "kind",
+            "\"droptail\", \"red\", \"codel\", \"fq_codel\", \"pie\" or { kind = \"step_mark\", threshold = 20 }",
+            QueueSpec::from_parts,
+        )
+    }
+}
+
+disciplines! {
+    fifo {
+        /// A FIFO with the link's packet (`buffer`) and optional byte (`buffer_bytes`) limit.
+        "droptail" => Droptail(droptail::DroptailSpec),
+    }
+    admission {
+        /// Random Early Detection, ns-2.35's `Queue/RED`.
+        "red" => Red(red::RedSpec),
+        /// PIE (RFC 8033).
+        "pie" => Pie(pie::PieSpec),
+        /// DCTCP's marking switch (RFC 8257 §3.1).
+        "step_mark" => StepMark(step_mark::StepMarkSpec),
+    }
+    dequeue {
+        /// CoDel (RFC 8289).
+        "codel" => Codel(codel::CodelSpec),
+        /// FQ-CoDel (RFC 8290).
+        "fq_codel" => FqCodel(fq_codel::FqCodelSpec),
     }
 }
 
@@ -432,16 +394,6 @@ pub(crate) mod tests {
         }
     }
 
-    #[test]
-    fn step_mark_marks_ect_above_the_threshold_only() {
-        let mut step = StepMark { threshold: 20 };
-        let fifo = |waiting, busy| Fifo { busy_until: 0, waiting, busy };
-        assert_eq!(step.judge(0, fifo(19, true), true), Verdict::Admit, "20 with the one being sent");
-        assert_eq!(step.judge(0, fifo(20, true), true), Verdict::Mark);
-        assert_eq!(step.judge(0, fifo(21, false), true), Verdict::Mark);
-        assert_eq!(step.judge(0, fifo(100, true), false), Verdict::Admit, "not ECN-capable");
-    }
-
     fn parse(toml_text: &str) -> Result<QueueSpec, String> {
         #[derive(Deserialize)]
         struct Wrap {
@@ -453,15 +405,17 @@ pub(crate) mod tests {
 
     #[test]
     fn specs_parse_with_defaults_and_name_bad_fields() {
-        assert_eq!(parse("queue = \"codel\"").unwrap(), QueueSpec::Codel(CodelSpec::default()));
+        assert_eq!(parse("queue = \"codel\"").unwrap(), QueueSpec::Codel(codel::CodelSpec::default()));
+        assert_eq!(parse("queue = \"droptail\"").unwrap(), QueueSpec::default());
         let QueueSpec::FqCodel(fq) = parse("queue = { kind = \"fq_codel\", quantum = \"300B\" }").unwrap() else { panic!() };
         assert_eq!((fq.quantum, fq.flows, fq.ecn, fq.target.ns()), (300, 1024, true, 5_000_000));
         let QueueSpec::Pie(pie) = parse("queue = { kind = \"pie\", target = \"20ms\" }").unwrap() else { panic!() };
         assert_eq!((pie.target.ns(), pie.tupdate.ns()), (20_000_000, 15_000_000));
         assert_eq!(parse("queue = { kind = \"step_mark\", threshold = 20 }").unwrap(),
-                   QueueSpec::StepMark(StepMarkSpec { threshold: 20 }));
+                   QueueSpec::StepMark(step_mark::StepMarkSpec { threshold: 20 }));
         for (text, needle) in [
             ("queue = \"codle\"", "unknown kind \"codle\""),
+            ("queue = { kind = \"droptail\", limit = 5 }", "\"droptail\" has no parameters"),
             ("queue = { kind = \"codel\", target = \"0ms\" }", "target"),
             ("queue = { kind = \"codel\", interval = -1 }", "interval"),
             ("queue = { kind = \"fq_codel\", quantum = 0 }", "quantum"),
@@ -475,6 +429,18 @@ pub(crate) mod tests {
         ] {
             let error = parse(text).expect_err(text);
             assert!(error.contains(needle), "{text}: {error}");
+        }
+    }
+
+    #[test]
+    fn every_kind_serialises_to_a_table_that_parses_back_to_it() {
+        for kind in KINDS {
+            let text = if *kind == "step_mark" { "queue = { kind = \"step_mark\", threshold = 7 }".to_string() } else { format!("queue = \"{kind}\"") };
+            let spec = parse(&text).unwrap();
+            assert_eq!(spec.kind(), *kind);
+            let table = serde_json::to_value(spec).unwrap();
+            assert_eq!(table["kind"], *kind);
+            assert_eq!(serde_json::from_value::<QueueSpec>(table).unwrap(), spec);
         }
     }
 }

@@ -12,12 +12,72 @@
 //! t would see is exactly the transmitter's backlog then, which is also what it was at
 //! any instant since the last arrival (RFC 8033 §4.3 estimates it from departures). The
 //! periodic update runs lazily, for each whole `tupdate` elapsed, when a packet arrives.
-use super::{AdmissionDiscipline, Fifo, Verdict};
+use super::{check_duration, AdmissionDiscipline, AdmissionSpec, Arrival, DisciplineSpec, LinkContext, Verdict};
+use crate::schema::Num;
 use crate::sim::rng::RngStream;
-use crate::sim::Time;
+use crate::sim::{Duration, Time};
 use rand::Rng;
+use serde::{Deserialize, Serialize};
 
 const NS: f64 = 1e9;
+
+/// PIE (RFC 8033 §4–5 defaults): `target` 15 ms, `tupdate` 15 ms, α 0.125 and β 1.25
+/// per second, a 150-ms burst allowance; `ecn` marks while the drop probability is at
+/// most 10 % (§5.1).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PieSpec {
+    pub target: Duration,
+    pub tupdate: Duration,
+    pub alpha: f64,
+    pub beta: f64,
+    pub max_burst: Duration,
+    pub ecn: bool,
+}
+
+impl Default for PieSpec {
+    fn default() -> Self {
+        PieSpec {
+            target: Duration::from_millis(15),
+            tupdate: Duration::from_millis(15),
+            alpha: 0.125,
+            beta: 1.25,
+            max_burst: Duration::from_millis(150),
+            ecn: false,
+        }
+    }
+}
+
+impl DisciplineSpec for PieSpec {
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        check_duration("target", self.target)?;
+        check_duration("tupdate", self.tupdate)?;
+        for (field, value) in [("alpha", self.alpha), ("beta", self.beta)] {
+            if !(value.is_finite() && (0.0..=1000.0).contains(&value)) {
+                return Err((field, format!("{} is not a gain in [0, 1000] per second", Num(value))));
+            }
+        }
+        if self.max_burst.ns() > 86_400_000_000_000 {
+            return Err(("max_burst", format!("{} is longer than 86400s", self.max_burst)));
+        }
+        Ok(())
+    }
+}
+
+impl AdmissionSpec for PieSpec {
+    type Discipline = Pie;
+    fn build(&self, _link: &LinkContext, rng: RngStream) -> Pie {
+        let params = PieParams {
+            target: self.target.ns(),
+            tupdate: self.tupdate.ns(),
+            alpha: self.alpha,
+            beta: self.beta,
+            max_burst: self.max_burst.ns(),
+            ecn: self.ecn,
+        };
+        Pie::new(params, rng)
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PieParams {
@@ -38,11 +98,14 @@ pub struct Pie {
     /// The last update instant (a multiple of tupdate from the first arrival).
     last_update: Option<Time>,
     rng: RngStream,
+    /// Packets it dropped and marked.
+    drops: u64,
+    marks: u64,
 }
 
 impl Pie {
     pub fn new(params: PieParams, rng: RngStream) -> Pie {
-        Pie { params, drop_prob: 0.0, qdelay_old: 0.0, burst_allowance: params.max_burst as f64 / NS, last_update: None, rng }
+        Pie { params, drop_prob: 0.0, qdelay_old: 0.0, burst_allowance: params.max_burst as f64 / NS, last_update: None, rng, drops: 0, marks: 0 }
     }
 
     /// §4.2 at one update instant, `qdelay` seconds of queue then.
@@ -106,23 +169,31 @@ impl Pie {
 }
 
 impl AdmissionDiscipline for Pie {
-    /// An arrival at `now` finding `queue` (the transmitter busy until `busy_until`, so
-    /// the queueing delay since the last arrival is known exactly): drop, mark or admit.
-    fn judge(&mut self, now: Time, queue: Fifo, ect: bool) -> Verdict {
-        self.catch_up(now, queue.busy_until);
+    /// An arrival finding the transmitter busy until `busy_until` (so the queueing delay
+    /// since the last arrival is known exactly): drop, mark or admit.
+    fn judge(&mut self, arrival: &Arrival) -> Verdict {
+        self.catch_up(arrival.now, arrival.busy_until);
         let target = self.params.target as f64 / NS;
         if self.burst_allowance > 0.0
             || (self.qdelay_old < target / 2.0 && self.drop_prob < 0.2)
-            || queue.waiting < 2
+            || arrival.waiting < 2
             || self.rng.gen::<f64>() >= self.drop_prob
         {
             return Verdict::Admit;
         }
-        if self.params.ecn && ect && self.drop_prob <= 0.1 {
+        if self.params.ecn && arrival.ect && self.drop_prob <= 0.1 {
+            self.marks += 1;
             Verdict::Mark
         } else {
+            self.drops += 1;
             Verdict::Drop
         }
+    }
+    fn marks(&self) -> u64 {
+        self.marks
+    }
+    fn drops(&self) -> u64 {
+        self.drops
     }
 }
 
@@ -161,13 +232,13 @@ mod tests {
         let mut drops = Vec::new();
         for k in 0..2000u64 {
             let now = k * MS;
-            let verdict = pie.judge(now, Fifo { busy_until: now + 50 * MS, waiting: 40, busy: true }, false);
+            let verdict = pie.judge(&Arrival { now, busy_until: now + 50 * MS, waiting: 40, busy: true, ..Arrival::default() });
             drops.push(verdict == Verdict::Drop);
         }
         assert!(drops[..150].iter().all(|&d| !d), "the burst allowance");
         assert!(pie.drop_prob > 0.05, "{}", pie.drop_prob);
         assert!(drops[1000..].iter().filter(|&&d| d).count() > 50);
         let mut idle = new_pie();
-        assert!((0..2000u64).all(|k| idle.judge(k * MS, Fifo { busy_until: k * MS + MS, waiting: 1, busy: true }, false) == Verdict::Admit));
+        assert!((0..2000u64).all(|k| idle.judge(&Arrival { now: k * MS, busy_until: k * MS + MS, waiting: 1, busy: true, ..Arrival::default() }) == Verdict::Admit));
     }
 }

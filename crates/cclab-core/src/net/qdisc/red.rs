@@ -22,7 +22,8 @@
 //! fractional idle decay, and the link's DropTail packet limit (where ns-2's RED in packet
 //! mode admits while fewer than limit_ wait, one more than its DropTail, and its limit
 //! drops restart the count).
-use crate::sim::rng::RngStream;
+use super::{AdmissionDiscipline, AdmissionSpec, Arrival, DisciplineSpec, LinkContext, Verdict};
+use crate::sim::rng::{RngStream, RED_STREAMS};
 use crate::sim::{Rate, Time};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -114,6 +115,49 @@ impl RedSpec {
     }
 }
 
+impl DisciplineSpec for RedSpec {
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        RedSpec::validate(self)
+    }
+}
+
+impl AdmissionSpec for RedSpec {
+    type Discipline = Red;
+    const STREAMS: u64 = RED_STREAMS;
+    fn build(&self, link: &LinkContext, rng: RngStream) -> Red {
+        Red::new(self, link.rate, link.delay, link.buffer, rng)
+    }
+}
+
+/// RED at an arrival: the average updated (decayed over the idle time the arrival ends,
+/// if the queue was empty), then the decision — as ns-2's `REDQueue::enque`, which counts
+/// every arrival in the average before deciding.
+impl AdmissionDiscipline for Red {
+    fn judge(&mut self, arrival: &Arrival) -> Verdict {
+        let idle_ns = if !arrival.busy && arrival.waiting == 0 { arrival.now - arrival.busy_until.min(arrival.now) } else { 0 };
+        let queue = if self.bytes { arrival.waiting_bytes as f64 } else { arrival.waiting as f64 };
+        self.update_average(queue, idle_ns);
+        match self.decide(arrival.bytes, arrival.ect, queue) {
+            RedVerdict::Enqueue => Verdict::Admit,
+            RedVerdict::Mark => Verdict::Mark,
+            RedVerdict::Drop | RedVerdict::ForcedDrop | RedVerdict::Overflow => Verdict::Drop,
+        }
+    }
+    fn counts_bytes(&self) -> bool {
+        self.bytes
+    }
+    /// In byte mode RED limits the bytes waiting itself (ns-2: limit × mean_pktsize).
+    fn packet_limit(&self) -> bool {
+        !self.bytes
+    }
+    fn marks(&self) -> u64 {
+        self.stats.marks
+    }
+    fn drops(&self) -> u64 {
+        self.stats.early_drops + self.stats.forced_drops
+    }
+}
+
 /// What RED decided for an arriving packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RedVerdict {
@@ -136,6 +180,7 @@ pub struct RedStats {
     pub forced_drops: u64,
 }
 
+#[derive(Clone, Debug)]
 pub struct Red {
     min_th: f64,
     max_th: f64,
