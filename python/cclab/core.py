@@ -9,7 +9,8 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # (not imported from typing, which alone costs more than the rest)
 
-from cclab._core import (InternalError, ScenarioError, check_flow_sizes, flow_windows_json, loss_outages_json, topology_json,
+from cclab._core import (InternalError, ScenarioError, check_flow_sizes, flow_windows_json, mahimahi_opportunities,
+                         rate_log_opportunities, loss_outages_json, topology_json,
                          validate_json, version, warnings_json)
 from cclab._core import run_json as _run_json
 from cclab._core import jain_index as _jain_index

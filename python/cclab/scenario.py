@@ -69,12 +69,16 @@ def load_unresolved(source: ScenarioSource, overrides: Overrides = None,
 
 
 def resolve_files(scenario: dict, folder: Optional[Path] = None) -> dict:
-    """Read the files a scenario names for the engine (flow-size CDFs), relative to
-    ``folder`` (the scenario file's; the working directory otherwise)."""
+    """Read the files a scenario names for the engine (flow-size CDFs, link traces),
+    relative to ``folder`` (the scenario file's; the working directory otherwise)."""
     if '"cdf"' in str(scenario.get("flows", "")).replace("'", '"'):
         from cclab.workloads import resolve_size_files
 
         resolve_size_files(scenario, folder)
+    if "'file'" in str(scenario.get("topology", "")):
+        from cclab.traces import resolve_trace_files
+
+        resolve_trace_files(scenario, folder)
     return scenario
 
 

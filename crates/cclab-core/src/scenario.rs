@@ -535,6 +535,7 @@ impl Scenario {
 
     /// Fill in per-transport defaults (so the normalised scenario shows them).
     fn normalize(&mut self) -> Result<(), ScenarioError> {
+        self.topology.resolve_rates().map_err(|e| ScenarioError(format!("{}: {}", e.path, e.message)))?;
         let packet_bytes = self.packet_size.get() + self.header_size;
         let profile = self.profile.unwrap_or_default();
         for (i, group) in self.flows.iter_mut().enumerate() {

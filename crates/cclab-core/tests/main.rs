@@ -13,3 +13,4 @@ mod processes;
 mod qdiscs;
 mod red_ecn;
 mod short_flows;
+mod trace_links;

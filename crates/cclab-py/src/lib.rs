@@ -315,6 +315,20 @@ fn check_flow_sizes(sizes_json: &str) -> PyResult<()> {
     guarded(|| parse_field::<cclab_core::app::arrivals::SizeDistribution>(sizes_json).map(|_| ()))
 }
 
+/// The delivery opportunities of a Mahimahi trace's text, as (millisecond, count)
+/// pairs, by the engine's reading of mm-link's format; an error names the line.
+#[pyfunction]
+fn mahimahi_opportunities(text: &str) -> PyResult<Vec<(u64, u32)>> {
+    cclab_core::net::delivery_trace::parse_mahimahi(text).map_err(ScenarioError::new_err)
+}
+
+/// The delivery opportunities that carry a `time_s, rate_mbps` log's text, as
+/// (millisecond, count) pairs; an error names the line.
+#[pyfunction]
+fn rate_log_opportunities(text: &str) -> PyResult<Vec<(u64, u32)>> {
+    cclab_core::net::delivery_trace::opportunities_of_rate_log(text).map_err(ScenarioError::new_err)
+}
+
 /// A byte count as a scenario's size fields read it (a bare number refused but 0).
 #[derive(serde::Deserialize)]
 struct SizeField(#[serde(with = "cclab_core::sim::units::bytes")] u64);
@@ -378,6 +392,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(parse_rate, m)?,
         wrap_pyfunction!(parse_size, m)?,
         wrap_pyfunction!(check_flow_sizes, m)?,
+        wrap_pyfunction!(mahimahi_opportunities, m)?,
+        wrap_pyfunction!(rate_log_opportunities, m)?,
         wrap_pyfunction!(schedule_windows, m)?,
         wrap_pyfunction!(jain_index, m)?,
     ] {

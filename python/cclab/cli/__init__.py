@@ -24,7 +24,7 @@ from cclab.cli.common import INTERRUPTED, USAGE_ERROR, interrupted
 # Each top-level command and the module of cclab.cli whose register() adds it.
 COMMAND_MODULES = {"run": "scenarios", "validate": "scenarios", "reproduce": "papers", "sweep": "sweeps",
                    "report": "sweeps", "export": "sweeps", "bench": "benchmark",
-                   "crosscheck": "ns2", "export-ns2": "ns2"}
+                   "crosscheck": "ns2", "export-ns2": "ns2", "trace": "traces"}
 
 
 def _show_version(show: bool) -> None:

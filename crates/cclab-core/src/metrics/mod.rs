@@ -552,11 +552,16 @@ pub struct LinkTrace {
     pub drops: Vec<u64>,
     pub marks: Vec<u64>,
     pub transmitted_bytes: Vec<u64>,
+    /// Bytes the link could carry in the bin (its rate's, or its schedule's: a trace's
+    /// opportunities, what mm-throughput-graph draws as capacity).
+    pub capacity_bytes: Vec<f64>,
     pub utilization: Vec<f64>,
     pub mean_queue_packets: Vec<f64>,
     pub max_queue_packets: Vec<u32>,
     pub mean_queue_bytes: Vec<f64>,
     pub mean_sojourn_ms: Vec<f64>,
+    /// The longest sojourn of a packet that arrived in the bin (NaN: none started).
+    pub max_sojourn_ms: Vec<f64>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]

@@ -28,6 +28,7 @@
 //! packet travels the ring like any other. Such a link is never pass-through, and
 //! neither is a link feeding it (its arrivals must come in time order, at their time).
 use super::loss::LossModel;
+use super::delivery_trace::{Opportunities, Service};
 use super::qdisc::red::Red;
 use super::qdisc::{AdmissionAqm, AdmissionDiscipline, Arrival, DequeueAqm, DequeueDiscipline, QueueItem, Verdict};
 use crate::sim::{Rate, Time};
@@ -83,6 +84,10 @@ pub struct LinkExtras {
     /// Scheduled rate changes: each packet is sent at the rate in force when its
     /// transmission starts.
     pub rate_schedule: Option<super::rate_schedule::RateSchedule>,
+    /// The link delivers by a trace's opportunities (`net::delivery_trace`), where it is
+    /// in it: each packet's departure is computed from them, and its `limit` counts the
+    /// packets waiting, as mm-link's droptail does.
+    pub opportunities: Option<Opportunities>,
     /// For the byte length of the waiting queue (a byte limit, RED in byte mode): the
     /// bytes admitted before each held packet, a ring beside the timing ring.
     bytes_before: Vec<u64>,
@@ -99,6 +104,9 @@ impl LinkExtras {
             || self.bins.as_ref().is_some_and(|bins| bins.detail.is_some())
     }
 }
+
+/// Nanoseconds in a millisecond: a trace link counts arrivals in whole milliseconds.
+const MS_NS: Time = 1_000_000;
 
 /// A link direction holding packets of type `P` (the engine's: route, size, header).
 /// Laid out so that an admission reads two cache lines (`repr(C)`, aligned): the queue's
@@ -208,6 +216,8 @@ pub struct BinDetail {
     pub started: Vec<u64>,
     pub marks: Vec<u64>,
     pub sojourn_ns: Vec<u64>,
+    /// The longest sojourn of a packet that arrived in the bin (what mm-delay-graph draws).
+    pub max_sojourn_ns: Vec<u64>,
     pub queue_packets: Vec<u64>,
     pub queue_bytes: Vec<u64>,
     pub max_queue_packets: Vec<u32>,
@@ -226,6 +236,7 @@ impl LinkBins {
             started: vec![0; count],
             marks: vec![0; count],
             sojourn_ns: vec![0; count],
+            max_sojourn_ns: vec![0; count],
             queue_packets: vec![0; count],
             queue_bytes: vec![0; count],
             max_queue_packets: vec![0; count],
@@ -252,6 +263,7 @@ impl LinkBins {
         if let Some(d) = self.detail.as_mut() {
             d.started[i] += 1;
             d.sojourn_ns[i] += sojourn;
+            d.max_sojourn_ns[i] = d.max_sojourn_ns[i].max(sojourn);
             d.marks[i] += marked as u64;
         }
     }
@@ -548,6 +560,9 @@ impl<P: QueueItem + Default> Link<P> {
                     (Verdict::Drop, _) => return self.drop_arrival(now),
                 }
             }
+            if self.follows_trace() {
+                return self.admit_on_trace(now, waiting, bytes, packet_limit, mark_ce);
+            }
         }
         // ns-2 DropTail: drop if (queue length + 1) >= limit, the queue excluding the
         // packet in transmission.
@@ -565,6 +580,14 @@ impl<P: QueueItem + Default> Link<P> {
         // Saturating: a slow link flooded for long could push its busy time past u64;
         // a saturated time is simply "after the end of any run".
         let tx_end = tx_start.saturating_add(transmission);
+        self.admitted(now, tx_start, tx_end, tx_start - now, bytes, mark_ce, sched)
+    }
+
+    /// A packet admitted at `now` whose transmission starts at `tx_start` and ends at
+    /// `tx_end`, having waited `queued` (as the link's statistics count it).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn admitted(&mut self, now: Time, tx_start: Time, tx_end: Time, queued: Time, bytes: u32, mark_ce: bool, sched: Time) -> Admission {
         self.busy_until = tx_end;
         self.admitted += 1;
         let arrives = tx_end.saturating_add(self.delay);
@@ -573,8 +596,8 @@ impl<P: QueueItem + Default> Link<P> {
             self.stats.late_bytes += bytes as u64;
         }
         let waits = tx_start > now;
-        if waits {
-            self.stats.queueing_delay_sum += (tx_start - now) as u128;
+        if queued > 0 {
+            self.stats.queueing_delay_sum += queued as u128;
         }
         if self.ns2_ties && !waits {
             self.note_start_on_arrival(now, tx_end, sched);
@@ -586,6 +609,33 @@ impl<P: QueueItem + Default> Link<P> {
         self.admitted_bytes += bytes as u64;
         let schedule = if !self.pass_through && self.held_count() == 1 { Some(arrives) } else { None };
         Admission::Admitted { arrives, schedule, mark_ce }
+    }
+
+    /// Admission on a link that delivers by a trace: mm-link's droptail (at most `limit`
+    /// packets waiting, the one in transit not counted), then the packet's service from
+    /// the opportunities after its arrival millisecond. Its queueing delay is counted as
+    /// mm-link logs it: from its arrival millisecond to its departure.
+    #[inline(never)]
+    fn admit_on_trace(&mut self, now: Time, waiting: u32, bytes: u32, packet_limit: bool, mark_ce: bool) -> Admission {
+        if waiting >= self.limit && packet_limit {
+            return self.drop_arrival(now);
+        }
+        let counts_bytes = self.extras.as_ref().is_some_and(|x| x.counts_bytes());
+        let waiting_bytes = if counts_bytes { self.waiting_bytes(waiting) } else { 0 };
+        let x = self.extras.as_mut().expect("a trace link has extras");
+        if x.limit_bytes.is_some_and(|limit| waiting_bytes + bytes as u64 >= limit) {
+            return self.drop_arrival(now);
+        }
+        let Service { start, end } = x.opportunities.as_mut().expect("checked").serve(now, bytes, false);
+        let queued = end - now / MS_NS * MS_NS;
+        if let Some(bins) = x.bins.as_mut() {
+            if bins.detail.is_some() {
+                bins.queued(now, waiting, waiting_bytes);
+                bins.started(now, queued, mark_ce);
+            }
+            bins.transmitted(end, bytes);
+        }
+        self.admitted(now, start, end, queued, bytes, mark_ce, 0)
     }
 
     /// The parts of an admission only some links need (a byte limit, scheduled rates,
@@ -756,7 +806,10 @@ impl<P: QueueItem + Default> Link<P> {
     /// The transmitter falls free at `now`: the discipline picks the next packet (its
     /// drops on the way left in [`Link::dropped`]), which is sent and then travels the
     /// ring like any other.
-    pub fn transmit_next(&mut self, now: Time) -> Transmit {
+    /// `freed`: the transmitter fell free now (the last packet left now), as opposed to
+    /// starting on an arrival at an idle link (a trace link then may not use what was
+    /// left of the opportunity of the arrival's millisecond).
+    pub fn transmit_next(&mut self, now: Time, freed: bool) -> Transmit {
         let scheduler = self.scheduler.as_mut().expect("only a link with a scheduler transmits on events");
         let before = scheduler.dropped.len();
         let next = scheduler.discipline.dequeue(now, &mut scheduler.dropped);
@@ -773,7 +826,18 @@ impl<P: QueueItem + Default> Link<P> {
             packet.mark_ce();
         }
         let bytes = packet.bytes();
-        let tx_end = now.saturating_add(self.transmission_time(bytes, now));
+        let (tx_end, queued) = match self.extras.as_mut().and_then(|x| x.opportunities.as_mut()) {
+            // a trace link: served from the opportunities (taken as the last packet left,
+            // it may use what that one left of its opportunity)
+            Some(opportunities) => {
+                let end = opportunities.serve(now, bytes, freed).end;
+                if let Some(bins) = self.extras.as_mut().and_then(|x| x.bins.as_mut()) {
+                    bins.transmitted(end, bytes);
+                }
+                (end, end - next.enqueued / MS_NS * MS_NS)
+            }
+            None => (now.saturating_add(self.transmission_time(bytes, now)), now - next.enqueued),
+        };
         self.busy_until = tx_end;
         self.admitted += 1;
         self.admitted_bytes += bytes as u64;
@@ -781,9 +845,9 @@ impl<P: QueueItem + Default> Link<P> {
             self.stats.late_departures += 1;
             self.stats.late_bytes += bytes as u64;
         }
-        self.stats.queueing_delay_sum += (now - next.enqueued) as u128;
+        self.stats.queueing_delay_sum += queued as u128;
         if let Some(bins) = LinkBins::detailed_bins(&mut self.extras) {
-            bins.started(next.enqueued, now - next.enqueued, next.mark_ce);
+            bins.started(next.enqueued, queued, next.mark_ce);
         }
         let arrives = tx_end.saturating_add(self.delay);
         self.push(Held { tx_start: now, arrives });
@@ -838,14 +902,28 @@ impl<P: QueueItem + Default> Link<P> {
         (self.admitted - self.stats.late_departures, self.admitted_bytes - self.stats.late_bytes)
     }
 
+    /// Whether the link delivers by a trace's opportunities.
+    pub fn follows_trace(&self) -> bool {
+        self.extras.as_ref().is_some_and(|x| x.opportunities.is_some())
+    }
+
     /// Transmitted bytes ÷ what the link could carry up to the horizon.
     pub fn utilization(&self) -> f64 {
-        let horizon = self.horizon;
-        let capacity_bits = match self.extras.as_ref().and_then(|x| x.rate_schedule.as_ref()) {
-            None => self.rate.bps() as f64 * horizon as f64 / 1e9,
-            Some(schedule) => schedule.capacity_bits(self.rate, horizon),
-        };
-        self.transmitted().1 as f64 * 8.0 / capacity_bits
+        self.transmitted().1 as f64 * 8.0 / self.capacity_bits_until(self.horizon)
+    }
+
+    /// Bits the link can carry over [0, `until`): at its rate, or by its schedule (a
+    /// square wave's rates, a trace's opportunities).
+    pub fn capacity_bits_until(&self, until: Time) -> f64 {
+        match self.extras.as_ref().and_then(|x| x.rate_schedule.as_ref()) {
+            None => self.rate.bps() as f64 * until as f64 / 1e9,
+            Some(schedule) => schedule.capacity_bits(self.rate, until),
+        }
+    }
+
+    /// Whether the link's capacity changes over time (a square wave, a trace).
+    pub fn is_scheduled(&self) -> bool {
+        self.extras.as_ref().is_some_and(|x| x.rate_schedule.is_some())
     }
 
     /// Mean queueing delay of admitted packets, in ns.

@@ -1,5 +1,6 @@
 //! The built network: a [`Link`] for every direction of the expanded graph, and the
 //! analysis of which links may hand packets on at admission (pass-through).
+use super::delivery_trace::Opportunities;
 use super::link::Link;
 use super::loss::LossModel;
 use super::qdisc::{LinkContext, QueueItem};
@@ -25,8 +26,10 @@ pub fn build_links<P: QueueItem + Default>(graph: &Graph, seed: u64) -> Vec<Link
             if let Some(limit) = params.buffer_bytes {
                 link.extras_mut().limit_bytes = Some(limit.get());
             }
-            if params.rate_schedule.is_some() {
-                link.extras_mut().rate_schedule = params.rate_schedule;
+            if let Some(schedule) = &params.rate_schedule {
+                let x = link.extras_mut();
+                x.opportunities = schedule.delivery_trace().map(|trace| Opportunities::new(trace.clone()));
+                x.rate_schedule = Some(schedule.clone());
             }
             let context = LinkContext { rate: params.rate, delay, buffer: direction.buffer };
             if let Some(aqm) = params.queue.admission(&context, seed, id as LinkId) {

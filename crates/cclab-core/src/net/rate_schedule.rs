@@ -4,14 +4,22 @@
 //! SlowCC study (Bansal et al. 2001, §4.2.4) made by the link itself rather than by
 //! on/off cross traffic. A packet is sent at the rate in force when its transmission
 //! starts.
-use crate::schema::{deserialize_tagged, parse_params, unknown_variant};
+//!
+//! `rate_schedule = { kind = "mahimahi", file = "..." }` makes the link follow a recorded
+//! trace of delivery opportunities instead, as Mahimahi's mm-link does
+//! ([`super::delivery_trace`]); `{ kind = "trace", file = "..." }` a per-second rate log,
+//! delivered as the opportunities that carry it.
+use super::delivery_trace::DeliveryTrace;
+use crate::schema::{deserialize_tagged, nested_error, parse_params, unknown_variant};
 use crate::sim::{Duration, Rate, Time};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::sync::Arc;
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
+#[derive(Clone, Debug, PartialEq)]
 pub enum RateSchedule {
     Square(SquareWave),
+    /// Delivery opportunities of a recorded trace ([`super::delivery_trace`]).
+    Trace(TraceSchedule),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -26,28 +34,110 @@ pub struct SquareWave {
     pub start: Duration,
 }
 
-pub const SCHEDULE_KINDS: &[&str] = &["square"];
+/// `{ kind = "mahimahi", file = "..." }` (a Mahimahi packet-delivery trace: a millisecond
+/// per line, one delivery opportunity each) or `{ kind = "trace", file = "..." }` (a
+/// two-column `time_s, rate_mbps` log, delivered as the opportunities that carry it).
+/// The front end reads the file (relative to the scenario's folder) and gives the core
+/// its opportunities; the scenario keeps the file's path and its SHA-256, so a changed
+/// file makes a different scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceSchedule {
+    /// "mahimahi" or "trace": how the file reads.
+    pub kind: &'static str,
+    /// The file, as the front end resolved it.
+    pub file: Option<String>,
+    /// Its contents' SHA-256 (hex).
+    pub sha256: Option<String>,
+    /// Its delivery opportunities.
+    pub trace: Arc<DeliveryTrace>,
+}
+
+pub const SCHEDULE_KINDS: &[&str] = &["square", "mahimahi", "trace"];
 
 impl<'de> Deserialize<'de> for RateSchedule {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_tagged(d, "kind", "{ kind = \"square\", low = \"5Mbps\", period = \"1s\" }", |kind, params| match kind {
-            "square" => {
-                let wave: SquareWave = parse_params(params)?;
-                if wave.period < Duration::from_millis(1) {
-                    return Err(crate::schema::nested_error("period", &format!("{} is below 1ms", wave.period)));
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct TraceFields {
+            #[serde(default)]
+            file: Option<String>,
+            #[serde(default)]
+            sha256: Option<String>,
+            #[serde(default)]
+            opportunities: Option<Vec<(u64, u32)>>,
+        }
+        deserialize_tagged(
+            d,
+            "kind",
+            "{ kind = \"square\", low = \"5Mbps\", period = \"1s\" } or { kind = \"mahimahi\", file = \"cellular.up\" }",
+            |kind, params| match kind {
+                "square" => {
+                    let wave: SquareWave = parse_params(params)?;
+                    if wave.period < Duration::from_millis(1) {
+                        return Err(nested_error("period", &format!("{} is below 1ms", wave.period)));
+                    }
+                    Ok(RateSchedule::Square(wave))
                 }
-                Ok(RateSchedule::Square(wave))
+                "mahimahi" | "trace" => {
+                    let fields: TraceFields = parse_params(params)?;
+                    let Some(runs) = fields.opportunities else {
+                        let field = if fields.file.is_some() { "file" } else { "opportunities" };
+                        return Err(nested_error(
+                            field,
+                            "the core takes a trace as opportunities = [[millisecond, count], ...]; its file is read by \
+                             the front end (cclab run, cclab.run), which fills them in",
+                        ));
+                    };
+                    let trace = DeliveryTrace::new(&runs).map_err(|message| match message.split_once("]: ") {
+                        // "[k]: ..." is about entry k
+                        Some((index, rest)) if message.starts_with('[') => nested_error(&format!("opportunities{index}]"), rest),
+                        _ => nested_error("opportunities", &message),
+                    })?;
+                    let kind = if kind == "mahimahi" { "mahimahi" } else { "trace" };
+                    Ok(RateSchedule::Trace(TraceSchedule { kind, file: fields.file, sha256: fields.sha256, trace: Arc::new(trace) }))
+                }
+                other => Err(unknown_variant("kind", other, SCHEDULE_KINDS)),
+            },
+        )
+    }
+}
+
+impl Serialize for RateSchedule {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(None)?;
+        match self {
+            RateSchedule::Square(wave) => {
+                map.serialize_entry("kind", "square")?;
+                map.serialize_entry("low", &wave.low)?;
+                map.serialize_entry("period", &wave.period)?;
+                map.serialize_entry("start", &wave.start)?;
             }
-            other => Err(unknown_variant("kind", other, SCHEDULE_KINDS)),
-        })
+            // A trace from a file is named by the file (and its hash), not repeated.
+            RateSchedule::Trace(t) => {
+                map.serialize_entry("kind", t.kind)?;
+                if let Some(file) = &t.file {
+                    map.serialize_entry("file", file)?;
+                }
+                if let Some(sha256) = &t.sha256 {
+                    map.serialize_entry("sha256", sha256)?;
+                }
+                if t.file.is_none() {
+                    map.serialize_entry("opportunities", t.trace.runs())?;
+                }
+            }
+        }
+        map.end()
     }
 }
 
 impl RateSchedule {
-    /// The rate in force at `t` for a link whose nominal rate is `high`.
+    /// The rate in force at `t` for a link whose nominal rate is `high` (a trace link's
+    /// packets are served by its opportunities instead: its nominal rate, the trace's
+    /// mean, stands).
     #[inline]
     pub fn rate_at(&self, high: Rate, t: Time) -> Rate {
-        match *self {
+        match self {
             RateSchedule::Square(w) => {
                 if t < w.start.ns() {
                     return high;
@@ -59,12 +149,13 @@ impl RateSchedule {
                     w.low
                 }
             }
+            RateSchedule::Trace(_) => high,
         }
     }
 
     /// Bits the link can carry over [0, horizon) (for its utilisation).
     pub fn capacity_bits(&self, high: Rate, horizon: Time) -> f64 {
-        match *self {
+        match self {
             RateSchedule::Square(w) => {
                 let (start, period) = (w.start.ns().min(horizon), w.period.ns());
                 let mut bits = high.bps() as f64 * start as f64 / 1e9;
@@ -75,15 +166,30 @@ impl RateSchedule {
                 bits += (high.bps() as f64 * high_ns as f64 + w.low.bps() as f64 * low_ns as f64) / 1e9;
                 bits
             }
+            RateSchedule::Trace(t) => t.trace.capacity_bits(horizon),
         }
     }
 
-    pub fn validate(&self, high: Rate) -> Result<(), String> {
-        let RateSchedule::Square(w) = self;
-        if w.low.bps() == 0 || w.low.bps() > high.bps() {
-            return Err(format!("low {} must be above 0 and at most the link's rate {high}", w.low));
+    /// The delivery trace, if the schedule is one.
+    pub fn delivery_trace(&self) -> Option<&Arc<DeliveryTrace>> {
+        match self {
+            RateSchedule::Trace(t) => Some(&t.trace),
+            RateSchedule::Square(_) => None,
         }
-        Ok(())
+    }
+
+    /// The link's nominal rate when the scenario gives none: a trace's mean.
+    pub fn mean_rate(&self) -> Option<Rate> {
+        self.delivery_trace().map(|trace| Rate(trace.mean_rate_bps().round().max(1.0) as u64))
+    }
+
+    pub fn validate(&self, high: Rate) -> Result<(), String> {
+        match self {
+            RateSchedule::Square(w) if w.low.bps() == 0 || w.low.bps() > high.bps() => {
+                Err(format!("low {} must be above 0 and at most the link's rate {high}", w.low))
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -109,6 +215,12 @@ mod tests {
         let err = |text: &str| serde_json::from_str::<RateSchedule>(text).unwrap_err().to_string();
         assert!(err(r#"{"kind": "square", "low": "5Mbps", "period": "10us"}"#).contains("period"));
         assert!(err(r#"{"kind": "sine", "low": "5Mbps", "period": "1s"}"#).contains("unknown kind \"sine\""));
+        let missing = err(r#"{"kind": "mahimahi", "file": "x.up"}"#);
+        assert!(missing.contains("file") && missing.contains("the core takes a trace as opportunities"), "{missing}");
+        let order = err(r#"{"kind": "mahimahi", "opportunities": [[3, 1], [2, 1]]}"#);
+        assert!(order.contains("opportunities[1]") && order.contains("2 ms comes after 3 ms"), "{order}");
+        let zero = err(r#"{"kind": "mahimahi", "opportunities": [[0, 1]]}"#);
+        assert!(zero.contains("opportunities") && zero.contains("lasts 0 ms"), "{zero}");
         assert!(square().validate(Rate(1_000_000)).unwrap_err().contains("at most the link's rate"));
     }
 }

@@ -76,8 +76,12 @@ pub struct Dumbbell {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
-    /// Transmission rate of each direction.
-    pub rate: Rate,
+    /// Transmission rate of each direction; required unless the left-to-right
+    /// direction follows a trace (`rate_schedule = { kind = "mahimahi" | "trace" }`),
+    /// whose mean rate it then is. Beside a trace it is the nominal rate that "Nbdp"
+    /// buffers and loads are counted in; the trace alone delivers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
     /// One-way propagation delay of each direction.
     pub delay: Duration,
     /// Queue discipline of each direction: "droptail" (default), "red", "codel",
@@ -98,9 +102,14 @@ pub struct LinkSpec {
     pub loss: Option<LossSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse_loss: Option<LossSpec>,
-    /// Scheduled rate changes of the left-to-right direction (e.g. a square wave).
+    /// Scheduled rate changes of the left-to-right direction (a square wave), or the
+    /// trace it delivers by (`{ kind = "mahimahi", file = "..." }`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_schedule: Option<RateSchedule>,
+    /// The trace the right-to-left direction (the ACKs of forward flows) delivers by, as
+    /// `mm-link UP DOWN` takes one per direction (default: none, its `rate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_rate_schedule: Option<RateSchedule>,
 }
 
 /// `kind = "graph"`: duplex links between named nodes.
@@ -183,7 +192,7 @@ impl PresetHop {
             from: Some(from.into()),
             to: Some(to.into()),
             name: None,
-            rate: self.rate.unwrap_or(rate),
+            rate: Some(self.rate.unwrap_or(rate)),
             delay: self.delay.unwrap_or(delay),
             queue: self.queue.unwrap_or_default(),
             buffer: self.buffer.unwrap_or_default(),
@@ -219,8 +228,10 @@ pub struct GraphLink {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Transmission rate of the from→to direction (and of the reverse one unless
-    /// `reverse` changes it).
-    pub rate: Rate,
+    /// `reverse` changes it); required unless the from→to direction follows a trace
+    /// (`rate_schedule = { kind = "mahimahi" | "trace" }`), whose mean rate it then is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
     /// One-way propagation delay (both directions unless `reverse` changes it).
     pub delay: Duration,
     /// Queue discipline of each direction (default "droptail").
@@ -238,7 +249,8 @@ pub struct GraphLink {
     /// it (`reverse = { loss = "none" }`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<LossSpec>,
-    /// Scheduled rate changes of the from→to direction (e.g. a square wave).
+    /// Scheduled rate changes of the from→to direction (a square wave), or the trace it
+    /// delivers by (`{ kind = "mahimahi", file = "..." }`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_schedule: Option<RateSchedule>,
     /// The to→from direction's differences (its name defaults to "TO-FROM").
@@ -271,6 +283,11 @@ pub struct LinkOverrides {
     /// `"none"` removes the forward direction's loss model from this direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<LossSpec>,
+    /// The trace the to→from direction delivers by (default: none; the forward
+    /// direction's is not inherited). Its mean rate is this direction's unless `rate`
+    /// is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_schedule: Option<RateSchedule>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -540,7 +557,7 @@ impl Graph {
                     buffer_bytes: params.buffer_bytes,
                     queue: params.queue,
                     loss: params.loss,
-                    rate_schedule: params.rate_schedule,
+                    rate_schedule: params.rate_schedule.clone(),
                     origin: params.origin.clone(),
                 }
             })
@@ -770,6 +787,43 @@ impl Builder {
 }
 
 impl Topology {
+    /// Fill in each link's omitted `rate` with its trace's mean rate (a link without a
+    /// trace must give one): the normalised scenario then states every rate.
+    pub fn resolve_rates(&mut self) -> Result<(), TopologyError> {
+        let resolve = |rate: &mut Option<Rate>, schedule: &Option<RateSchedule>, at: String| -> Result<(), TopologyError> {
+            if rate.is_none() {
+                *rate = schedule.as_ref().and_then(RateSchedule::mean_rate);
+            }
+            match rate {
+                Some(_) => Ok(()),
+                None => error(
+                    format!("{at}.rate"),
+                    "required, but missing (or give the link a rate_schedule of kind \"mahimahi\" or \"trace\": its mean rate is then the link's)",
+                ),
+            }
+        };
+        match self {
+            Topology::Dumbbell(d) => {
+                resolve(&mut d.bottleneck.rate, &d.bottleneck.rate_schedule, "topology.bottleneck".into())?;
+                resolve(&mut d.source_access.rate, &d.source_access.rate_schedule, "topology.source_access".into())?;
+                resolve(&mut d.sink_access.rate, &d.sink_access.rate_schedule, "topology.sink_access".into())
+            }
+            Topology::Graph(g) => {
+                for (k, link) in g.links.iter_mut().enumerate() {
+                    resolve(&mut link.rate, &link.rate_schedule, format!("topology.links[{k}]"))?;
+                }
+                Ok(())
+            }
+            Topology::Chain(c) => {
+                for (k, link) in c.hops.iter_mut().enumerate() {
+                    resolve(&mut link.rate, &link.rate_schedule, format!("topology.hops[{k}]"))?;
+                }
+                Ok(())
+            }
+            Topology::WiredWireless(_) => Ok(()),
+        }
+    }
+
     /// Expand into the graph that every kind shares, with a path for each flow of
     /// `groups` (in order). `packet_bytes` is the scenario's payload size ("Nbdp" buffers
     /// count packets of that size), `wire_bytes` a data packet's size on the wire (no
@@ -818,8 +872,9 @@ impl Dumbbell {
         let mut b = Builder::default();
         // Left to right takes `loss`, right to left `reverse_loss`.
         let params = |b: &mut Builder, spec: &LinkSpec, origin: &str| {
-            let make = |loss: Option<LossSpec>, rate_schedule: Option<RateSchedule>| LinkParams {
-                rate: spec.rate,
+            let rate = spec.rate.expect("resolved by Topology::resolve_rates");
+            let make = |rate: Rate, loss: Option<LossSpec>, rate_schedule: Option<RateSchedule>| LinkParams {
+                rate,
                 queue: spec.queue,
                 buffer: spec.buffer,
                 buffer_bytes: spec.buffer_bytes,
@@ -827,7 +882,12 @@ impl Dumbbell {
                 rate_schedule,
                 origin: origin.to_string(),
             };
-            (b.params(make(spec.loss, spec.rate_schedule)), b.params(make(spec.reverse_loss, None)))
+            // (a reverse trace's own mean is its direction's rate)
+            let reverse_rate = spec.reverse_rate_schedule.as_ref().and_then(RateSchedule::mean_rate).unwrap_or(rate);
+            (
+                b.params(make(rate, spec.loss, spec.rate_schedule.clone())),
+                b.params(make(reverse_rate, spec.reverse_loss, spec.reverse_rate_schedule.clone())),
+            )
         };
         let bottleneck = params(&mut b, &self.bottleneck, "topology.bottleneck");
         let source_access = params(&mut b, &self.source_access, "topology.source_access");
@@ -911,17 +971,18 @@ fn expand_graph(
             return error(at, format!("a second link between {from:?} and {to:?} (the first is {field}[{}])", other / 2));
         }
         let reverse = link.reverse.clone().unwrap_or_default();
+        let rate = link.rate.expect("resolved by Topology::resolve_rates");
         let forward_params = LinkParams {
-            rate: link.rate,
+            rate,
             queue: link.queue,
             buffer: link.buffer,
             buffer_bytes: link.buffer_bytes,
             loss: link.loss.filter(|loss| !loss.is_none()),
-            rate_schedule: link.rate_schedule,
+            rate_schedule: link.rate_schedule.clone(),
             origin: at.clone(),
         };
         let reverse_params = LinkParams {
-            rate: reverse.rate.unwrap_or(link.rate),
+            rate: reverse.rate.or_else(|| reverse.rate_schedule.as_ref().and_then(RateSchedule::mean_rate)).unwrap_or(rate),
             queue: reverse.queue.unwrap_or(link.queue),
             buffer: reverse.buffer.unwrap_or(link.buffer),
             buffer_bytes: reverse.buffer_bytes.or(link.buffer_bytes),
@@ -929,7 +990,7 @@ fn expand_graph(
                 Some(loss) => Some(loss).filter(|loss| !loss.is_none()),
                 None => forward_params.loss,
             },
-            rate_schedule: None,
+            rate_schedule: reverse.rate_schedule.clone(),
             origin: if reverse.buffer.is_some() { format!("{at}.reverse") } else { at.clone() },
         };
         let mut direction_name = |name: Option<&String>, default: String, key: &str| -> Result<Option<Box<str>>, TopologyError> {

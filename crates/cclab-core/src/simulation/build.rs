@@ -235,6 +235,25 @@ fn check_event_ids(graph: &Graph, flows: usize) -> Result<(), ScenarioError> {
     Ok(())
 }
 
+/// The links that must see every packet through events, not take the shortcuts
+/// (`Network::pass_through_links`' "scheduled"): those with a dequeue-time discipline,
+/// and a trace link and every link after it on a route through it. A trace delivers
+/// several packets at one instant (its opportunities share milliseconds), and at such
+/// ties the shortcuts' order (a packet handed on early goes before a timer due at its
+/// own instant) is not the event queue's (by when each was scheduled).
+fn event_driven_links(graph: &Graph, routes: &[Vec<LinkId>]) -> Vec<bool> {
+    let params = |link: LinkId| &graph.params[graph.links[link as usize].params as usize];
+    let mut driven: Vec<bool> = (0..graph.links.len() as LinkId).map(|link| params(link).queue.dequeues()).collect();
+    for route in routes {
+        if let Some(first) = route.iter().position(|&link| params(link).rate_schedule.as_ref().is_some_and(|s| s.delivery_trace().is_some())) {
+            for &link in &route[first..] {
+                driven[link as usize] = true;
+            }
+        }
+    }
+    driven
+}
+
 /// Every route's links in one table, each route ended by ROUTE_END, and where each route
 /// starts there (hosts and packets name a route by it).
 fn route_table(routes: &[Vec<LinkId>]) -> (Vec<u32>, Vec<LinkId>) {
@@ -374,7 +393,7 @@ impl Simulation {
         }
         let routes = std::mem::take(&mut graph.routes);
         let mut links = build_links(&graph, scenario.seed);
-        let scheduled: Vec<bool> = graph.links.iter().map(|d| graph.params[d.params as usize].queue.dequeues()).collect();
+        let scheduled = event_driven_links(&graph, &routes);
         let pass_through = pass_through_links(&routes, links.len(), stand_ins as usize, &streams, &scheduled);
         let ns2_ties = scenario.profile == Some(crate::transport::TcpProfile::Ns2);
         for (link, pass) in links.iter_mut().zip(pass_through) {

@@ -420,7 +420,7 @@ impl Simulation {
     #[inline(never)]
     fn on_link_dequeue(&mut self, now: Time, link: LinkId) {
         let target = &mut self.links[link as usize];
-        transmit_next(target, link, &mut self.events, &mut self.counts, now);
+        transmit_next(target, link, &mut self.events, &mut self.counts, now, true);
         count_dropped(target, &mut self.counts);
     }
 

@@ -87,7 +87,7 @@ pub(super) fn enqueue_deferred(link: &mut Link, id: LinkId, events: &mut EventQu
         return;
     }
     if link.enqueue(now, packet) {
-        transmit_next(link, id, events, counts, now);
+        transmit_next(link, id, events, counts, now, false);
     }
     count_dropped(link, counts);
 }
@@ -101,8 +101,8 @@ pub(super) fn dequeue_event(link: LinkId) -> Event {
 
 /// A dequeue-time link's transmitter is free at `now`: send the next packet, scheduling
 /// when the transmitter is free again and, if the link had nothing in flight, the arrival.
-pub(super) fn transmit_next(link: &mut Link, id: LinkId, events: &mut EventQueue, counts: &mut Counts, now: Time) {
-    let sent = link.transmit_next(now);
+pub(super) fn transmit_next(link: &mut Link, id: LinkId, events: &mut EventQueue, counts: &mut Counts, now: Time, freed: bool) {
+    let sent = link.transmit_next(now, freed);
     if let Some(at) = sent.free_at {
         events.schedule(at, dequeue_event(id));
         if link.captured {

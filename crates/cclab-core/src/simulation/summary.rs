@@ -352,9 +352,17 @@ impl Simulation {
         let bins = link.bins().expect("a traced link has bins");
         let detail = bins.detail.as_ref().expect("a traced link's bins are detailed");
         let width_s = bins.width as f64 / NS_PER_SEC as f64;
-        let capacity_bytes = link.rate.bps() as f64 / 8.0 * width_s;
         let mean = |sum: u64, count: u64, scale: f64| if count == 0 { f64::NAN } else { sum as f64 / count as f64 * scale };
         let n = bins.arrivals.len();
+        let capacity_bytes: Vec<f64> = (0..n)
+            .map(|i| match link.is_scheduled() {
+                false => link.rate.bps() as f64 / 8.0 * width_s,
+                true => {
+                    let (start, end) = (i as Time * bins.width, ((i + 1) as Time * bins.width).min(self.horizon));
+                    (link.capacity_bits_until(end) - link.capacity_bits_until(start)) / 8.0
+                }
+            })
+            .collect();
         LinkTrace {
             name: name.to_string(),
             t_s: (0..n).map(|i| i as f64 * width_s).collect(),
@@ -362,11 +370,13 @@ impl Simulation {
             drops: bins.drops.clone(),
             marks: detail.marks.clone(),
             transmitted_bytes: bins.transmitted_bytes.clone(),
-            utilization: bins.transmitted_bytes.iter().map(|&b| b as f64 / capacity_bytes).collect(),
+            utilization: bins.transmitted_bytes.iter().zip(&capacity_bytes).map(|(&b, &c)| b as f64 / c).collect(),
+            capacity_bytes,
             mean_queue_packets: (0..n).map(|i| mean(detail.queue_packets[i], detail.queued[i], 1.0)).collect(),
             max_queue_packets: detail.max_queue_packets.clone(),
             mean_queue_bytes: (0..n).map(|i| mean(detail.queue_bytes[i], detail.queued[i], 1.0)).collect(),
             mean_sojourn_ms: (0..n).map(|i| mean(detail.sojourn_ns[i], detail.started[i], 1e-6)).collect(),
+            max_sojourn_ms: (0..n).map(|i| if detail.started[i] == 0 { f64::NAN } else { detail.max_sojourn_ns[i] as f64 / 1e6 }).collect(),
         }
     }
 }
