@@ -123,3 +123,36 @@ start = "1s"
     let bottleneck = link(&fast, "r1-r2");
     assert!(bottleneck.utilization > 0.5 && bottleneck.utilization <= 1.0, "{}", bottleneck.utilization);
 }
+
+#[test]
+fn the_shortcuts_stay_exact_when_a_trace_delivers_several_packets_a_millisecond() {
+    // Several opportunities a millisecond and four flows: packets of different flows
+    // leave at one instant, their ACKs meet on the way back, and retransmission timers
+    // (set an RTO after a send at an ACK's arrival, the millisecond grid) fall due at
+    // the instant ACKs arrive. The links of flows crossing a trace take every packet by
+    // events, so such ties are ordered as the event queue orders them in both.
+    for opportunities in ["[[1, 2]]", "[[1, 7]]", "[[3, 5], [4, 1]]"] {
+        let text = format!(
+            r#"
+duration = "20s"
+seed = 3
+[topology]
+kind = "dumbbell"
+bottleneck = {{ delay = "20ms", buffer = 60, rate_schedule = {{ kind = "mahimahi", opportunities = {opportunities} }} }}
+source_access = {{ rate = "100Mbps", delay = "1ms" }}
+sink_access = {{ rate = "100Mbps", delay = "1ms" }}
+[[flows]]
+count = 3
+cc = "reno"
+[[flows]]
+cc = "bbr"
+start = "2s"
+"#
+        );
+        let fast = run(scenario(&text)).unwrap();
+        let slow = Simulation::new(scenario(&text)).unwrap().without_shortcuts().run().unwrap();
+        assert_eq!(fast.flows, slow.flows, "{opportunities}");
+        assert_eq!(fast.links, slow.links, "{opportunities}");
+    }
+}
+

@@ -48,6 +48,44 @@ impl Quantiles {
         }
     }
 
+    /// Add another stream's values (of the same scale): kept exactly while both were and
+    /// the two stay under the limit, else counted into one histogram.
+    pub fn merge(&mut self, other: &Quantiles) {
+        self.sum += other.sum;
+        if self.histogram.is_none() && other.histogram.is_none() && self.exact.len() + other.exact.len() <= EXACT_LIMIT {
+            self.exact.extend_from_slice(&other.exact);
+            return;
+        }
+        let mut histogram = match self.histogram.take() {
+            Some(histogram) => histogram,
+            None => {
+                let mut histogram = Histogram::<u64>::new(SIGNIFICANT_DIGITS).expect("3 digits is a valid precision");
+                histogram.auto(true);
+                for &v in &self.exact {
+                    record(&mut histogram, self.integer(v));
+                }
+                histogram
+            }
+        };
+        match &other.histogram {
+            Some(theirs) => {
+                for bucket in theirs.iter_recorded() {
+                    let value = bucket.value_iterated_to();
+                    if histogram.record_n(value, bucket.count_at_value()).is_err() {
+                        histogram.saturating_record(value);
+                    }
+                }
+            }
+            None => {
+                for &v in &other.exact {
+                    record(&mut histogram, self.integer(v));
+                }
+            }
+        }
+        self.exact = Vec::new();
+        self.histogram = Some(histogram);
+    }
+
     /// The `rank`-th smallest value (from 0) the histogram holds, as its bucket's middle.
     fn order_statistic(&self, h: &Histogram<u64>, rank: u64) -> f64 {
         let mut seen = 0;
@@ -135,6 +173,29 @@ pub fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
 mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn merged_streams_have_the_quantiles_of_all_their_values() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let values: Vec<f64> = (0..30_000).map(|_| rng.gen_range(1.0..100.0)).collect();
+        let mut sorted = values.clone();
+        sorted.sort_by(f64::total_cmp);
+        let exact = quantile(&sorted, 0.95).unwrap();
+        for split in [100, 15_000, 29_900] {
+            let (mut a, mut b) = (Quantiles::new(1e3), Quantiles::new(1e3));
+            values[..split].iter().for_each(|&v| a.record(v));
+            values[split..].iter().for_each(|&v| b.record(v));
+            a.merge(&b);
+            assert_eq!(a.len(), 30_000);
+            let merged = a.quantiles(&[0.95])[0].unwrap();
+            assert!((merged - exact).abs() / exact < 2e-3, "split {split}: {merged} vs {exact}");
+        }
+        let (mut a, mut b) = (Quantiles::new(1e3), Quantiles::new(1e3));
+        [1.0, 2.0].iter().for_each(|&v| a.record(v));
+        [3.0, 4.0].iter().for_each(|&v| b.record(v));
+        a.merge(&b);
+        assert!(a.is_exact() && a.quantiles(&[0.5])[0] == Some(2.5));
+    }
 
     #[test]
     fn exact_below_the_limit_as_numpy() {

@@ -208,12 +208,12 @@ impl Opportunities {
             let used = remaining.min(self.left);
             remaining -= used;
             self.left -= used;
-            let at = self.ms() * NS_PER_MS;
+            let at_ms = self.ms();
             if self.left == 0 {
                 self.advance();
             }
             if remaining == 0 {
-                return Service { start, end: at };
+                return Service { start, end: at_ms * NS_PER_MS };
             }
         }
     }
@@ -371,7 +371,7 @@ mod tests {
         // the transmitter taking the next packet as one leaves may use what it left
         let mut link = trace("1\n");
         let first = link.serve(0, 100, false);
-        assert_eq!(link.serve(first.end, 100, true).end, first.end);
+        assert_eq!(link.serve(first.end, 100, true).end / MS, first.end / MS);
         assert_eq!(link.serve(first.end, 100, false).end, first.end + MS, "an arrival then cannot");
     }
 
@@ -379,12 +379,10 @@ mod tests {
     fn the_trace_repeats_from_its_end_and_lost_opportunities_are_skipped() {
         // two at 5 ms, one at 10: period 10 ms
         let mut link = trace("5\n5\n10\n");
-        assert_eq!(link.serve(0, 1500, false).end, 5 * MS);
-        assert_eq!(link.serve(0, 1500, false).end, 5 * MS);
-        assert_eq!(link.serve(0, 1500, false).end, 10 * MS);
-        assert_eq!(link.serve(0, 1500, false).end, 15 * MS, "the second period");
-        // idle past 20 ms: the next is 25 (wrap-around, skipping 15, 15, 20)
-        assert_eq!(link.serve(21 * MS, 1500, false).end, 25 * MS);
+        let mut ms = |now: u64| link.serve(now, 1500, false).end / MS;
+        assert_eq!([ms(0), ms(0), ms(0), ms(0)], [5, 5, 10, 15], "the second period starts at 10");
+        // idle past 20 ms: the next is 25 (wrap-around, skipping 15, 20)
+        assert_eq!(ms(21 * MS), 25);
         // a trace starting at 0 ms: its 0 and its period fall on the same millisecond
         let mut link = trace("0\n2\n");
         let ends: Vec<u64> = (0..4).map(|_| link.serve(0, 1500, false).end / MS).collect();

@@ -237,16 +237,19 @@ fn check_event_ids(graph: &Graph, flows: usize) -> Result<(), ScenarioError> {
 
 /// The links that must see every packet through events, not take the shortcuts
 /// (`Network::pass_through_links`' "scheduled"): those with a dequeue-time discipline,
-/// and a trace link and every link after it on a route through it. A trace delivers
-/// several packets at one instant (its opportunities share milliseconds), and at such
-/// ties the shortcuts' order (a packet handed on early goes before a timer due at its
-/// own instant) is not the event queue's (by when each was scheduled).
+/// and every link a flow crossing a trace link sends or is answered on. A trace delivers
+/// on a millisecond grid: several packets leave it at one instant, their answers come
+/// back on the grid, and a sender's retransmission timer (an RTO after a send at an
+/// answer's arrival) falls due at the instant an answer arrives. At such ties the
+/// shortcuts' order (a packet handed on early goes before a timer due at its own
+/// instant) is not the event queue's (by when each was scheduled).
 fn event_driven_links(graph: &Graph, routes: &[Vec<LinkId>]) -> Vec<bool> {
     let params = |link: LinkId| &graph.params[graph.links[link as usize].params as usize];
+    let traced = |route: RouteId| routes[route as usize].iter().any(|&link| params(link).rate_schedule.as_ref().is_some_and(|s| s.delivery_trace().is_some()));
     let mut driven: Vec<bool> = (0..graph.links.len() as LinkId).map(|link| params(link).queue.dequeues()).collect();
-    for route in routes {
-        if let Some(first) = route.iter().position(|&link| params(link).rate_schedule.as_ref().is_some_and(|s| s.delivery_trace().is_some())) {
-            for &link in &route[first..] {
+    for path in &graph.paths {
+        if traced(path.data_route) || traced(path.reply_route) {
+            for &link in routes[path.data_route as usize].iter().chain(&routes[path.reply_route as usize]) {
                 driven[link as usize] = true;
             }
         }
