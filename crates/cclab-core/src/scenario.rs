@@ -55,7 +55,8 @@ pub struct Scenario {
     #[serde(default)]
     pub trace: TraceConfig,
     /// Whose rules every TCP and TFRC group follows unless it says otherwise: "rfc" (the
-    /// RFCs, the default) or "ns2" (ns-2.35's agents: `tcp.profile`, `tfrc.profile`).
+    /// RFCs, the default), "ns2" (ns-2.35's agents: `tcp.profile`, `tfrc.profile`) or
+    /// "linux" (Linux 6.x's TCP; TFRC groups follow RFC 5348).
     /// "ns2" here also orders an arrival and a transmission start at one instant as
     /// ns-2's scheduler does (docs/ns2-defaults.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -280,7 +281,7 @@ impl FlowGroup {
                 let tfrc = self.tfrc.get_or_insert_with(TfrcConfig::default);
                 tfrc.profile.get_or_insert(match profile {
                     crate::transport::TcpProfile::Ns2 => crate::transport::tfrc::Profile::Ns2,
-                    crate::transport::TcpProfile::Rfc => crate::transport::tfrc::Profile::Rfc5348,
+                    crate::transport::TcpProfile::Rfc | crate::transport::TcpProfile::Linux => crate::transport::tfrc::Profile::Rfc5348,
                 });
                 tfrc.validate().map_err(|(field, message)| {
                     let field = match field {

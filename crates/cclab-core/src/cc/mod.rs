@@ -98,7 +98,37 @@ pub struct RateSample {
     pub in_flight: u32,
     /// The ACK's RTT sample (Karn's rule applied), ns.
     pub rtt: Option<Time>,
+    /// The rest is filled by `linux`-profile senders only (zero otherwise): segments this
+    /// ACK newly marked lost (`rs->losses`), all marked lost so far (`tp->lost`), what was
+    /// in flight before the ACK (`rs->prior_in_flight`), the sender's recovery state, and
+    /// how far its next departure lies ahead of now (`tcp_wstamp_ns − now`, EDT pacing).
+    pub losses: u32,
+    pub lost_total: u64,
+    pub prior_in_flight: u32,
+    pub ca_state: CaState,
+    pub pacing_ahead: Time,
 }
+
+/// The sender's loss-recovery state as Linux names it (`icsk_ca_state`), for algorithms
+/// that act on it (BBR's `bbr_set_cwnd_to_recover_or_restore`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CaState {
+    /// Nothing odd.
+    #[default]
+    Open,
+    /// SACKs or duplicates seen, nothing marked lost yet.
+    Disorder,
+    /// The window is being reduced without loss (ECN, a repaired tail loss probe).
+    Cwr,
+    /// Fast recovery.
+    Recovery,
+    /// After a retransmission timeout.
+    Loss,
+}
+
+/// Linux's jiffy on this machine kind (`CONFIG_HZ=250`), ns: the kernel's coarse clock
+/// (CUBIC's epoch, BBR's PROBE_RTT and min-RTT stamps, TCP's timers).
+pub const LINUX_JIFFY_NS: Time = 4_000_000;
 
 impl RateSample {
     /// Segments per second, when the sample is valid.
@@ -187,6 +217,33 @@ pub trait CongestionControl {
     /// A draw of the flow's own random stream, given once before the flow starts, for an
     /// algorithm that randomises (BBR's first gain phase).
     fn set_seed(&mut self, _seed: u64) {}
+
+    // The `linux` profile. Its sender calls the hooks above as Linux's `tcp_ack` calls a
+    // module's: `on_ack_event` on every ACK (`pkts_acked`, with `segments_acked` the
+    // segments it newly delivered, cumulatively or by SACK, and `rtt` the newest of
+    // them's), `on_round` first when snd_una has passed the end of the last round;
+    // `on_ack` (`cong_avoid`) only on ACKs that advance snd_una outside recovery while
+    // the window limits the sender; `on_congestion` (`ssthresh`) once per reduction, of
+    // which it reads only the ssthresh (Proportional Rate Reduction moves cwnd);
+    // `on_recovery_end` after cwnd = ssthresh (`CA_EVENT_COMPLETE_CWR`).
+    /// The flow follows the `linux` profile: compute as the kernel's module does (asked
+    /// once, when the sender is made; algorithms without a kernel twin ignore it).
+    fn use_linux_rules(&mut self) {}
+    /// A retransmission timeout put the sender in the Loss state (`set_state(TCP_CA_Loss)`;
+    /// after `on_congestion` when the timeout reduces the window, alone when it does not).
+    fn on_loss_state(&mut self, _window: &mut Window, _now: Time) {}
+    /// A reduction proved spurious is undone (`undo_cwnd`): the window to restore, given
+    /// the one before the reduction (Reno and CUBIC: the larger of the two).
+    fn undo_cwnd(&mut self, window: &Window, prior_cwnd: f64) -> f64 {
+        window.cwnd.max(prior_cwnd)
+    }
+    /// The sender starts sending after `idle` ns with nothing in flight
+    /// (`CA_EVENT_TX_START`).
+    fn on_tx_start(&mut self, _window: &mut Window, _now: Time, _idle: Time) {}
+    /// The fewest segments a GSO packet carries (`min_tso_segs`; None: the sysctl's 2).
+    fn min_tso_segs(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// How an algorithm uses ECN, as it declares it ([`Algorithm::ecn`]).
@@ -348,6 +405,21 @@ macro_rules! algorithms {
             }
             fn set_seed(&mut self, seed: u64) {
                 match self { $(Controller::$variant(c) => c.set_seed(seed),)+ Controller::Custom(c) => c.set_seed(seed) }
+            }
+            fn use_linux_rules(&mut self) {
+                match self { $(Controller::$variant(c) => c.use_linux_rules(),)+ Controller::Custom(c) => c.use_linux_rules() }
+            }
+            fn on_loss_state(&mut self, window: &mut Window, now: Time) {
+                match self { $(Controller::$variant(c) => c.on_loss_state(window, now),)+ Controller::Custom(c) => c.on_loss_state(window, now) }
+            }
+            fn undo_cwnd(&mut self, window: &Window, prior_cwnd: f64) -> f64 {
+                match self { $(Controller::$variant(c) => c.undo_cwnd(window, prior_cwnd),)+ Controller::Custom(c) => c.undo_cwnd(window, prior_cwnd) }
+            }
+            fn on_tx_start(&mut self, window: &mut Window, now: Time, idle: Time) {
+                match self { $(Controller::$variant(c) => c.on_tx_start(window, now, idle),)+ Controller::Custom(c) => c.on_tx_start(window, now, idle) }
+            }
+            fn min_tso_segs(&self) -> Option<u32> {
+                match self { $(Controller::$variant(c) => c.min_tso_segs(),)+ Controller::Custom(c) => c.min_tso_segs() }
             }
         }
     };

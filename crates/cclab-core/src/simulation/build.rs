@@ -104,7 +104,7 @@ pub(super) fn tcp_pair(
     let first_data = if tcp.syn { 1 } else { 0 };
     let mut receiver = TcpReceiver::new(
         tcp.recovery == crate::transport::Recovery::Sack,
-        tcp.delayed_ack.then_some(tcp.delayed_ack_timeout.ns()),
+        tcp.delayed_ack().then_some(tcp.delayed_ack_timeout().ns()),
         first_data,
     );
     let rules = tcp.ns2_rules();

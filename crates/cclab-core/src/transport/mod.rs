@@ -13,6 +13,7 @@ pub mod config;
 pub mod endpoint;
 pub mod ns2;
 pub mod pacing;
+pub mod profile;
 pub mod rate;
 pub mod receiver;
 pub mod recovery;
@@ -23,7 +24,8 @@ pub mod tfrc;
 pub mod udp;
 
 pub use config::{Recovery, TcpConfig};
-pub use ns2::{Ns2Rules, TcpProfile};
+pub use ns2::Ns2Rules;
+pub use profile::TcpProfile;
 pub use recovery::newreno::NewrenoAgent;
 pub use endpoint::{Endpoint, Outbox, Outgoing};
 pub use receiver::TcpReceiver;

@@ -52,18 +52,7 @@
 //!   `recv_newack_helper`).
 use serde::{Deserialize, Serialize};
 
-/// `tcp.profile`: whose rules the unset `ns2` switches follow.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TcpProfile {
-    /// The RFCs: 6298 timers, 6675 SACK recovery, 5681 windows, 3168 ECN.
-    #[default]
-    Rfc,
-    /// ns-2.35's Agent/TCP/Sack1 and its sink, behaviour by behaviour.
-    Ns2,
-}
-
-crate::schema::named_choice!(TcpProfile, "profile", [Rfc => "rfc", Ns2 => "ns2"]);
+pub use super::profile::TcpProfile;
 
 /// `tcp.ns2 = { ... }`: each ns-2 behaviour on or off; unset ones follow `profile`
 /// (normalised scenarios show all of them).

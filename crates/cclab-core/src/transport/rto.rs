@@ -86,11 +86,11 @@ impl Rfc6298 {
         Rfc6298 {
             srtt: None,
             rttvar: 0.0,
-            rto: cfg.initial_rto.ns() as f64,
+            rto: cfg.initial_rto().ns() as f64,
             backoff: 1,
             min_rto: cfg.min_rto.ns() as f64,
-            max_rto: cfg.max_rto.ns() as f64,
-            granularity: cfg.granularity.ns() as f64,
+            max_rto: cfg.max_rto().ns() as f64,
+            granularity: cfg.granularity().ns() as f64,
             max_backoff: cfg.max_backoff,
         }
     }
@@ -143,16 +143,16 @@ pub struct Ns2Clock {
 
 impl Ns2Clock {
     pub fn new(cfg: &TcpConfig, boot_time: Time) -> Ns2Clock {
-        let tick = cfg.granularity.ns().max(1);
+        let tick = cfg.granularity().ns().max(1);
         Ns2Clock {
             tick,
             boot: boot_time % tick,
             srtt8: 0,
             rttvar4: 0,
-            rtxcur: cfg.initial_rto.ns() as f64,
+            rtxcur: cfg.initial_rto().ns() as f64,
             backoff: 1,
             min_rto: cfg.min_rto.ns() as f64,
-            max_rto: cfg.max_rto.ns() as f64,
+            max_rto: cfg.max_rto().ns() as f64,
         }
     }
 

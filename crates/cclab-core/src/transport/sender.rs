@@ -46,7 +46,7 @@ impl TcpSender {
     pub fn set_ns2_clock(&mut self, mut rng: crate::sim::rng::RngStream) {
         use rand::Rng;
         let tcb = &mut self.tcb;
-        let boot_time = rng.gen_range(0..tcb.cfg.granularity.ns().max(1));
+        let boot_time = rng.gen_range(0..tcb.cfg.granularity().ns().max(1));
         tcb.rto = RtoEstimator::new(&tcb.cfg, boot_time);
         tcb.timer_rounding = Some(Box::new(rng));
     }

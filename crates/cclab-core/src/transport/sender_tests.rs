@@ -11,7 +11,7 @@ use crate::transport::{AckInfo, Header, Outgoing, Recovery, Seq, TcpConfig};
 const MS: Time = 1_000_000;
 
 fn sender(edit: impl FnOnce(&mut TcpConfig)) -> TcpSender {
-    let mut cfg = TcpConfig { syn: false, initial_window: 10.0, limited_transmit: false, ..Default::default() };
+    let mut cfg = TcpConfig { syn: false, initial_window: Some(10.0), limited_transmit: false, ..Default::default() };
     edit(&mut cfg);
     TcpSender::new(cfg, Controller::Aimd(Aimd::new(1.0, 0.5)), 0, 1000, 40)
 }
@@ -51,7 +51,7 @@ fn deliver(sender: &mut TcpSender, now: Time, info: AckInfo) -> (Vec<Seq>, u64) 
 
 #[test]
 fn slow_start_opens_one_segment_per_ack_and_fills_the_window() {
-    let mut s = sender(|cfg| cfg.initial_window = 4.0);
+    let mut s = sender(|cfg| cfg.initial_window = Some(4.0));
     assert_eq!(start(&mut s), vec![0, 1, 2, 3]);
     // ACK of segment 0: cwnd 4 → 5, window [1, 6): segments 4 and 5 go out.
     assert_eq!(deliver(&mut s, 100 * MS, ack(1, &[])), (vec![4, 5], 0));
@@ -323,7 +323,7 @@ fn ns2_agents_fast_retransmit_only_past_their_first_recover() {
 fn limited_transmit_sends_one_new_segment_per_early_duplicate() {
     for (limited, expected) in [(true, vec![vec![4], vec![5], vec![0]]), (false, vec![vec![], vec![], vec![0, 4]])] {
         let mut s = sender(|cfg| {
-            cfg.initial_window = 4.0;
+            cfg.initial_window = Some(4.0);
             cfg.limited_transmit = limited;
         });
         assert_eq!(start(&mut s), vec![0, 1, 2, 3]);
@@ -334,7 +334,7 @@ fn limited_transmit_sends_one_new_segment_per_early_duplicate() {
     // At most two segments beyond cwnd, however many duplicates come before recovery
     // (DupThresh 5 here): the third and fourth duplicates release nothing.
     let mut s = sender(|cfg| {
-        cfg.initial_window = 4.0;
+        cfg.initial_window = Some(4.0);
         cfg.limited_transmit = true;
         cfg.dupack_threshold = 5;
     });
@@ -349,7 +349,7 @@ fn limited_transmit_sends_one_new_segment_per_early_duplicate() {
 /// sample sets SRTT = R, RTTVAR = R/2 and ends it.
 #[test]
 fn rto_backs_off_and_karn_ignores_retransmitted_segments() {
-    let mut s = sender(|cfg| cfg.initial_window = 2.0);
+    let mut s = sender(|cfg| cfg.initial_window = Some(2.0));
     assert_eq!(start(&mut s), vec![0, 1]);
     let second = 1_000 * MS;
     assert_eq!(s.timer_deadline(), Some(3 * second)); // initial RTO 3 s
@@ -434,7 +434,7 @@ fn stale_and_impossible_acks_are_ignored() {
 
 #[test]
 fn rtt_and_acked_segment_counters() {
-    let mut s = sender(|cfg| cfg.initial_window = 4.0);
+    let mut s = sender(|cfg| cfg.initial_window = Some(4.0));
     start(&mut s);
     deliver(&mut s, 100 * MS, ack(1, &[])); // segment 0 left at 0
     assert_eq!((s.last_rtt(), s.acked_segments()), (Some(100 * MS), 1));
@@ -553,7 +553,7 @@ impl CongestionControl for Recorder {
 #[test]
 fn congestion_control_sees_each_ack_round_and_reduction() {
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Seen::default()));
-    let cfg = TcpConfig { syn: false, initial_window: 4.0, limited_transmit: false, ..Default::default() };
+    let cfg = TcpConfig { syn: false, initial_window: Some(4.0), limited_transmit: false, ..Default::default() };
     let mut s = TcpSender::new(cfg, Controller::Custom(Box::new(Recorder(seen.clone()))), 0, 1000, 40);
     assert_eq!(start(&mut s), vec![0, 1, 2, 3]);
     // ACK 2 at 100 ms (segments 0 and 1): newest acknowledged left at 0.
@@ -630,7 +630,7 @@ fn congestion_control_sees_each_ack_round_and_reduction() {
 /// covers everything sent before it (RFC 6582 §3.2 step 1, ns-2's `recover_`).
 #[test]
 fn no_fast_retransmit_for_data_sent_before_a_timeout() {
-    let mut s = sender(|cfg| cfg.initial_window = 4.0);
+    let mut s = sender(|cfg| cfg.initial_window = Some(4.0));
     assert_eq!(start(&mut s), vec![0, 1, 2, 3]);
     let mut out = Vec::new();
     s.on_timer(3_000 * MS, &mut out); // recover: everything below 4
@@ -672,7 +672,7 @@ fn ns2_sender(initial_window: f64, edit: impl FnOnce(&mut TcpConfig)) -> TcpSend
         cfg.profile = Some(crate::transport::TcpProfile::Ns2);
         cfg.syn = true;
         cfg.limited_transmit = true;
-        cfg.initial_window = initial_window;
+        cfg.initial_window = Some(initial_window);
         edit(cfg);
     });
     assert_eq!(start(&mut s), vec![0], "the SYN goes alone");
@@ -798,7 +798,7 @@ fn ns2_timeout_goes_back_n_and_ignores_duplicates_until_a_new_ack() {
 #[test]
 fn ns2_cut_can_leave_less_than_two_segments() {
     let mut s = sender(|cfg| {
-        cfg.initial_window = 3.0;
+        cfg.initial_window = Some(3.0);
         cfg.limited_transmit = true;
         cfg.ns2.integer_ssthresh = Some(true);
     });

@@ -160,7 +160,7 @@ impl Tcb {
         let rate = cc.wants_rate_samples().then(Box::default);
         let pacer = cc.paces().then(Box::default);
         Tcb {
-            window: Window { cwnd: cfg.initial_window, ssthresh: cfg.initial_ssthresh },
+            window: Window { cwnd: cfg.initial_window(), ssthresh: cfg.initial_ssthresh },
             rto: RtoEstimator::new(&cfg, 0),
             rules: cfg.ns2_rules(),
             model_window: cc.controls_window(),
