@@ -226,9 +226,10 @@ pub trait CongestionControl {
     // the window limits the sender; `on_congestion` (`ssthresh`) once per reduction, of
     // which it reads only the ssthresh (Proportional Rate Reduction moves cwnd);
     // `on_recovery_end` after cwnd = ssthresh (`CA_EVENT_COMPLETE_CWR`).
-    /// The flow follows the `linux` profile: compute as the kernel's module does (asked
-    /// once, when the sender is made; algorithms without a kernel twin ignore it).
-    fn use_linux_rules(&mut self) {}
+    /// The flow follows the `linux` profile: compute as the kernel's module does; segments
+    /// carry `mss_bytes` of payload (told once, when the sender is made; algorithms
+    /// without a kernel twin ignore it).
+    fn use_linux_rules(&mut self, _mss_bytes: u32) {}
     /// A retransmission timeout put the sender in the Loss state (`set_state(TCP_CA_Loss)`;
     /// after `on_congestion` when the timeout reduces the window, alone when it does not).
     fn on_loss_state(&mut self, _window: &mut Window, _now: Time) {}
@@ -406,8 +407,8 @@ macro_rules! algorithms {
             fn set_seed(&mut self, seed: u64) {
                 match self { $(Controller::$variant(c) => c.set_seed(seed),)+ Controller::Custom(c) => c.set_seed(seed) }
             }
-            fn use_linux_rules(&mut self) {
-                match self { $(Controller::$variant(c) => c.use_linux_rules(),)+ Controller::Custom(c) => c.use_linux_rules() }
+            fn use_linux_rules(&mut self, mss_bytes: u32) {
+                match self { $(Controller::$variant(c) => c.use_linux_rules(mss_bytes),)+ Controller::Custom(c) => c.use_linux_rules(mss_bytes) }
             }
             fn on_loss_state(&mut self, window: &mut Window, now: Time) {
                 match self { $(Controller::$variant(c) => c.on_loss_state(window, now),)+ Controller::Custom(c) => c.on_loss_state(window, now) }
