@@ -115,10 +115,17 @@ pub(super) fn tcp_pair(
     if cc.ecn() == crate::cc::EcnUse::ExactEcho {
         receiver = receiver.with_dctcp_echo();
     }
+    let linux = tcp.profile() == crate::transport::TcpProfile::Linux;
+    if linux {
+        receiver = receiver.with_linux_rules();
+    }
     let mut controller = controller.unwrap_or_else(|| cc.build());
     crate::cc::CongestionControl::set_seed(&mut controller, rand::Rng::gen(&mut stream(scenario.seed, CC_STREAMS + id)));
     let mut sender = TcpSender::new(tcp, controller, start, data_bytes, ack_bytes);
     sender.set_newreno_agent(cc.ns2_agent());
+    if linux {
+        sender.use_linux_rules(scenario.packet_size.get());
+    }
     if rules.tick_clock {
         sender.set_ns2_clock(stream(scenario.seed, TCP_CLOCK_STREAMS + id));
     }

@@ -11,6 +11,7 @@
 //! [`Endpoint`] puts them behind one enum; the engine only moves packets and fires timers.
 pub mod config;
 pub mod endpoint;
+pub mod linux;
 pub mod ns2;
 pub mod pacing;
 pub mod profile;
@@ -48,9 +49,15 @@ pub const MAX_SACK_BLOCKS: usize = 3;
 pub struct AckInfo {
     /// Next segment expected by the receiver (everything below has arrived).
     pub cumulative: Seq,
+    /// SACK blocks; with the linux profile the first may be a D-SACK block (RFC 2883:
+    /// below `cumulative`, or inside another block).
     pub sack: [SackBlock; MAX_SACK_BLOCKS],
     pub sack_count: u8,
     pub ece: bool,
+    /// RFC 7323 timestamps, in ms (linux profile only; 0 otherwise): the receiver's clock
+    /// when it sent the ACK, and the echo of a data segment's TSval.
+    pub tsval: u32,
+    pub tsecr: u32,
 }
 
 impl AckInfo {
@@ -65,7 +72,9 @@ pub enum Header {
     /// A TCP data segment, or ns-2's SYN-like first packet (`syn`, no payload). `cwr`:
     /// Congestion Window Reduced (RFC 3168), tells the receiver to stop echoing ECE.
     /// `sent_at`: when it left the sender (for one-way delay statistics only).
-    TcpData { seq: Seq, syn: bool, cwr: bool, sent_at: Time },
+    /// `tsecr`: RFC 7323's echo of the receiver's latest TSval, ms (linux profile only;
+    /// the segment's own TSval is `sent_at` in ms).
+    TcpData { seq: Seq, syn: bool, cwr: bool, sent_at: Time, tsecr: u32 },
     TcpAck(AckInfo),
     /// A UDP datagram: its number in the flow and when it left the source.
     Udp { seq: u32, sent_at: Time },
@@ -95,7 +104,7 @@ impl PacketClass {
 /// (The value of a packet slot no packet has filled yet.)
 impl Default for Header {
     fn default() -> Header {
-        Header::TcpData { seq: 0, syn: false, cwr: false, sent_at: 0 }
+        Header::TcpData { seq: 0, syn: false, cwr: false, sent_at: 0, tsecr: 0 }
     }
 }
 

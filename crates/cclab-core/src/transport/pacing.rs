@@ -24,6 +24,16 @@ impl Pacer {
         }
     }
 
+    /// The earliest time the next segment may leave (Linux's `tcp_wstamp_ns`).
+    pub fn next_send(&self) -> Time {
+        self.next_send
+    }
+
+    /// Set it (Linux's EDT pacing computes it per GSO packet: `linux::gso`).
+    pub fn set_next_send(&mut self, at: Time) {
+        self.next_send = at;
+    }
+
     /// A segment left at `now`; at `rate` segments per second the next may leave one
     /// segment time after the later of this departure's slot and now.
     pub fn sent(&mut self, now: Time, rate: Option<f64>) {

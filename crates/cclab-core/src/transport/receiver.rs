@@ -29,6 +29,8 @@ pub struct TcpReceiver {
     /// and a change of state is ACKed at once (`echo_ce` holds the state).
     dctcp: bool,
     first_data: Seq,
+    /// With the linux profile, Linux's receiver does all of the above its own way.
+    linux: Option<Box<super::linux::receiver::LinuxReceiver>>,
 }
 
 /// What the receiver did with one arriving packet.
@@ -54,7 +56,18 @@ impl TcpReceiver {
             ect_since_ack: false,
             dctcp: false,
             first_data,
+            linux: None,
         }
+    }
+
+    /// Receive as Linux does (`profile = "linux"`, module [`super::linux::receiver`]).
+    pub fn with_linux_rules(mut self) -> TcpReceiver {
+        let mut linux = super::linux::receiver::LinuxReceiver::new(self.sack, self.first_data);
+        if self.dctcp {
+            linux = linux.with_dctcp_echo();
+        }
+        self.linux = Some(Box::new(linux));
+        self
     }
 
     /// Echo CE marks as DCTCP needs them (RFC 8257 §3.2).
@@ -70,11 +83,38 @@ impl TcpReceiver {
     }
 
     pub fn next_expected(&self) -> Seq {
-        self.rcv_nxt
+        match &self.linux {
+            None => self.rcv_nxt,
+            Some(linux) => linux.next_expected(),
+        }
     }
 
     pub fn delayed_ack_deadline(&self) -> Option<Time> {
-        self.delayed_ack_deadline
+        match &self.linux {
+            None => self.delayed_ack_deadline,
+            Some(linux) => linux.deadline(),
+        }
+    }
+
+    /// A data segment as the engine delivers it: with its send time (the TSval, for
+    /// Linux's timestamps) and its timestamp echo.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn receive_segment(
+        &mut self,
+        now: Time,
+        seq: Seq,
+        sent_at: Time,
+        tsecr: u32,
+        ecn_bits: u8,
+        cwr: bool,
+        ack_bytes: u32,
+        out: &mut impl Outbox,
+    ) -> u32 {
+        if let Some(linux) = self.linux.as_deref_mut() {
+            return linux.receive(now, seq, super::linux::ts_ms(sent_at), tsecr, ecn_bits, cwr, ack_bytes, out);
+        }
+        self.receive(now, seq, ecn_bits, cwr, ack_bytes, out)
     }
 
     /// A data segment arrived with the IP header's ECN bits `ecn_bits` and TCP's CWR flag:
@@ -147,6 +187,9 @@ impl TcpReceiver {
     /// [`on_delayed_ack_timer`](Self::on_delayed_ack_timer) as the engine calls it (see
     /// [`receive`](Self::receive)); whether an ACK went out.
     pub fn fire_delayed_ack(&mut self, now: Time, ack_bytes: u32, out: &mut impl Outbox) -> bool {
+        if let Some(linux) = self.linux.as_deref_mut() {
+            return linux.on_timer(now, ack_bytes, out);
+        }
         match self.delayed_ack_deadline {
             Some(deadline) if deadline <= now && self.unacked_segments > 0 => {
                 self.send_ack(None, ack_bytes, out);
@@ -161,17 +204,7 @@ impl TcpReceiver {
     }
 
     fn hold(&mut self, seq: Seq) {
-        // First range that ends at or after seq: it holds seq, touches it, or lies above.
-        let i = self.held.partition_point(|&(_, end)| end < seq);
-        match self.held.get(i).copied() {
-            Some((start, end)) if start <= seq && seq < end => return, // duplicate
-            Some((_, end)) if end == seq => self.held[i].1 = seq + 1,
-            _ => self.held.insert(i, (seq, seq + 1)),
-        }
-        if i + 1 < self.held.len() && self.held[i].1 == self.held[i + 1].0 {
-            self.held[i].1 = self.held[i + 1].1;
-            self.held.remove(i + 1);
-        }
+        hold(&mut self.held, seq);
     }
 
     fn containing(&self, seq: Seq) -> Option<SackBlock> {
@@ -222,6 +255,23 @@ impl TcpReceiver {
         self.reported = ack;
         ack
     }
+}
+
+/// Hold out-of-order segment `seq` in `held` (sorted disjoint [start, end) ranges),
+/// merging ranges that come to touch; false if it was held already (a duplicate).
+pub(super) fn hold(held: &mut Vec<SackBlock>, seq: Seq) -> bool {
+    // First range that ends at or after seq: it holds seq, touches it, or lies above.
+    let i = held.partition_point(|&(_, end)| end < seq);
+    match held.get(i).copied() {
+        Some((start, end)) if start <= seq && seq < end => return false,
+        Some((_, end)) if end == seq => held[i].1 = seq + 1,
+        _ => held.insert(i, (seq, seq + 1)),
+    }
+    if i + 1 < held.len() && held[i].1 == held[i + 1].0 {
+        held[i].1 = held[i + 1].1;
+        held.remove(i + 1);
+    }
+    true
 }
 
 /// An ACK as the packet that carries it: `ack_bytes` plus each SACK block's (ns-2

@@ -9,13 +9,17 @@ use crate::sim::Time;
 pub enum RtoEstimator {
     Rfc6298(Rfc6298),
     Ns2(Ns2Clock),
+    /// The linux profile's (module [`super::linux::rtt`]), fed by its sender.
+    Linux(super::linux::rtt::LinuxRtt),
 }
 
 impl RtoEstimator {
     /// The estimator `cfg` asks for; ns-2's clock reads `boot_time` (ns, in [0, tick))
     /// as the agent's offset from the tick boundaries.
     pub fn new(cfg: &TcpConfig, boot_time: Time) -> RtoEstimator {
-        if cfg.ns2_rules().tick_clock {
+        if cfg.profile() == super::TcpProfile::Linux {
+            RtoEstimator::Linux(super::linux::rtt::LinuxRtt::new(cfg))
+        } else if cfg.ns2_rules().tick_clock {
             RtoEstimator::Ns2(Ns2Clock::new(cfg, boot_time))
         } else {
             RtoEstimator::Rfc6298(Rfc6298::new(cfg))
@@ -32,6 +36,19 @@ impl RtoEstimator {
                 now - sent_at
             }
             RtoEstimator::Ns2(e) => e.on_sample(sent_at, now),
+            RtoEstimator::Linux(e) => {
+                let rtt = now - sent_at;
+                e.on_sample(super::linux::us_delta(now, sent_at), 0, 0);
+                rtt
+            }
+        }
+    }
+
+    /// The linux profile's estimator.
+    pub fn linux(&mut self) -> Option<&mut super::linux::rtt::LinuxRtt> {
+        match self {
+            RtoEstimator::Linux(e) => Some(e),
+            _ => None,
         }
     }
 
@@ -40,6 +57,7 @@ impl RtoEstimator {
         match self {
             RtoEstimator::Rfc6298(e) => e.back_off(),
             RtoEstimator::Ns2(e) => e.back_off(),
+            RtoEstimator::Linux(e) => e.back_off(),
         }
     }
 
@@ -48,6 +66,7 @@ impl RtoEstimator {
         match self {
             RtoEstimator::Rfc6298(e) => e.backoff = 1,
             RtoEstimator::Ns2(e) => e.backoff = 1,
+            RtoEstimator::Linux(_) => {}
         }
     }
 
@@ -56,6 +75,7 @@ impl RtoEstimator {
         match self {
             RtoEstimator::Rfc6298(e) => e.current(),
             RtoEstimator::Ns2(e) => e.current(),
+            RtoEstimator::Linux(e) => e.current(),
         }
     }
 
@@ -64,6 +84,7 @@ impl RtoEstimator {
         match self {
             RtoEstimator::Rfc6298(e) => e.srtt,
             RtoEstimator::Ns2(e) => e.srtt(),
+            RtoEstimator::Linux(e) => e.srtt(),
         }
     }
 }

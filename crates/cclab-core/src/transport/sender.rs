@@ -51,6 +51,14 @@ impl TcpSender {
         tcb.timer_rounding = Some(Box::new(rng));
     }
 
+    /// Follow Linux's rules (`profile = "linux"`): Linux's ACK processing, recovery,
+    /// timers and sending (module [`super::linux::sender`]); segments carry `mss_bytes`
+    /// of payload.
+    pub fn use_linux_rules(&mut self, mss_bytes: u32) {
+        let linux = super::linux::sender::LinuxRecovery::new(&mut self.tcb, mss_bytes);
+        self.recovery = LossRecovery::Linux(Box::new(linux));
+    }
+
     /// The ns-2 agent whose Tcl defaults `newreno_recovery` follows.
     pub fn set_newreno_agent(&mut self, agent: NewrenoAgent) {
         if let Some(agent) = self.recovery.set_newreno_agent(agent) {
@@ -131,6 +139,10 @@ impl TcpSender {
             LossRecovery::NewReno(newreno) => Self::on_ack_with(tcb, newreno, now, ack, out),
             LossRecovery::Sack1(sack1) => {
                 sack1.on_ack(tcb, now, ack, out); // ns-2's Sack1 takes the whole ACK, and sends
+                tcb.update_app_wakeup(now);
+            }
+            LossRecovery::Linux(linux) => {
+                linux.on_ack(tcb, now, ack, out); // so does Linux's
                 tcb.update_app_wakeup(now);
             }
         }
@@ -243,6 +255,11 @@ impl TcpSender {
                 self.try_send(now, out);
             }
             return app_due;
+        }
+        if let LossRecovery::Linux(linux) = &mut self.recovery {
+            linux.on_timer(tcb, now, out); // one slot: RTO, RACK's or the loss probe's
+            tcb.update_app_wakeup(now);
+            return true;
         }
         tcb.stats.timeouts += 1;
         tcb.timeout(now);

@@ -43,7 +43,7 @@ pub(super) const SACKED: u8 = 1;
 /// RFC 6675 IsLost() holds (DupThresh segments SACKed above), or marked by fast retransmit.
 pub(super) const LOST: u8 = 2;
 /// Sent more than once: its ACK gives no RTT sample (Karn).
-const RETRANSMITTED: u8 = 4;
+pub(super) const RETRANSMITTED: u8 = 4;
 /// Retransmitted during this recovery and neither ACKed nor SACKed since: counts in pipe.
 pub(super) const RETX_IN_FLIGHT: u8 = 8;
 /// Counted in `delivered` (when first SACKed); kept when a timeout forgets SACK
@@ -152,6 +152,9 @@ pub(super) struct Tcb {
     /// Delivery-rate sampling and pacing, for the algorithms that use them.
     pub(super) rate: Option<Box<RateSampler>>,
     pub(super) pacer: Option<Box<Pacer>>,
+    /// RFC 7323 TS.Recent: the receiver's TSval to echo in data segments (linux profile;
+    /// 0 otherwise).
+    pub(super) ts_recent: u32,
 }
 
 impl Tcb {
@@ -201,6 +204,7 @@ impl Tcb {
             timer_rounding: None,
             rate,
             pacer,
+            ts_recent: 0,
             stats: SenderStats::default(),
         }
     }
@@ -222,7 +226,7 @@ impl Tcb {
     }
 
     /// When data segment `seq` has been written by the application.
-    fn written_at(&self, seq: Seq) -> Time {
+    pub(super) fn written_at(&self, seq: Seq) -> Time {
         match self.app {
             TcpApplication::Bulk => 0,
             TcpApplication::Cbr { ns_per_segment } => {
@@ -248,7 +252,7 @@ impl Tcb {
     pub(super) fn seg(&self, seq: Seq) -> &SegmentState {
         &self.board[(seq - self.snd_una) as usize]
     }
-    fn seg_mut(&mut self, seq: Seq) -> &mut SegmentState {
+    pub(super) fn seg_mut(&mut self, seq: Seq) -> &mut SegmentState {
         &mut self.board[(seq - self.snd_una) as usize]
     }
 
@@ -287,7 +291,7 @@ impl Tcb {
         self.pending_cwr &= !cwr;
         // RFC 3168 §6.1.5: retransmissions (and the SYN) are not ECN-capable.
         out.send(Outgoing {
-            header: Header::TcpData { seq, syn, cwr, sent_at: now },
+            header: Header::TcpData { seq, syn, cwr, sent_at: now, tsecr: self.ts_recent },
             size: if syn { self.syn_bytes } else { self.data_bytes },
             // (ns-2 marks its retransmissions ECN-capable too: `ns2.ecn`)
             ect: self.cfg.ecn && !syn && (!retransmission || self.rules.ecn),
@@ -485,6 +489,40 @@ impl Tcb {
         }
     }
 
+    /// Linux's `tcp_mark_skb_lost`: `seq` is lost (unless SACKed); a retransmission of
+    /// it that was in flight is lost too (no longer counted in flight).
+    pub(super) fn mark_lost_again(&mut self, seq: Seq) {
+        let seg = self.seg_mut(seq);
+        let flags = seg.flags;
+        if flags & SACKED != 0 {
+            return;
+        }
+        seg.flags = (flags | LOST) & !RETX_IN_FLIGHT;
+        if flags & LOST == 0 {
+            self.lost += 1;
+        }
+        if flags & RETX_IN_FLIGHT != 0 {
+            self.retx_in_flight -= 1;
+        }
+    }
+
+    /// Linux's undo (`tcp_undo_cwnd_reduction` with unmark_loss): no segment is lost.
+    pub(super) fn unmark_lost(&mut self) {
+        for seg in self.board.iter_mut() {
+            seg.flags &= !LOST;
+        }
+        self.lost = 0;
+    }
+
+    /// Segments marked lost, and retransmissions in flight (Linux's lost_out and
+    /// retrans_out).
+    pub(super) fn lost(&self) -> u32 {
+        self.lost
+    }
+    pub(super) fn retx_in_flight(&self) -> u32 {
+        self.retx_in_flight
+    }
+
     /// RFC 6675 §5.1 after a timeout: forget the SACK marks (a segment keeps whether it
     /// was resent, and whether it was delivered).
     pub(super) fn forget_sack_marks(&mut self) {
@@ -498,7 +536,7 @@ impl Tcb {
 
     /// Drop state for segments below `cumulative`; returns (segments, those delivered
     /// before: SACKed, now or before a timeout, and whether any was retransmitted).
-    fn advance_una(&mut self, cumulative: Seq) -> (u32, u32, bool) {
+    pub(super) fn advance_una(&mut self, cumulative: Seq) -> (u32, u32, bool) {
         let mut previously_sacked = 0;
         let mut flags = 0;
         let count = cumulative - self.snd_una;

@@ -80,6 +80,9 @@ pub enum LossRecovery {
     NewReno(NewRenoRecovery),
     /// ns-2.35 Sack1's recovery (boxed: it is the ns-2 profile's, and larger).
     Sack1(Box<Sack1Recovery>),
+    /// Linux's whole ACK processing (`profile = "linux"`, module
+    /// [`crate::transport::linux::sender`]).
+    Linux(Box<crate::transport::linux::sender::LinuxRecovery>),
 }
 
 impl LossRecovery {
@@ -110,6 +113,7 @@ impl LossRecovery {
             LossRecovery::Sack(sack) => sack.send(tcb, now, out),
             LossRecovery::NewReno(newreno) => newreno.send(tcb, now, out),
             LossRecovery::Sack1(sack1) => sack1.send_much(tcb, now, out),
+            LossRecovery::Linux(linux) => linux.send(tcb, now, out),
         }
     }
 
@@ -119,6 +123,7 @@ impl LossRecovery {
             LossRecovery::Sack(sack) => sack.on_timeout(tcb),
             LossRecovery::NewReno(newreno) => newreno.on_timeout(tcb),
             LossRecovery::Sack1(sack1) => sack1.on_timeout(tcb),
+            LossRecovery::Linux(_) => {}
         }
     }
 }
