@@ -114,6 +114,13 @@ impl TcpSender {
     pub fn last_rtt(&self) -> Option<Time> {
         self.tcb.last_rtt
     }
+    /// The linux profile's recovery state (None for the other profiles).
+    pub fn linux_state(&self) -> Option<crate::cc::CaState> {
+        match &self.recovery {
+            LossRecovery::Linux(linux) => Some(linux.state()),
+            _ => None,
+        }
+    }
     pub fn in_recovery(&self) -> bool {
         self.tcb.in_recovery
     }

@@ -1153,3 +1153,7 @@ impl LinuxRecovery {
 pub fn whole(window: &mut Window) {
     window.cwnd = window.cwnd.floor().max(1.0);
 }
+
+#[cfg(test)]
+#[path = "sender_tests.rs"]
+mod tests;
