@@ -398,6 +398,7 @@ mod tests {
     ///   j 1300 cwnd 85: t 1269, δ 10, target 90 → 17
     ///   j 2060 cwnd 100: t 4382 (past K by 66), δ 0, target 100 → 100·100
     ///   j 3000 cwnd 101: t 8232, δ 22, target 122 → 4
+    ///   j 3008 cwnd 50: t 8265, δ 22, target 122 → 50/72 = 0, at least 2
     #[test]
     fn an_epoch_after_a_loss_gives_the_kernels_cnt() {
         let mut cubic = linux_cubic();
@@ -408,12 +409,12 @@ mod tests {
         let l = cubic.linux.as_deref_mut().unwrap();
         assert_eq!((l.last_max_cwnd, l.delay_min, l.epoch_start), (100, 40_000, None));
         let mut got = Vec::new();
-        for (j, cwnd) in [(1000, 70), (1003, 70), (1007, 70), (1008, 70), (1008, 71), (1100, 75), (1300, 85), (2060, 100), (3000, 101)] {
+        for (j, cwnd) in [(1000, 70), (1003, 70), (1007, 70), (1008, 70), (1008, 71), (1100, 75), (1300, 85), (2060, 100), (3000, 101), (3008, 50)] {
             l.update(cwnd, 1, j);
             got.push(l.cnt);
         }
         assert_eq!(l.k, 4316);
-        assert_eq!(got, [70, 70, 70, 35, 35, 18, 17, 10_000, 4]);
+        assert_eq!(got, [70, 70, 70, 35, 35, 18, 17, 10_000, 4, 2]);
         // the Reno-friendly estimate: a new epoch with 500 segments delivered at once
         // counts 3 × ⌊70·15/8⌋ = 3 × 131 of them: tcp_cwnd 73 > 70 ⇒ cnt ≤ 70/3 = 23
         l.epoch_start = None;
@@ -489,28 +490,29 @@ mod tests {
     }
 
     /// HyStart's ACK train (unpaced: threshold (delay_min + 1 ms)/2 = 20.5 ms at 40 ms):
-    /// ACKs 1 ms apart from the round's first end slow start at the one 21 ms after the
-    /// round began, not at 20 ms; one gap over 2 ms ends the train for the round.
+    /// ACKs 0.5 ms apart from the round's first end slow start at the one 21 ms after the
+    /// round began, not at 20.5 ms (which half of delay_min alone would); one gap over
+    /// 2 ms ends the train for the round.
     #[test]
     fn hystart_ack_train_at_half_delay_min_plus_1ms() {
-        for gap_at in [None, Some(10)] {
+        for gap_at in [None, Some(20)] {
             let mut cubic = linux_cubic();
             let mut w = Window { cwnd: 20.0, ssthresh: f64::INFINITY };
             let t0 = 1000 * MS;
             let mut found_at = None;
             let mut extra = 0;
-            for k in 0..=30u64 {
+            for k in 0..=60u64 {
                 if gap_at == Some(k) {
-                    extra = 2 * MS; // this ACK comes 3 ms after the last
+                    extra = 5 * MS / 2; // this ACK comes 3 ms after the last
                 }
-                cubic.pkts_acked(&mut w, &ack(t0 + k * MS + extra, Some(40 * MS), 2));
+                cubic.pkts_acked(&mut w, &ack(t0 + k * MS / 2 + extra, Some(40 * MS), 2));
                 if found_at.is_none() && inner(&cubic).found {
                     found_at = Some(k);
                 }
             }
             match gap_at {
                 None => {
-                    assert_eq!(found_at, Some(21));
+                    assert_eq!(found_at, Some(42));
                     assert_eq!(w.ssthresh, 20.0, "ssthresh = cwnd");
                 }
                 Some(_) => assert_eq!(found_at, None),
