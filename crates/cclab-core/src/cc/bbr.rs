@@ -418,6 +418,12 @@ impl CongestionControl for Bbr {
         }
     }
 
+    fn on_established(&mut self, window: &mut Window, now: Time, rtt: Option<Time>, srtt: Option<f64>) {
+        if let Some(linux) = self.linux.as_deref_mut() {
+            linux.established(window, now, rtt, srtt);
+        }
+    }
+
     fn min_tso_segs(&self) -> Option<u32> {
         self.linux.as_deref().map(LinuxBbr::min_tso_segs)
     }

@@ -271,6 +271,12 @@ impl CongestionControl for Cubic {
             linux.tx_start(now, idle);
         }
     }
+
+    fn on_established(&mut self, _window: &mut Window, now: Time, _rtt: Option<Time>, _srtt: Option<f64>) {
+        if let Some(linux) = self.linux.as_deref_mut() {
+            linux.init(now);
+        }
+    }
 }
 
 #[cfg(test)]

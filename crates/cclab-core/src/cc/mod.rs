@@ -222,7 +222,9 @@ pub trait CongestionControl {
     // The `linux` profile. Its sender calls the hooks above as Linux's `tcp_ack` calls a
     // module's: `on_ack_event` on every ACK (`pkts_acked`, with `segments_acked` the
     // segments it newly delivered, cumulatively or by SACK, and `rtt` the newest of
-    // them's), `on_round` first when snd_una has passed the end of the last round;
+    // them's; through [`Self::pkts_acked`], which may change the window and forwards to
+    // `on_ack_event` by default), `on_round` first when snd_una has passed the end of
+    // the last round;
     // `on_ack` (`cong_avoid`) only on ACKs that advance snd_una outside recovery while
     // the window limits the sender; `on_congestion` (`ssthresh`) once per reduction, of
     // which it reads only the ssthresh (Proportional Rate Reduction moves cwnd);
@@ -265,6 +267,13 @@ pub trait CongestionControl {
     /// segments lost), given just before [`Self::on_loss_state`]: BBR's long-term
     /// sampling reads them there (`bbr_set_state`).
     fn on_loss_totals(&mut self, _delivered: u64, _lost: u64) {}
+    /// The `linux` sender's connection is established (`tcp_init_transfer`, where Linux
+    /// runs the module's `init`), at `now`, before the first data segment: `rtt` is the
+    /// handshake's RTT sample (`tcp_min_rtt`) and `srtt` the sender's SRTT from it (ns),
+    /// if it has them. BBR starts its model here (min RTT and first pacing rate from
+    /// them), CUBIC its HyStart clock; without this call they start at the first
+    /// [`Self::on_tx_start`] (BBR with no min RTT yet, as Linux without a SYN RTT).
+    fn on_established(&mut self, _window: &mut Window, _now: Time, _rtt: Option<Time>, _srtt: Option<f64>) {}
 }
 
 /// How an algorithm uses ECN, as it declares it ([`Algorithm::ecn`]).
@@ -450,6 +459,9 @@ macro_rules! algorithms {
             }
             fn on_loss_totals(&mut self, delivered: u64, lost: u64) {
                 match self { $(Controller::$variant(c) => c.on_loss_totals(delivered, lost),)+ Controller::Custom(c) => c.on_loss_totals(delivered, lost) }
+            }
+            fn on_established(&mut self, window: &mut Window, now: Time, rtt: Option<Time>, srtt: Option<f64>) {
+                match self { $(Controller::$variant(c) => c.on_established(window, now, rtt, srtt),)+ Controller::Custom(c) => c.on_established(window, now, rtt, srtt) }
             }
         }
     };

@@ -203,13 +203,25 @@ impl LinuxBbr {
         (z ^ (z >> 31)) % n
     }
 
-    /// `bbr_init`, at the first call that brings the time (the first transmission's
-    /// `on_tx_start`, else the first ACK): no handshake RTT is known here, so min_rtt
-    /// starts unset and the first pacing rate assumes 1 ms unless an SRTT was seen.
-    fn ensure_init(&mut self, window: &Window, now: Time) {
-        if self.initialized {
-            return;
+    /// `bbr_init` when the connection is established: min RTT from the handshake (if
+    /// any), pacing rate from its SRTT (1 ms without).
+    pub fn established(&mut self, window: &Window, now: Time, rtt: Option<Time>, srtt: Option<f64>) {
+        if let Some(srtt) = srtt {
+            self.srtt_us = Some((srtt / 1000.0).min(u32::MAX as f64) as u32);
         }
+        self.init(window, now, rtt.map_or(u32::MAX, usecs_u32));
+    }
+
+    /// `bbr_init` at the first call that brings the time (the first transmission's
+    /// `on_tx_start`, else the first ACK) when the sender did not call `established`:
+    /// min RTT unset, the first pacing rate from 1 ms unless an SRTT was seen.
+    fn ensure_init(&mut self, window: &Window, now: Time) {
+        if !self.initialized {
+            self.init(window, now, u32::MAX);
+        }
+    }
+
+    fn init(&mut self, window: &Window, now: Time, min_rtt_us: u32) {
         self.initialized = true;
         let now_us = usecs(now);
         self.prior_cwnd = 0;
@@ -219,7 +231,7 @@ impl LinuxBbr {
         self.packet_conservation = false;
         self.probe_rtt_done_stamp = None;
         self.probe_rtt_round_done = false;
-        self.min_rtt_us = u32::MAX;
+        self.min_rtt_us = min_rtt_us;
         self.min_rtt_stamp = jiffies(now);
         self.bw = WindowedMax::default();
         self.has_seen_rtt = false;
@@ -1173,6 +1185,20 @@ mod tests {
         assert_eq!(l.min_rtt_stamp, 2576);
         assert_ne!(l.cycle_idx, 1, "never starts at the 0.75 phase");
         assert!(w.cwnd >= 102.0, "{}", w.cwnd);
+    }
+
+    /// Established with a handshake RTT of 40 ms: min RTT 40 ms (BDP from it at once),
+    /// stamped at the establishment's jiffy, pacing 739/256 × 10 segments / 40 ms.
+    #[test]
+    fn established_with_the_handshake_rtt() {
+        let mut bbr = bbr();
+        let mut w = Window { cwnd: 10.0, ssthresh: f64::INFINITY };
+        bbr.on_established(&mut w, 1000 * MS, Some(40 * MS), Some(40e6));
+        bbr.on_tx_start(&mut w, 1000 * MS, 0);
+        let l = inner(&mut bbr);
+        assert_eq!((l.min_rtt_us, l.min_rtt_stamp, l.pacing_rate, l.has_seen_rtt), (40_000, 250, 1_034_467, true));
+        assert_eq!(l.bdp(ONE_PER_MS, BBR_UNIT), 40);
+        assert!(l.idle_restart, "the first transmission starts app-limited (tcp_init_sock)");
     }
 
     /// The pacing rate starts at high gain × cwnd / SRTT (1 ms before an SRTT), is

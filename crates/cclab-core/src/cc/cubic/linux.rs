@@ -30,9 +30,9 @@ const NO_WMAX_CNT: u32 = 20;
 
 /// The integer cube root of `tcp_cubic.c`'s `cubic_root`: a first guess from a table of
 /// cube roots indexed by the top six bits of `a` (the kernel's hand-tuned values,
-/// v[x] ≈ ∛(x·2¹⁸) − 1, kept as data so that K matches the kernel's to the unit), then
-/// one Newton step x ← (2x + a/(x(x − 1)))/3 with the division by 3 as ×341/1024. Off
-/// by about 0.2 % on average.
+/// v(x) ≈ ∛(x·2¹⁸) − 1, kept as data so that K matches the kernel's to the unit), then
+/// one Newton step x ← (2x + a/(x(x − 1)))/3 with the division by 3 as ×341/1024.
+/// Within 0.2 % over the range K is taken from (a ≥ 2.7·10⁹).
 pub fn cubic_root(a: u64) -> u32 {
     const V: [u8; 64] = [
         0, 54, 54, 54, 118, 118, 118, 118, 123, 129, 134, 138, 143, 147, 151, 156, 157, 161, 164, 168, 170, 173, 176,
@@ -132,6 +132,16 @@ impl LinuxCubic {
             round_ended: true,
             cwnd_cnt: 0,
         }
+    }
+
+    /// `cubictcp_init` when the connection is established: all zero, HyStart's clock
+    /// from now, its round ending at the snd_nxt before any data (the first ACK starts
+    /// the first round).
+    pub fn init(&mut self, now: Time) {
+        self.reset();
+        self.hystart_reset(usecs_u32(now));
+        self.round_ended = true;
+        self.cwnd_cnt = 0;
     }
 
     /// `bictcp_reset`: everything but HyStart's round.
