@@ -17,12 +17,19 @@
 //!   the bandwidth model is untouched (the sender's timeout rule still sets cwnd to 1,
 //!   from which the model's window regrows).
 //!
-//! Left out, as in Linux's v1 before them: the long-term (policer) bandwidth estimate and
-//! the ACK-aggregation allowance. Rate samples come from the sender
-//! ([`crate::transport::rate`]): they carry no loss count, so in recovery the window is
-//! not reduced by each loss beyond packet conservation.
+//! Left out here: the long-term (policer) bandwidth estimate and the ACK-aggregation
+//! allowance. Rate samples come from the sender ([`crate::transport::rate`]): they carry
+//! no loss count, so in recovery the window is not reduced by each loss beyond packet
+//! conservation.
+//!
+//! Under the `linux` profile ([`CongestionControl::use_linux_rules`]) mainline
+//! tcp_bbr.c's arithmetic replaces all of this, with both left-out parts
+//! ([`LinuxBbr`], module `linux`).
 use super::minmax::WindowedMax;
-use super::{Algorithm, CongestionControl, CongestionEvent, CongestionSignal, RateSample, Reduction, Window};
+use super::{AckSample, Algorithm, CongestionControl, CongestionEvent, CongestionSignal, RateSample, Reduction, Window};
+
+mod linux;
+pub use linux::LinuxBbr;
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
 
@@ -71,6 +78,7 @@ impl Algorithm for BbrConfig {
 
     fn build(&self) -> Bbr {
         Bbr {
+            config: self.clone(),
             min_rtt_window: self.min_rtt_window.secs_f64(),
             probe_rtt_duration: self.probe_rtt_duration.secs_f64(),
             probe_bw_cwnd_gain: self.cwnd_gain,
@@ -120,6 +128,11 @@ pub struct Bbr {
     /// The phase PROBE_BW starts at, drawn once (Linux: a random phase, not the 0.75 one).
     start_phase: usize,
     started: bool,
+    /// The flow's seed and config, for the linux variant.
+    seed: u64,
+    config: BbrConfig,
+    /// tcp_bbr.c's arithmetic, once the sender asks for the linux rules.
+    pub linux: Option<Box<LinuxBbr>>,
 }
 
 impl Bbr {
@@ -296,6 +309,10 @@ impl CongestionControl for Bbr {
     fn set_seed(&mut self, seed: u64) {
         let choices = [0usize, 2, 3, 4, 5, 6, 7];
         self.start_phase = choices[(seed % choices.len() as u64) as usize];
+        self.seed = seed;
+        if let Some(linux) = self.linux.as_deref_mut() {
+            linux.set_seed(seed);
+        }
     }
 
     fn wants_rate_samples(&self) -> bool {
@@ -311,10 +328,16 @@ impl CongestionControl for Bbr {
     }
 
     fn pacing_rate(&self) -> Option<f64> {
+        if let Some(linux) = self.linux.as_deref() {
+            return linux.pacing_rate_segments();
+        }
         (self.pacing_rate > 0.0).then_some(self.pacing_rate)
     }
 
     fn on_rate_sample(&mut self, window: &mut Window, rs: &RateSample) {
+        if let Some(linux) = self.linux.as_deref_mut() {
+            return linux.on_rate_sample(window, rs);
+        }
         if !self.started {
             self.started = true;
             self.set_gains();
@@ -326,6 +349,9 @@ impl CongestionControl for Bbr {
     }
 
     fn on_congestion(&mut self, window: &Window, event: &CongestionEvent) -> Reduction {
+        if let Some(linux) = self.linux.as_deref_mut() {
+            return Reduction { ssthresh: linux.ssthresh(window, event.now), cwnd: window.cwnd };
+        }
         self.save_cwnd(window.cwnd);
         if event.signal == CongestionSignal::FastRetransmit {
             self.in_recovery = true;
@@ -338,16 +364,71 @@ impl CongestionControl for Bbr {
     }
 
     fn on_recovery_end(&mut self, window: &mut Window, _now: Time) {
+        if self.linux.is_some() {
+            return; // recovery ends through the rate samples' CA state
+        }
         self.in_recovery = false;
         self.packet_conservation = false;
         window.cwnd = window.cwnd.max(self.prior_cwnd);
     }
 
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
+        if let Some(linux) = self.linux.as_deref() {
+            return linux.state(out);
+        }
         out.push(("mode", self.mode as u8 as f64));
         out.push(("btl_bw_pps", self.bandwidth()));
         out.push(("min_rtt_s", self.min_rtt.unwrap_or(0.0)));
         out.push(("pacing_gain", self.pacing_gain));
         out.push(("pacing_rate_pps", self.pacing_rate));
+    }
+
+    fn use_linux_rules(&mut self, mss_bytes: u32) {
+        self.linux = Some(Box::new(LinuxBbr::new(&self.config, mss_bytes, self.seed)));
+    }
+
+    fn pkts_acked(&mut self, window: &mut Window, ack: &AckSample) {
+        if let Some(linux) = self.linux.as_deref_mut() {
+            linux.pkts_acked(window, ack);
+        }
+    }
+
+    fn on_loss_totals(&mut self, delivered: u64, lost: u64) {
+        if let Some(linux) = self.linux.as_deref_mut() {
+            linux.loss_totals(delivered, lost);
+        }
+    }
+
+    fn on_loss_state(&mut self, window: &mut Window, now: Time) {
+        if let Some(linux) = self.linux.as_deref_mut() {
+            linux.loss_state(window, now);
+        }
+    }
+
+    fn undo_cwnd(&mut self, window: &Window, prior_cwnd: f64) -> f64 {
+        match self.linux.as_deref_mut() {
+            Some(linux) => linux.undo_cwnd(window),
+            None => window.cwnd.max(prior_cwnd),
+        }
+    }
+
+    fn on_tx_start(&mut self, window: &mut Window, now: Time, _idle: Time) {
+        if let Some(linux) = self.linux.as_deref_mut() {
+            linux.tx_start(window, now);
+        }
+    }
+
+    fn on_established(&mut self, window: &mut Window, now: Time, rtt: Option<Time>, srtt: Option<f64>) {
+        if let Some(linux) = self.linux.as_deref_mut() {
+            linux.established(window, now, rtt, srtt);
+        }
+    }
+
+    fn min_tso_segs(&self) -> Option<u32> {
+        self.linux.as_deref().map(LinuxBbr::min_tso_segs)
+    }
+
+    fn marks_app_limited(&self) -> bool {
+        self.linux.as_deref().is_some_and(LinuxBbr::marks_app_limited)
     }
 }

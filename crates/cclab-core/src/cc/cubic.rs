@@ -14,8 +14,14 @@
 //!   start (ssthresh = cwnd) when its ACK train lasts half the minimum RTT (ACKs ≤ 2 ms
 //!   apart from the round's start), or when the smallest of its first 8 RTT samples
 //!   exceeds the minimum RTT by η = clamp(RTTmin/8, 4 ms, 16 ms).
+//!
+//! Under the `linux` profile ([`CongestionControl::use_linux_rules`]) all of this is
+//! replaced by tcp_cubic.c's integer arithmetic ([`LinuxCubic`], module `linux`).
 use super::reno::{cut, slow_start};
 use super::{AckSample, Algorithm, CongestionControl, CongestionEvent, Reduction, Window};
+
+mod linux;
+pub use linux::{cubic_root, LinuxCubic};
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
 
@@ -81,6 +87,8 @@ pub struct Cubic {
     /// The smallest RTT seen (s).
     min_rtt: Option<f64>,
     hystart: HyStart,
+    /// tcp_cubic.c's arithmetic, once the sender asks for the linux rules.
+    pub linux: Option<Box<LinuxCubic>>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -174,6 +182,9 @@ impl CongestionControl for Cubic {
     }
 
     fn on_ack_event(&mut self, _window: &Window, ack: &AckSample) {
+        if self.linux.is_some() {
+            return; // the linux sender calls pkts_acked
+        }
         if let Some(rtt) = ack.rtt {
             let rtt = rtt as f64 / NS;
             self.min_rtt = Some(self.min_rtt.map_or(rtt, |min| min.min(rtt)));
@@ -181,6 +192,9 @@ impl CongestionControl for Cubic {
     }
 
     fn on_ack(&mut self, window: &mut Window, ack: &AckSample) {
+        if let Some(linux) = self.linux.as_deref_mut() {
+            return linux.cong_avoid(window, ack.segments_acked, ack.now);
+        }
         let now = ack.now as f64 / NS;
         let acked = ack.segments_acked.max(1) as f64;
         if window.cwnd < window.ssthresh {
@@ -198,6 +212,9 @@ impl CongestionControl for Cubic {
     }
 
     fn on_round(&mut self, _window: &mut Window, now: Time) {
+        if let Some(linux) = self.linux.as_deref_mut() {
+            return linux.round();
+        }
         let now = now as f64 / NS;
         let h = &mut self.hystart;
         h.round_start = now;
@@ -206,6 +223,10 @@ impl CongestionControl for Cubic {
     }
 
     fn on_congestion(&mut self, window: &Window, event: &CongestionEvent) -> Reduction {
+        if let Some(linux) = self.linux.as_deref_mut() {
+            let ssthresh = linux.ssthresh(window) as f64;
+            return Reduction { ssthresh, cwnd: ssthresh };
+        }
         let cwnd = window.cwnd;
         self.epoch_start = None;
         self.hystart.done = true;
@@ -220,9 +241,41 @@ impl CongestionControl for Cubic {
     }
 
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
+        if let Some(linux) = self.linux.as_deref() {
+            return linux.state(out);
+        }
         out.push(("w_max", self.w_max));
         out.push(("k_s", self.k));
         out.push(("w_est", self.w_est));
+    }
+
+    fn use_linux_rules(&mut self, _mss_bytes: u32) {
+        self.linux = Some(Box::new(LinuxCubic::new(&self.config)));
+    }
+
+    fn pkts_acked(&mut self, window: &mut Window, ack: &AckSample) {
+        match self.linux.as_deref_mut() {
+            Some(linux) => linux.pkts_acked(window, ack),
+            None => self.on_ack_event(window, ack),
+        }
+    }
+
+    fn on_loss_state(&mut self, _window: &mut Window, now: Time) {
+        if let Some(linux) = self.linux.as_deref_mut() {
+            linux.loss_state(now);
+        }
+    }
+
+    fn on_tx_start(&mut self, _window: &mut Window, now: Time, idle: Time) {
+        if let Some(linux) = self.linux.as_deref_mut() {
+            linux.tx_start(now, idle);
+        }
+    }
+
+    fn on_established(&mut self, _window: &mut Window, now: Time, _rtt: Option<Time>, _srtt: Option<f64>) {
+        if let Some(linux) = self.linux.as_deref_mut() {
+            linux.init(now);
+        }
     }
 }
 

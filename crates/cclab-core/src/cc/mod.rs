@@ -13,6 +13,7 @@ pub mod cubic;
 pub mod dctcp;
 pub mod estimators;
 pub mod external;
+pub mod kernel;
 pub mod minmax;
 pub mod mraimd;
 pub mod reno;
@@ -221,7 +222,9 @@ pub trait CongestionControl {
     // The `linux` profile. Its sender calls the hooks above as Linux's `tcp_ack` calls a
     // module's: `on_ack_event` on every ACK (`pkts_acked`, with `segments_acked` the
     // segments it newly delivered, cumulatively or by SACK, and `rtt` the newest of
-    // them's), `on_round` first when snd_una has passed the end of the last round;
+    // them's; through [`Self::pkts_acked`], which may change the window and forwards to
+    // `on_ack_event` by default), `on_round` first when snd_una has passed the end of
+    // the last round;
     // `on_ack` (`cong_avoid`) only on ACKs that advance snd_una outside recovery while
     // the window limits the sender; `on_congestion` (`ssthresh`) once per reduction, of
     // which it reads only the ssthresh (Proportional Rate Reduction moves cwnd);
@@ -245,6 +248,32 @@ pub trait CongestionControl {
     fn min_tso_segs(&self) -> Option<u32> {
         None
     }
+    /// The `linux` sender's every-ACK call, in place of [`Self::on_ack_event`] (Linux
+    /// `pkts_acked`, same sample): the window may change here, as CUBIC's HyStart sets
+    /// ssthresh = cwnd from `cubictcp_acked`, before this ACK's `on_ack`.
+    fn pkts_acked(&mut self, window: &mut Window, ack: &AckSample) {
+        self.on_ack_event(window, ack);
+    }
+    /// Asked by the `linux` sender after each [`Self::on_rate_sample`]: the algorithm
+    /// marked the flow application-limited on this ACK (BBR in PROBE_RTT:
+    /// `tp->app_limited = delivered + in_flight`, or 1). The sender then marks its rate
+    /// sampler so ([`crate::transport::rate::RateSampler::mark_app_limited`] with the
+    /// delivered count and what is in flight after the ACK).
+    fn marks_app_limited(&self) -> bool {
+        false
+    }
+    /// The `linux` sender's delivered and lost counts (`tp->delivered`, `tp->lost`) as
+    /// they stand when a timeout puts it in the Loss state (after the timeout marked
+    /// segments lost), given just before [`Self::on_loss_state`]: BBR's long-term
+    /// sampling reads them there (`bbr_set_state`).
+    fn on_loss_totals(&mut self, _delivered: u64, _lost: u64) {}
+    /// The `linux` sender's connection is established (`tcp_init_transfer`, where Linux
+    /// runs the module's `init`), at `now`, before the first data segment: `rtt` is the
+    /// handshake's RTT sample (`tcp_min_rtt`) and `srtt` the sender's SRTT from it (ns),
+    /// if it has them. BBR starts its model here (min RTT and first pacing rate from
+    /// them), CUBIC its HyStart clock; without this call they start at the first
+    /// [`Self::on_tx_start`] (BBR with no min RTT yet, as Linux without a SYN RTT).
+    fn on_established(&mut self, _window: &mut Window, _now: Time, _rtt: Option<Time>, _srtt: Option<f64>) {}
 }
 
 /// How an algorithm uses ECN, as it declares it ([`Algorithm::ecn`]).
@@ -421,6 +450,18 @@ macro_rules! algorithms {
             }
             fn min_tso_segs(&self) -> Option<u32> {
                 match self { $(Controller::$variant(c) => c.min_tso_segs(),)+ Controller::Custom(c) => c.min_tso_segs() }
+            }
+            fn pkts_acked(&mut self, window: &mut Window, ack: &AckSample) {
+                match self { $(Controller::$variant(c) => c.pkts_acked(window, ack),)+ Controller::Custom(c) => c.pkts_acked(window, ack) }
+            }
+            fn marks_app_limited(&self) -> bool {
+                match self { $(Controller::$variant(c) => c.marks_app_limited(),)+ Controller::Custom(c) => c.marks_app_limited() }
+            }
+            fn on_loss_totals(&mut self, delivered: u64, lost: u64) {
+                match self { $(Controller::$variant(c) => c.on_loss_totals(delivered, lost),)+ Controller::Custom(c) => c.on_loss_totals(delivered, lost) }
+            }
+            fn on_established(&mut self, window: &mut Window, now: Time, rtt: Option<Time>, srtt: Option<f64>) {
+                match self { $(Controller::$variant(c) => c.on_established(window, now, rtt, srtt),)+ Controller::Custom(c) => c.on_established(window, now, rtt, srtt) }
             }
         }
     };
