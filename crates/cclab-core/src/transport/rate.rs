@@ -124,6 +124,12 @@ impl RateSampler {
         self.pending = Pending::default();
     }
 
+    /// Linux's start (`tcp_init_sock` sets app_limited to ~0): what is sent before the
+    /// first ACK is app-limited.
+    pub fn start_app_limited(&mut self) {
+        self.app_limited_until = u64::MAX;
+    }
+
     /// The application, not the window, stopped the sender with `in_flight` out:
     /// samples are app-limited until what is out now has been delivered.
     pub fn mark_app_limited(&mut self, delivered: u64, in_flight: u32) {
@@ -136,7 +142,7 @@ impl RateSampler {
         if let Some(rtt) = rtt {
             self.min_rtt = Some(self.min_rtt.map_or(rtt, |min| min.min(rtt)));
         }
-        if self.app_limited_until != 0 && delivered > self.app_limited_until {
+        if self.app_limited_until != 0 && (delivered > self.app_limited_until || self.app_limited_until == u64::MAX) {
             self.app_limited_until = 0;
         }
         let pending = std::mem::take(&mut self.pending);

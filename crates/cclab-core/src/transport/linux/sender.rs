@@ -167,6 +167,9 @@ impl LinuxRecovery {
             send_buffer,
         };
         linux.update_pacing_rate(tcb);
+        if let Some(rate) = tcb.rate.as_mut() {
+            rate.start_app_limited(); // `tcp_init_sock`: app_limited = ~0 until the first ACK
+        }
         linux
     }
 
@@ -302,6 +305,7 @@ impl LinuxRecovery {
 
         // The cumulative ACK (`tcp_clean_rtx_queue`).
         let mut ack_first: Option<Time> = None;
+        let mut established = false;
         let mut ack_last: Option<Time> = None;
         if flags.snd_una_advanced {
             for seq in tcb.snd_una..ack.cumulative {
@@ -322,6 +326,7 @@ impl LinuxRecovery {
             // (ns-2's SYN-like first packet, if any, is not data: it is not delivered, and
             // an ACK of it alone does not open the window)
             flags.data_acked = ack.cumulative > prior_snd_una.max(tcb.first_data);
+            established = prior_snd_una < tcb.first_data && ack.cumulative >= tcb.first_data;
             let (count, previously_delivered, _) = tcb.advance_una(ack.cumulative);
             let syn = (prior_snd_una < tcb.first_data) as u32;
             tcb.delivered += (count - previously_delivered).saturating_sub(syn) as u64;
@@ -373,6 +378,11 @@ impl LinuxRecovery {
             tcb.last_rtt = ca_rtt.map(|us| us as Time * 1000);
         }
 
+        if established {
+            // `tcp_init_transfer`: the module starts from the handshake's RTT.
+            let (rtt, srtt) = (self.min_rtt(), tcb.rto.srtt());
+            tcb.cc.on_established(&mut tcb.window, now, rtt, srtt);
+        }
         // The module sees the ACK (`pkts_acked`), after the round check (HyStart's).
         let acked_sacked = (tcb.delivered - prior_delivered) as u32;
         if tcb.snd_una > tcb.round_end {
@@ -392,7 +402,7 @@ impl LinuxRecovery {
             in_recovery: self.state == CaState::Recovery,
             srtt: tcb.rto.srtt(),
         };
-        tcb.cc.on_ack_event(&tcb.window, &sample);
+        tcb.cc.pkts_acked(&mut tcb.window, &sample);
 
         if self.tlp_high_seq.is_some() {
             self.process_tlp_ack(tcb, now, ack.cumulative, &flags);
@@ -842,6 +852,13 @@ impl LinuxRecovery {
         rs.ca_state = self.state;
         rs.pacing_ahead = pacing_ahead;
         tcb.cc.on_rate_sample(&mut tcb.window, &rs);
+        if tcb.cc.marks_app_limited() {
+            // BBR in PROBE_RTT: samples are app-limited until what is out is delivered.
+            let in_flight = tcb.pipe();
+            if let Some(rate) = tcb.rate.as_mut() {
+                rate.mark_app_limited(delivered, in_flight);
+            }
+        }
     }
 
     // ---- timers ----
@@ -900,7 +917,9 @@ impl LinuxRecovery {
         }
         tcb.window.cwnd = (tcb.pipe() + 1) as f64;
         self.state = CaState::Loss;
+        tcb.cc.on_loss_totals(tcb.delivered, self.lost_total);
         tcb.cc.on_loss_state(&mut tcb.window, now);
+        tcb.round_end = tcb.snd_max; // the module's round restarts (CUBIC's Loss reset)
         self.high_seq = tcb.snd_max;
         self.tlp_high_seq = None;
         tcb.pending_cwr |= tcb.cfg.ecn;
