@@ -42,6 +42,21 @@ fn state(sender: &TcpSender) -> CaState {
     sender.linux_state().expect("a linux sender")
 }
 
+/// With the kernel's Reno, slow start grows by the segments each ACK delivers: an ACK of
+/// two takes cwnd from 10 to 12, and the four segments of room go as two GSO packets of 2.
+#[test]
+fn kernel_reno_grows_per_delivered_segment() {
+    let cfg = TcpConfig { syn: false, profile: Some(TcpProfile::Linux), ..Default::default() };
+    let reno = crate::cc::CcConfig::Reno(crate::cc::reno::RenoConfig {}).build();
+    let mut s = TcpSender::new(cfg, reno, 0, 1500, 52);
+    s.use_linux_rules(1448);
+    let mut out = Vec::new();
+    s.on_timer(0, &mut out);
+    assert_eq!(seqs(&out).len(), 10, "the linux profile's initial window");
+    assert_eq!(deliver(&mut s, 40 * MS, ack(2, &[])), vec![10, 11, 12, 13]);
+    assert_eq!(s.window().cwnd, 12.0);
+}
+
 /// The initial window of 10 leaves at once (before any RTT, GSO packets are as large as
 /// the pacing rate allows). An ACK of two segments frees two and the module grows cwnd
 /// (TCP(1, 0.5) here: +1 per ACK) to 11: room for 3, but GSO packets are 2 segments
