@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import cclab
+import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -45,3 +46,26 @@ def test_linux_receiver_acks_every_second_segment():
         return links.loc["r2-r1", "departures"] / links.loc["r1-r2", "departures"]
     assert 0.45 < acks_per_segment("linux") < 0.6
     assert acks_per_segment("rfc") > 0.97
+
+
+def test_pacing_is_a_linux_profile_switch():
+    with pytest.raises(cclab.ScenarioError, match=r'^flows\[0\]\.tcp\.pacing: true: the sender paces every algorithm only under profile = "linux", not "rfc"$'):
+        cclab.validate(_scenario("rfc", {"pacing": True}))
+    assert cclab.validate(_scenario("linux", {"pacing": True}))["flows"][0]["tcp"]["pacing"] is True
+    assert "pacing" not in cclab.validate(_scenario("linux"))["flows"][0]["tcp"], "off: not shown"
+
+
+def test_a_paced_cubic_leaves_slow_start_later():
+    """Linux's HyStart halves its ACK-train threshold only for sockets that do not pace:
+    a paced CUBIC (tcp.pacing) leaves slow start at a larger window than an unpaced one."""
+    def exit_window(pacing: bool) -> float:
+        scenario = _scenario("linux", {"pacing": pacing} if pacing else None, duration="3s")
+        scenario["topology"]["bottleneck"] |= {"rate": "50Mbps", "delay": "20ms", "buffer": 400}
+        scenario["flows"][0]["cc"] = "cubic"
+        scenario["trace"] = {"flows": True}
+        flows = cclab.run(scenario).traces["flows"]
+        left = flows[flows.ssthresh < 1e8]
+        assert len(left), "slow start ended"
+        return float(left.cwnd.iloc[0])
+    unpaced, paced = exit_window(False), exit_window(True)
+    assert paced > 1.3 * unpaced, (unpaced, paced)

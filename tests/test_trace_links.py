@@ -194,3 +194,39 @@ def test_the_trace_views_draw_what_the_tables_hold(tmp_path):
     axis = pantheon_figure(summary).axes[0]
     assert axis.xaxis_inverted()
     assert sorted(canvas.plotted_values(axis, "x", points_only=True)) == [40.0, 90.0]
+
+
+def test_a_release_lag_delays_deliveries_by_its_series_and_is_reproducible(tmp_path):
+    """`lag = { file }`: each millisecond's packets leave the emulator late by the file's
+    series (µs per ms, replayed from a seeded place); the normalised scenario names the
+    file and its hash; the same seed gives the same run, a lag adds to the RTT."""
+    (tmp_path / "up.trace").write_text("1\n")
+    (tmp_path / "down.trace").write_text("1\n")
+    (tmp_path / "lag.txt").write_text("# µs\n3000\n3000\n3000\n3000\n")
+    # one segment at a time: no queue, the RTT is the path's
+    stop_and_wait = scenario(tmp_path).read_text().replace('cc = "cubic"', 'cc = "cubic"\ntcp = { max_window = 1, initial_window = 1 }')
+    (tmp_path / "plain.toml").write_text(stop_and_wait)
+    plain = cclab.run(tmp_path / "plain.toml")
+    lagged_scenario = tmp_path / "lagged.toml"
+    lagged_scenario.write_text(stop_and_wait.replace('file = "up.trace"', 'file = "up.trace", lag = { file = "lag.txt" }'))
+    lagged = cclab.run(lagged_scenario)
+    shown = lagged.scenario["topology"]["bottleneck"]["rate_schedule"]["lag"]
+    assert shown["file"] == str(tmp_path / "lag.txt") and len(shown["sha256"]) == 64 and "samples_us" not in shown
+    # a constant 3-ms lag on the data path: every RTT 3 ms longer (a whole number of
+    # milliseconds: the ticks the segments meet are the same)
+    assert lagged.flows["mean_rtt_ms"].iloc[0] == pytest.approx(plain.flows["mean_rtt_ms"].iloc[0] + 3.0, abs=1e-6)
+    again = cclab.run(lagged_scenario)
+    assert again.flows.drop(columns="cc_state").equals(lagged.flows.drop(columns="cc_state"))
+
+
+@pytest.mark.parametrize("content, expected", [
+    ("100\n-5\n", r"lag\.file: lag\.txt line 2: '-5' is not a whole number of µs in \[0, 10000000\]"),
+    ("# nothing\n", r"lag\.file: lag\.txt: no samples"),
+    ("1.5\n", r"line 1: '1\.5' is not a whole number"),
+])
+def test_bad_lag_files_are_one_line_naming_the_file_and_line(tmp_path, content, expected):
+    (tmp_path / "lag.txt").write_text(content)
+    document = scenario_dict()
+    document["topology"]["bottleneck"]["rate_schedule"]["lag"] = {"file": "lag.txt"}
+    with pytest.raises(cclab.ScenarioError, match=expected):
+        traces.resolve_trace_files(document, tmp_path)

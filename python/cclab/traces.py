@@ -80,6 +80,8 @@ def resolve_trace_files(scenario: Any, folder: Optional[Path] = None) -> Any:
     from cclab.inputs import file_name
 
     for schedule, field in _schedules(scenario):
+        if schedule.get("kind") in TRACE_KINDS and isinstance(schedule.get("lag"), dict):
+            _resolve_lag_file(schedule["lag"], f"{field}.lag", folder)
         if schedule.get("kind") not in TRACE_KINDS or "file" not in schedule:
             continue
         name = schedule["file"]
@@ -97,6 +99,52 @@ def resolve_trace_files(scenario: Any, folder: Optional[Path] = None) -> Any:
                                 "take the file as it is")
         schedule.update(file=str(path.absolute()), sha256=sha256, opportunities=runs)
     return scenario
+
+
+# The most lag samples a file may hold, and the largest one (µs): the engine's limits.
+MAX_LAG_SAMPLES = 10_000_000
+MAX_LAG_US = 10_000_000
+
+
+def read_lag_samples(path: Path, field: str, shown_as: str) -> tuple[list[int], str]:
+    """Release-lag samples (one whole number of µs per line, ``#`` comments allowed) of
+    the file at ``path``, and its SHA-256; errors name ``field``, the file and the line."""
+    from cclab.inputs import data_lines, read_text, shown_value
+
+    text = read_text(path, "release-lag samples (µs, one per line)", field, limit=MAX_TRACE_BYTES, shown_as=shown_as)
+    samples = []
+    for number, line in data_lines(text, f"{field}: {shown_as}"):
+        if not line.isdigit() or int(line) > MAX_LAG_US:
+            raise ScenarioError(f"{field}: {shown_as} line {number}: {shown_value(line)} is not a whole number of µs in "
+                                f"[0, {MAX_LAG_US}]")
+        samples.append(int(line))
+        if len(samples) > MAX_LAG_SAMPLES:
+            raise ScenarioError(f"{field}: {shown_as}: more than {MAX_LAG_SAMPLES} samples")
+    if not samples:
+        raise ScenarioError(f"{field}: {shown_as}: no samples (one whole number of µs per line)")
+    return samples, hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _resolve_lag_file(lag: dict, field: str, folder: Optional[Path]) -> None:
+    """A ``lag = { file = ... }`` table's samples read in, with the file's absolute path and
+    SHA-256."""
+    from cclab.inputs import file_name
+
+    if "file" not in lag:
+        return
+    name = lag["file"]
+    if not isinstance(name, str) or not name:
+        raise ScenarioError(f"{field}.file: {file_name(repr(name))[:60]} is not a file name")
+    if "samples_us" in lag:
+        raise ScenarioError(f"{field}: give either file or samples_us, not both")
+    path = Path(name)
+    if not path.is_absolute():
+        path = (folder or Path.cwd()) / path
+    samples, sha256 = read_lag_samples(path, f"{field}.file", file_name(name))
+    if lag.get("sha256") not in (None, sha256):
+        raise ScenarioError(f"{field}.sha256: {file_name(name)} has changed since the scenario named it; remove sha256 "
+                            "to take the file as it is")
+    lag.update(file=str(path.absolute()), sha256=sha256, samples_us=samples)
 
 
 # ------------------------------------------------------------------ making traces

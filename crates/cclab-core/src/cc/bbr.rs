@@ -383,8 +383,8 @@ impl CongestionControl for Bbr {
         out.push(("pacing_rate_pps", self.pacing_rate));
     }
 
-    fn use_linux_rules(&mut self, mss_bytes: u32) {
-        self.linux = Some(Box::new(LinuxBbr::new(&self.config, mss_bytes, self.seed)));
+    fn use_linux_rules(&mut self, socket: super::LinuxSocket) {
+        self.linux = Some(Box::new(LinuxBbr::new(&self.config, socket.mss_bytes, self.seed)));
     }
 
     fn pkts_acked(&mut self, window: &mut Window, ack: &AckSample) {

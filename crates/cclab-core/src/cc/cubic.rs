@@ -249,8 +249,8 @@ impl CongestionControl for Cubic {
         out.push(("w_est", self.w_est));
     }
 
-    fn use_linux_rules(&mut self, _mss_bytes: u32) {
-        self.linux = Some(Box::new(LinuxCubic::new(&self.config)));
+    fn use_linux_rules(&mut self, socket: super::LinuxSocket) {
+        self.linux = Some(Box::new(LinuxCubic::new(&self.config, socket.paced)));
     }
 
     fn pkts_acked(&mut self, window: &mut Window, ack: &AckSample) {

@@ -201,7 +201,7 @@ impl CongestionControl for Dctcp {
         }
     }
 
-    fn use_linux_rules(&mut self, _mss_bytes: u32) {
+    fn use_linux_rules(&mut self, _socket: super::LinuxSocket) {
         self.linux = Some(Box::new(LinuxDctcp::new(self.g, self.alpha)));
     }
 
@@ -261,7 +261,7 @@ mod tests {
     #[test]
     fn linux_alpha_in_1024ths() {
         let mut dctcp = DctcpConfig::default().build();
-        dctcp.use_linux_rules(1448);
+        dctcp.use_linux_rules(crate::cc::LinuxSocket { mss_bytes: 1448, paced: false });
         let w = Window { cwnd: 40.0, ssthresh: 100.0 };
         let alpha = |d: &Dctcp| d.linux.as_deref().unwrap().alpha;
         dctcp.on_ack_event(&w, &ack(0, false, 0, 10));

@@ -127,6 +127,16 @@ pub enum CaState {
     Loss,
 }
 
+/// What a `linux`-profile module knows of its socket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinuxSocket {
+    /// Payload bytes per segment (`mss_cache`).
+    pub mss_bytes: u32,
+    /// The socket paces (`sk_pacing_status` set: BBR always; others with the fq qdisc or
+    /// as `tcp.pacing` says): CUBIC's HyStart does not halve its ACK-train threshold then.
+    pub paced: bool,
+}
+
 /// Linux's jiffy on this machine kind (`CONFIG_HZ=250`), ns: the kernel's coarse clock
 /// (CUBIC's epoch, BBR's PROBE_RTT and min-RTT stamps, TCP's timers).
 pub const LINUX_JIFFY_NS: Time = 4_000_000;
@@ -229,10 +239,9 @@ pub trait CongestionControl {
     // the window limits the sender; `on_congestion` (`ssthresh`) once per reduction, of
     // which it reads only the ssthresh (Proportional Rate Reduction moves cwnd);
     // `on_recovery_end` after cwnd = ssthresh (`CA_EVENT_COMPLETE_CWR`).
-    /// The flow follows the `linux` profile: compute as the kernel's module does; segments
-    /// carry `mss_bytes` of payload (told once, when the sender is made; algorithms
-    /// without a kernel twin ignore it).
-    fn use_linux_rules(&mut self, _mss_bytes: u32) {}
+    /// The flow follows the `linux` profile: compute as the kernel's module does (told
+    /// once, when the sender is made; algorithms without a kernel twin ignore it).
+    fn use_linux_rules(&mut self, _linux: LinuxSocket) {}
     /// A retransmission timeout put the sender in the Loss state (`set_state(TCP_CA_Loss)`;
     /// after `on_congestion` when the timeout reduces the window, alone when it does not).
     fn on_loss_state(&mut self, _window: &mut Window, _now: Time) {}
@@ -436,8 +445,8 @@ macro_rules! algorithms {
             fn set_seed(&mut self, seed: u64) {
                 match self { $(Controller::$variant(c) => c.set_seed(seed),)+ Controller::Custom(c) => c.set_seed(seed) }
             }
-            fn use_linux_rules(&mut self, mss_bytes: u32) {
-                match self { $(Controller::$variant(c) => c.use_linux_rules(mss_bytes),)+ Controller::Custom(c) => c.use_linux_rules(mss_bytes) }
+            fn use_linux_rules(&mut self, linux: LinuxSocket) {
+                match self { $(Controller::$variant(c) => c.use_linux_rules(linux),)+ Controller::Custom(c) => c.use_linux_rules(linux) }
             }
             fn on_loss_state(&mut self, window: &mut Window, now: Time) {
                 match self { $(Controller::$variant(c) => c.on_loss_state(window, now),)+ Controller::Custom(c) => c.on_loss_state(window, now) }

@@ -75,7 +75,7 @@ impl CongestionControl for Reno {
         }
     }
 
-    fn use_linux_rules(&mut self, _mss_bytes: u32) {
+    fn use_linux_rules(&mut self, _socket: super::LinuxSocket) {
         *self = Reno::Linux(LinuxReno::default());
     }
 
@@ -205,7 +205,7 @@ mod tests {
 
     fn linux_reno() -> Reno {
         let mut reno = RenoConfig::default().build();
-        reno.use_linux_rules(1448);
+        reno.use_linux_rules(crate::cc::LinuxSocket { mss_bytes: 1448, paced: false });
         reno
     }
 

@@ -129,12 +129,22 @@ impl DeliveryTrace {
 #[derive(Clone, Debug)]
 pub struct Opportunities {
     trace: Arc<DeliveryTrace>,
+    /// The emulator's release lag, if the schedule has one.
+    lag: Option<Box<LagState>>,
     /// The opportunity: the period it is in, its run, its place in the run.
     period: u64,
     run: usize,
     within: u32,
     /// Bytes left in it.
     left: u32,
+}
+
+/// The release lag's state: the series, where its replay starts, and the last release.
+#[derive(Clone, Debug)]
+struct LagState {
+    series: Arc<Vec<u64>>,
+    offset: u64,
+    release: u64,
 }
 
 /// What a packet's transmission on a trace link is.
@@ -148,7 +158,29 @@ pub struct Service {
 
 impl Opportunities {
     pub fn new(trace: Arc<DeliveryTrace>) -> Opportunities {
-        Opportunities { trace, period: 0, run: 0, within: 0, left: OPPORTUNITY_BYTES }
+        Opportunities { trace, lag: None, period: 0, run: 0, within: 0, left: OPPORTUNITY_BYTES }
+    }
+
+    /// Release each millisecond's packets late by `series` (ns, one per millisecond,
+    /// replayed cyclically from a place drawn on `rng`).
+    pub fn with_lag(mut self, series: Arc<Vec<u64>>, mut rng: crate::sim::rng::RngStream) -> Opportunities {
+        use rand::Rng;
+        let offset = rng.gen_range(0..series.len() as u64);
+        self.lag = Some(Box::new(LagState { series, offset, release: 0 }));
+        self
+    }
+
+    /// When a packet whose last byte goes at `end` (a millisecond tick) leaves the
+    /// emulator: `end` itself without a lag; with one, the tick plus the series' lag for
+    /// that millisecond, and never before the packets of earlier ticks (the emulator's
+    /// loop wakes late and works through what is due in order: a stall releases several
+    /// ticks' packets together).
+    #[inline]
+    pub fn release(&mut self, end: u64) -> u64 {
+        let Some(lag) = self.lag.as_deref_mut() else { return end };
+        let index = (lag.offset + end / NS_PER_MS) % lag.series.len() as u64;
+        lag.release = lag.release.max(end.saturating_add(lag.series[index as usize]));
+        lag.release
     }
 
     pub fn trace(&self) -> &DeliveryTrace {
@@ -424,5 +456,25 @@ mod tests {
         // an outage at the end: the period is still the log's length (2 s)
         let runs = opportunities_of_rate_log("0 12.032\n1 0\n").unwrap();
         assert_eq!(DeliveryTrace::new(&runs).unwrap().period_ms(), 2000);
+    }
+
+    /// The release lag replays its series by the millisecond from its offset: a tick's
+    /// packets leave at tick + lag, never before an earlier tick's (a 3-ms stall at tick 2
+    /// holds ticks 3 and 4 until 5 ms, then the series goes on).
+    #[test]
+    fn release_lag_replays_its_series_in_order() {
+        let series: Vec<u64> = [100, 200, 3000, 400, 0, 250].iter().map(|us| us * 1000).collect();
+        let mut opportunities = trace("1\n");
+        opportunities.lag = Some(Box::new(LagState { series: Arc::new(series), offset: 0, release: 0 }));
+        let us = 1000;
+        let releases: Vec<u64> = (0..7).map(|ms| opportunities.release(ms * MS)).collect();
+        assert_eq!(
+            releases,
+            vec![100 * us, MS + 200 * us, 5 * MS, 5 * MS, 5 * MS, 5 * MS + 250 * us, 6 * MS + 100 * us]
+        );
+        // the same tick twice (two packets in one millisecond) leaves together
+        assert_eq!(opportunities.release(6 * MS), 6 * MS + 100 * us);
+        // no lag: a packet leaves at its tick
+        assert_eq!(trace("1\n").release(7 * MS), 7 * MS);
     }
 }

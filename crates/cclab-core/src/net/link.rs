@@ -580,17 +580,18 @@ impl<P: QueueItem + Default> Link<P> {
         // Saturating: a slow link flooded for long could push its busy time past u64;
         // a saturated time is simply "after the end of any run".
         let tx_end = tx_start.saturating_add(transmission);
-        self.admitted(now, tx_start, tx_end, tx_start - now, bytes, mark_ce, sched)
+        self.admitted(now, tx_start, tx_end, tx_end, tx_start - now, bytes, mark_ce, sched)
     }
 
     /// A packet admitted at `now` whose transmission starts at `tx_start` and ends at
-    /// `tx_end`, having waited `queued` (as the link's statistics count it).
+    /// `tx_end`, leaving the link at `leaves` (`tx_end`, or later on a trace link with a
+    /// release lag), having waited `queued` (as the link's statistics count it).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn admitted(&mut self, now: Time, tx_start: Time, tx_end: Time, queued: Time, bytes: u32, mark_ce: bool, sched: Time) -> Admission {
+    fn admitted(&mut self, now: Time, tx_start: Time, tx_end: Time, leaves: Time, queued: Time, bytes: u32, mark_ce: bool, sched: Time) -> Admission {
         self.busy_until = tx_end;
         self.admitted += 1;
-        let arrives = tx_end.saturating_add(self.delay);
+        let arrives = leaves.saturating_add(self.delay);
         if tx_end > self.horizon {
             self.stats.late_departures += 1;
             self.stats.late_bytes += bytes as u64;
@@ -626,7 +627,9 @@ impl<P: QueueItem + Default> Link<P> {
         if x.limit_bytes.is_some_and(|limit| waiting_bytes + bytes as u64 >= limit) {
             return self.drop_arrival(now);
         }
-        let Service { start, end } = x.opportunities.as_mut().expect("checked").serve(now, bytes, false);
+        let opportunities = x.opportunities.as_mut().expect("checked");
+        let Service { start, end } = opportunities.serve(now, bytes, false);
+        let leaves = opportunities.release(end);
         let queued = end - now / MS_NS * MS_NS;
         if let Some(bins) = x.bins.as_mut() {
             if bins.detail.is_some() {
@@ -635,7 +638,7 @@ impl<P: QueueItem + Default> Link<P> {
             }
             bins.transmitted(end, bytes);
         }
-        self.admitted(now, start, end, queued, bytes, mark_ce, 0)
+        self.admitted(now, start, end, leaves, queued, bytes, mark_ce, 0)
     }
 
     /// The parts of an admission only some links need (a byte limit, scheduled rates,
@@ -826,17 +829,21 @@ impl<P: QueueItem + Default> Link<P> {
             packet.mark_ce();
         }
         let bytes = packet.bytes();
-        let (tx_end, queued) = match self.extras.as_mut().and_then(|x| x.opportunities.as_mut()) {
+        let (tx_end, leaves, queued) = match self.extras.as_mut().and_then(|x| x.opportunities.as_mut()) {
             // a trace link: served from the opportunities (taken as the last packet left,
             // it may use what that one left of its opportunity)
             Some(opportunities) => {
                 let end = opportunities.serve(now, bytes, freed).end;
+                let leaves = opportunities.release(end);
                 if let Some(bins) = self.extras.as_mut().and_then(|x| x.bins.as_mut()) {
                     bins.transmitted(end, bytes);
                 }
-                (end, end - next.enqueued / MS_NS * MS_NS)
+                (end, leaves, end - next.enqueued / MS_NS * MS_NS)
             }
-            None => (now.saturating_add(self.transmission_time(bytes, now)), now - next.enqueued),
+            None => {
+                let end = now.saturating_add(self.transmission_time(bytes, now));
+                (end, end, now - next.enqueued)
+            }
         };
         self.busy_until = tx_end;
         self.admitted += 1;
@@ -849,7 +856,7 @@ impl<P: QueueItem + Default> Link<P> {
         if let Some(bins) = LinkBins::detailed_bins(&mut self.extras) {
             bins.started(next.enqueued, queued, next.mark_ce);
         }
-        let arrives = tx_end.saturating_add(self.delay);
+        let arrives = leaves.saturating_add(self.delay);
         self.push(Held { tx_start: now, arrives });
         *self.kept_slot() = packet;
         Transmit { free_at: Some(tx_end), schedule_arrival: (self.held_count() == 1).then_some(arrives) }

@@ -6,7 +6,7 @@ use super::loss::LossModel;
 use super::qdisc::{LinkContext, QueueItem};
 use super::topology::Graph;
 use super::{LinkId, RouteId};
-use crate::sim::rng::{stream, LINK_LOSS_STREAMS};
+use crate::sim::rng::{stream, LINK_LAG_STREAMS, LINK_LOSS_STREAMS};
 
 /// The loss model of link direction `id`, with its own stream (by direction id).
 pub fn link_loss_model(graph: &Graph, seed: u64, id: LinkId) -> Option<LossModel> {
@@ -28,7 +28,13 @@ pub fn build_links<P: QueueItem + Default>(graph: &Graph, seed: u64) -> Vec<Link
             }
             if let Some(schedule) = &params.rate_schedule {
                 let x = link.extras_mut();
-                x.opportunities = schedule.delivery_trace().map(|trace| Opportunities::new(trace.clone()));
+                x.opportunities = schedule.delivery_trace().map(|trace| {
+                    let opportunities = Opportunities::new(trace.clone());
+                    match schedule.release_lag() {
+                        Some(lag) => opportunities.with_lag(lag.samples.clone(), stream(seed, LINK_LAG_STREAMS + id as u64)),
+                        None => opportunities,
+                    }
+                });
                 x.rate_schedule = Some(schedule.clone());
             }
             let context = LinkContext { rate: params.rate, delay, buffer: direction.buffer };

@@ -50,7 +50,25 @@ pub struct TraceSchedule {
     pub sha256: Option<String>,
     /// Its delivery opportunities.
     pub trace: Arc<DeliveryTrace>,
+    /// `lag = { file = "..." }`: the emulator's release lag (each millisecond's packets
+    /// leave late, by a draw per tick from samples measured where the trace is replayed).
+    pub lag: Option<ReleaseLag>,
 }
+
+/// Lag samples (one per line, µs, as measured on the machine that replays traces: how
+/// late Mahimahi's packets left after their tick); the front end reads the file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReleaseLag {
+    pub file: Option<String>,
+    pub sha256: Option<String>,
+    /// The samples, ns.
+    pub samples: Arc<Vec<u64>>,
+}
+
+/// The largest lag sample taken, µs (10 s).
+pub const MAX_LAG_US: u64 = 10_000_000;
+/// The most lag samples taken.
+pub const MAX_LAG_SAMPLES: usize = 10_000_000;
 
 pub const SCHEDULE_KINDS: &[&str] = &["square", "mahimahi", "trace"];
 
@@ -65,6 +83,18 @@ impl<'de> Deserialize<'de> for RateSchedule {
             sha256: Option<String>,
             #[serde(default)]
             opportunities: Option<Vec<(u64, u32)>>,
+            #[serde(default)]
+            lag: Option<LagFields>,
+        }
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct LagFields {
+            #[serde(default)]
+            file: Option<String>,
+            #[serde(default)]
+            sha256: Option<String>,
+            #[serde(default)]
+            samples_us: Option<Vec<u64>>,
         }
         deserialize_tagged(
             d,
@@ -94,7 +124,27 @@ impl<'de> Deserialize<'de> for RateSchedule {
                         _ => nested_error("opportunities", &message),
                     })?;
                     let kind = if kind == "mahimahi" { "mahimahi" } else { "trace" };
-                    Ok(RateSchedule::Trace(TraceSchedule { kind, file: fields.file, sha256: fields.sha256, trace: Arc::new(trace) }))
+                    let lag = match fields.lag {
+                        None => None,
+                        Some(lag) => {
+                            let Some(samples) = lag.samples_us else {
+                                return Err(nested_error(
+                                    "lag.samples_us",
+                                    "the core takes lag samples as samples_us = [µs, ...]; a lag file is read by the front end \
+                                     (cclab run, cclab.run), which fills them in",
+                                ));
+                            };
+                            if samples.is_empty() || samples.len() > MAX_LAG_SAMPLES {
+                                return Err(nested_error("lag.samples_us", &format!("{} samples: give 1 to {MAX_LAG_SAMPLES}", samples.len())));
+                            }
+                            if let Some((k, big)) = samples.iter().enumerate().find(|(_, &us)| us > MAX_LAG_US) {
+                                return Err(nested_error(&format!("lag.samples_us[{k}]"), &format!("{big} µs is above {MAX_LAG_US} µs (10 s)")));
+                            }
+                            let samples = Arc::new(samples.iter().map(|us| us * 1000).collect());
+                            Some(ReleaseLag { file: lag.file, sha256: lag.sha256, samples })
+                        }
+                    };
+                    Ok(RateSchedule::Trace(TraceSchedule { kind, file: fields.file, sha256: fields.sha256, trace: Arc::new(trace), lag }))
                 }
                 other => Err(unknown_variant("kind", other, SCHEDULE_KINDS)),
             },
@@ -124,6 +174,19 @@ impl Serialize for RateSchedule {
                 }
                 if t.file.is_none() {
                     map.serialize_entry("opportunities", t.trace.runs())?;
+                }
+                if let Some(lag) = &t.lag {
+                    #[derive(Serialize)]
+                    struct Shown<'a> {
+                        #[serde(skip_serializing_if = "Option::is_none")]
+                        file: &'a Option<String>,
+                        #[serde(skip_serializing_if = "Option::is_none")]
+                        sha256: &'a Option<String>,
+                        #[serde(skip_serializing_if = "Option::is_none")]
+                        samples_us: Option<Vec<u64>>,
+                    }
+                    let samples_us = lag.file.is_none().then(|| lag.samples.iter().map(|ns| ns / 1000).collect());
+                    map.serialize_entry("lag", &Shown { file: &lag.file, sha256: &lag.sha256, samples_us })?;
                 }
             }
         }
@@ -174,6 +237,14 @@ impl RateSchedule {
     pub fn delivery_trace(&self) -> Option<&Arc<DeliveryTrace>> {
         match self {
             RateSchedule::Trace(t) => Some(&t.trace),
+            RateSchedule::Square(_) => None,
+        }
+    }
+
+    /// The trace's release lag, if it has one.
+    pub fn release_lag(&self) -> Option<&ReleaseLag> {
+        match self {
+            RateSchedule::Trace(t) => t.lag.as_ref(),
             RateSchedule::Square(_) => None,
         }
     }

@@ -19,6 +19,8 @@ pub const CC_STREAMS: u64 = 6 << 32;
 pub const AQM_STREAMS: u64 = 7 << 32;
 /// One stream per group with flow arrivals: gaps and sizes.
 pub const ARRIVAL_STREAMS: u64 = 8 << 32;
+/// A trace link's release lag (its emulator's late wake-ups), by link direction.
+pub const LINK_LAG_STREAMS: u64 = 9 << 32;
 
 pub fn stream(seed: u64, stream_id: u64) -> RngStream {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);

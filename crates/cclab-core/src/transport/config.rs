@@ -62,6 +62,12 @@ pub struct TcpConfig {
     pub delayed_ack_timeout: Option<Duration>,
     /// Mark data ECT and react to ECN-Echo once per window (RFC 3168).
     pub ecn: bool,
+    /// linux profile: the socket paces whatever its algorithm (Linux's `sk_pacing_status`
+    /// set: the fq qdisc, or a socket created under BBR and switched to another algorithm,
+    /// as iperf3 does when BBR is the default), at 200 % of cwnd/SRTT in early slow
+    /// start and 120 % after; BBR always paces.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pacing: bool,
     /// Whose rules: "rfc" (the default), "ns2" (ns-2.35's Sack1 agent and sink) or
     /// "linux" (Linux 6.x); a scenario's top-level `profile` sets it for groups that do
     /// not. The profile also gives the defaults above marked ns-2/linux.
@@ -89,6 +95,7 @@ impl Default for TcpConfig {
             delayed_ack: None,
             delayed_ack_timeout: None,
             ecn: false,
+            pacing: false,
             profile: None,
             ns2: Ns2Switches::default(),
         }
@@ -192,6 +199,9 @@ impl TcpConfig {
         }
         if !(1..=1_000_000).contains(&self.dupack_threshold) {
             return Err(("dupack_threshold", format!("{} is not in [1, 1000000]", self.dupack_threshold)));
+        }
+        if self.pacing && self.profile() != TcpProfile::Linux {
+            return Err(("pacing", format!("true: the sender paces every algorithm only under profile = \"linux\", not {:?}", self.profile().name())));
         }
         if self.delayed_ack() && self.delayed_ack_timeout() == Duration::ZERO {
             return Err(("delayed_ack_timeout", "must be > 0".into()));

@@ -22,6 +22,17 @@ pub enum TcpProfile {
 
 crate::schema::named_choice!(TcpProfile, "profile", [Rfc => "rfc", Ns2 => "ns2", Linux => "linux"]);
 
+impl TcpProfile {
+    /// Its name in scenarios.
+    pub fn name(self) -> &'static str {
+        match self {
+            TcpProfile::Rfc => "rfc",
+            TcpProfile::Ns2 => "ns2",
+            TcpProfile::Linux => "linux",
+        }
+    }
+}
+
 /// The parameters whose defaults depend on the profile (a value the scenario gives wins).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ProfileDefaults {
@@ -129,7 +140,7 @@ pub const RULES: &[Rule] = &[
         name: "sending",
         rfc: "segment by segment as the window opens; paced only by algorithms that pace",
         ns2: "as rfc",
-        linux: "GSO packets of ≈1 ms of the pacing rate (at least 2 segments) leave back to back, deferred until a packet's worth of window is open or 1 ms has passed; only BBR is paced, one GSO packet per slot, the first 10 segments unpaced",
+        linux: "GSO packets of ≈1 ms of the pacing rate (at least 2 segments) leave back to back, deferred until a packet's worth of window is open or 1 ms has passed; BBR is paced, and every algorithm with `tcp.pacing` (the fq qdisc, or a socket created under BBR, as iperf3 does where BBR is the default), one GSO packet per slot at the pacing rate (200 % of cwnd/SRTT in early slow start, 120 % after, for algorithms without their own), the first 10 segments unpaced",
         linux_source: "tcp_write_xmit, tcp_tso_autosize, tcp_tso_should_defer, tcp_update_skb_after_send",
     },
     Rule {

@@ -814,7 +814,7 @@ mod tests {
     fn bbr() -> super::super::Bbr {
         let mut bbr = BbrConfig::default().build();
         bbr.set_seed(3);
-        bbr.use_linux_rules(1448);
+        bbr.use_linux_rules(crate::cc::LinuxSocket { mss_bytes: 1448, paced: false });
         bbr
     }
 

@@ -56,6 +56,8 @@ pub fn cubic_root(a: u64) -> u32 {
 
 #[derive(Clone, Debug)]
 pub struct LinuxCubic {
+    /// The socket paces: HyStart's ACK-train threshold is not halved.
+    paced: bool,
     // module parameters, from the scenario's config (defaults: the kernel's)
     beta: u32,
     fast_convergence: bool,
@@ -99,12 +101,13 @@ pub struct LinuxCubic {
 }
 
 impl LinuxCubic {
-    pub fn new(config: &CubicConfig) -> LinuxCubic {
+    pub fn new(config: &CubicConfig, paced: bool) -> LinuxCubic {
         // the module's integer parameters: beta 717 and bic_scale 41 for β = 0.7, C = 0.4
         let beta = ((config.beta * BETA_SCALE as f64).round() as u32).clamp(1, BETA_SCALE - 1);
         let bic_scale = ((config.c * BETA_SCALE as f64 / 10.0).round() as u32).max(1);
         let cube_rtt_scale = bic_scale * 10;
         LinuxCubic {
+            paced,
             beta,
             fast_convergence: config.fast_convergence,
             tcp_friendliness: config.tcp_friendliness,
@@ -316,11 +319,14 @@ impl LinuxCubic {
         if cwnd < HYSTART_LOW_WINDOW {
             return;
         }
-        // ACK train: ACKs ≤ 2 ms apart since the round began, for (delay_min + 1 ms)/2
-        // (halved: CUBIC is not paced here)
+        // ACK train: ACKs ≤ 2 ms apart since the round began, for delay_min + 1 ms —
+        // halved unless the socket paces (`sk_pacing_status == SK_PACING_NONE`)
         if (now_us.wrapping_sub(self.last_ack) as i32) <= HYSTART_ACK_DELTA_US {
             self.last_ack = now_us;
-            let threshold = (self.delay_min + HYSTART_ACK_DELAY_US) >> 1;
+            let mut threshold = self.delay_min + HYSTART_ACK_DELAY_US;
+            if !self.paced {
+                threshold >>= 1;
+            }
             if now_us.wrapping_sub(self.round_start) > threshold {
                 self.found = true;
                 window.ssthresh = cwnd as f64;
@@ -356,7 +362,7 @@ mod tests {
 
     fn linux_cubic() -> super::super::Cubic {
         let mut cubic = CubicConfig::default().build();
-        cubic.use_linux_rules(1448);
+        cubic.use_linux_rules(crate::cc::LinuxSocket { mss_bytes: 1448, paced: false });
         cubic
     }
 
@@ -371,7 +377,7 @@ mod tests {
     /// The module's constants from β = 0.7 and C = 0.4.
     #[test]
     fn module_constants() {
-        let l = LinuxCubic::new(&CubicConfig::default());
+        let l = LinuxCubic::new(&CubicConfig::default(), false);
         assert_eq!((l.beta, l.beta_scale, l.cube_rtt_scale, l.cube_factor), (717, 15, 410, 2_681_735_677));
     }
 
@@ -442,7 +448,7 @@ mod tests {
     #[test]
     fn on_ack_grows_by_whole_segments_along_the_curve() {
         let mut cubic = CubicConfig { tcp_friendliness: false, ..CubicConfig::default() }.build();
-        cubic.use_linux_rules(1448);
+        cubic.use_linux_rules(crate::cc::LinuxSocket { mss_bytes: 1448, paced: false });
         let mut w = Window { cwnd: 100.0, ssthresh: 50.0 };
         cubic.pkts_acked(&mut w, &ack(3000 * MS, Some(40 * MS), 1));
         let r = cubic.on_congestion(&w, &event(CongestionSignal::FastRetransmit));

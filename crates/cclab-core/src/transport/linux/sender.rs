@@ -125,8 +125,9 @@ pub struct LinuxRecovery {
     /// The first lost segment that may still need resending.
     retx_hint: Seq,
     mss: u32,
-    /// The algorithm sets cwnd itself (`cong_control`: BBR).
+    /// The algorithm sets cwnd itself (`cong_control`: BBR), and its own pacing rate.
     cong_control: bool,
+    module_paces: bool,
     /// Segments the send buffer holds.
     send_buffer: u32,
 }
@@ -134,7 +135,13 @@ pub struct LinuxRecovery {
 impl LinuxRecovery {
     pub(in crate::transport) fn new(tcb: &mut Tcb, mss: u32) -> LinuxRecovery {
         let cong_control = tcb.cc.controls_window();
-        tcb.cc.use_linux_rules(mss);
+        let module_paces = tcb.cc.paces();
+        // `sk_pacing_status`: the algorithm's own pacing (BBR), or the socket's.
+        let paced = module_paces || tcb.cfg.pacing;
+        if paced && tcb.pacer.is_none() {
+            tcb.pacer = Some(Box::default());
+        }
+        tcb.cc.use_linux_rules(crate::cc::LinuxSocket { mss_bytes: mss, paced });
         let send_buffer = (SEND_BUFFER_BYTES / (mss as u64 + SEND_BUFFER_OVERHEAD)).max(1) as u32;
         let mut linux = LinuxRecovery {
             state: CaState::Open,
@@ -164,6 +171,7 @@ impl LinuxRecovery {
             retx_hint: 0,
             mss,
             cong_control,
+            module_paces,
             send_buffer,
         };
         linux.update_pacing_rate(tcb);
@@ -833,7 +841,7 @@ impl LinuxRecovery {
 
     /// `tcp_update_pacing_rate` (algorithms that set their own rate are left alone).
     fn update_pacing_rate(&mut self, tcb: &mut Tcb) {
-        if self.cong_control {
+        if self.module_paces {
             return;
         }
         let srtt8 = Self::srtt8_us(tcb);
@@ -1033,21 +1041,27 @@ impl LinuxRecovery {
         self.segments_out += sent as u64;
         let previous = self.last_send;
         self.last_send = previous.max(now);
+        let rate = self.pacing_segments(tcb);
         if let Some(pacer) = tcb.pacer.as_mut() {
-            let rate = tcb.cc.pacing_rate().unwrap_or(0.0);
             let next = gso::next_departure(now, pacer.next_send(), sent, rate, self.segments_out);
             pacer.set_next_send(next);
         }
         sent
     }
 
+    /// The pacing rate, segments per second (`sk_pacing_rate` / mss): the algorithm's
+    /// own (BBR), else `tcp_update_pacing_rate`'s.
+    fn pacing_segments(&self, tcb: &Tcb) -> f64 {
+        if self.module_paces {
+            tcb.cc.pacing_rate().unwrap_or(0.0)
+        } else {
+            self.pacing_rate / self.mss as f64
+        }
+    }
+
     /// Segments per GSO packet now (`tcp_tso_segs`).
     fn tso_segs(&self, tcb: &Tcb) -> u32 {
-        let rate = if self.cong_control || tcb.pacer.is_some() {
-            tcb.cc.pacing_rate().unwrap_or(0.0) * self.mss as f64
-        } else {
-            self.pacing_rate
-        };
+        let rate = self.pacing_segments(tcb) * self.mss as f64;
         let min_tso = tcb.cc.min_tso_segs().unwrap_or(gso::MIN_TSO_SEGS);
         gso::tso_segs(rate, self.mss, min_tso, self.min_rtt_us.map(|us| us as u64))
     }
@@ -1124,9 +1138,11 @@ impl LinuxRecovery {
             let queued_more = tcb.data_end.saturating_sub(tcb.snd_max) > 1 && tcb.written_at(tcb.snd_max + 1) <= now;
             if queued_more && !probe && quota > 0 {
                 let head_sent_at = (tcb.outstanding() > 0).then(|| tcb.seg(tcb.snd_una).sent_at);
+                // `tcp_wstamp_ns`: the last departure, or with pacing the next one's slot
+                let last_send = tcb.pacer.as_ref().map_or(self.last_send, |pacer| pacer.next_send().max(self.last_send));
                 let check = DeferCheck {
                     now,
-                    last_send: self.last_send,
+                    last_send,
                     room: cwnd - in_flight,
                     cwnd,
                     max_segs,
