@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""One diagnostic run of the real kernel over Mahimahi, instrumented (run as root).
+
+    python3 run.py --rate 12 --delay 20 --buffer 20 --cc cubic --duration 20 --tag NAME [--interval 0.005]
+
+Same layout as bench/linux/harness.py (iperf3 client as mmuser inside
+`mm-delay D mm-link UP DOWN` with DropTail buffers of B packets both ways, iperf3 server as root
+outside) plus, in the sender's network namespace (entered with nsenter as root): nstat before/after,
+tcp_info sampling every --interval s (tcpdiag.py, the same netlink data as `ss -tin`), a few `ss -tin`
+snapshots, tcpdump on the shell's `ingress` TUN; and outside a tcpdump on the root-namespace TUN
+where the data arrives at the receiver. Everything goes to runs/NAME/.
+"""
+import argparse, json, os, shutil, signal, subprocess, sys, tempfile, time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+MM = Path("/opt/mahimahi/bin")
+PORT = 5401
+
+
+def wait_for(pred, timeout, step=0.02):
+    end = time.time() + timeout
+    while time.time() < end:
+        if pred():
+            return True
+        time.sleep(step)
+    return False
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--rate", type=int, required=True)  # 12*k Mb/s
+    p.add_argument("--delay", type=int, required=True)
+    p.add_argument("--buffer", type=int, required=True)
+    p.add_argument("--cc", required=True)
+    p.add_argument("--duration", type=float, default=20)
+    p.add_argument("--interval", type=float, default=0.005)
+    p.add_argument("--tag", required=True)
+    p.add_argument("--bt", choices=["cubic", "bbr"], help="also trace tcp:tcp_probe with bt/CC.bt (bpftrace)")
+    a = p.parse_args()
+    out = HERE / "runs" / a.tag
+    out.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="diag-", dir="/tmp"))
+    work.chmod(0o777)
+    (work / "up.trace").write_text("1\n" * (a.rate // 12))
+    (work / "up.trace").chmod(0o644)
+    inner = work / "inner.sh"
+    inner.write_text(f"""#!/bin/sh
+echo $$ > {work}/inner.pid
+echo "$MAHIMAHI_BASE" > {work}/base
+while [ ! -e {work}/go ]; do sleep 0.02; done
+python3 -c 'import time; print(repr(time.time()))' > {work}/client_start
+iperf3 -c "$MAHIMAHI_BASE" -p {PORT} -J -t {a.duration:g} -C {a.cc} --connect-timeout 5000 > {work}/client.json 2> {work}/client.err
+python3 -c 'import time; print(repr(time.time()))' > {work}/client_end
+touch {work}/done
+while [ ! -e {work}/end ]; do sleep 0.02; done
+""")
+    inner.chmod(0o755)
+    procs = []
+    meta = {"args": vars(a), "started": time.time()}
+    server = subprocess.Popen(["iperf3", "-s", "-1", "-J", "-p", str(PORT)], stdout=open(out / "server.json", "w"),
+                              stderr=subprocess.STDOUT)
+    wait_for(lambda: subprocess.run(["ss", "-ltn", f"sport = :{PORT}"], capture_output=True, text=True).stdout.count("LISTEN") > 0, 5)
+    argv = [str(MM / "mm-delay"), str(a.delay), str(MM / "mm-link"), str(work / "up.trace"), str(work / "up.trace"),
+            "--uplink-queue=droptail", f"--uplink-queue-args=packets={a.buffer}",
+            "--downlink-queue=droptail", f"--downlink-queue-args=packets={a.buffer}",
+            f"--uplink-log={work / 'up.log'}", f"--downlink-log={work / 'down.log'}", "--", str(inner)]
+    shell = subprocess.Popen(["su", "mmuser", "-c", " ".join(argv)], stdout=open(out / "shell.out", "w"),
+                             stderr=subprocess.STDOUT)
+    try:
+        if not wait_for(lambda: (work / "base").exists() and (work / "base").read_text().strip(), 15):
+            raise RuntimeError("inner shell did not start")
+        pid = int((work / "inner.pid").read_text())
+        base = (work / "base").read_text().strip()
+        # the root-namespace TUN whose peer address is the base (mm-delay's egress: delay-<pid>)
+        addrs = subprocess.run(["ip", "-o", "-4", "addr"], capture_output=True, text=True).stdout
+        outer_if = next(l.split()[1] for l in addrs.splitlines() if f" {base}/" in l or f" {base} " in l)
+        meta.update({"inner_pid": pid, "base": base, "outer_if": outer_if})
+        ns = ["nsenter", "-t", str(pid), "-n"]
+        env = dict(os.environ, NSTAT_HISTORY=str(work / "nstat.hist"))
+        meta["inside_link"] = subprocess.run(ns + ["ip", "-d", "link", "show", "ingress"], capture_output=True, text=True).stdout
+        meta["inside_qdisc"] = subprocess.run(ns + ["tc", "qdisc", "show"], capture_output=True, text=True).stdout
+        meta["inside_sysctl"] = subprocess.run(ns + ["sysctl", "net.ipv4.tcp_congestion_control", "net.ipv4.tcp_wmem", "net.ipv4.tcp_pacing_ss_ratio", "net.ipv4.tcp_pacing_ca_ratio", "net.core.default_qdisc"], capture_output=True, text=True).stdout
+        (out / "nstat_before.txt").write_text(subprocess.run(ns + ["nstat", "-az"], capture_output=True, text=True, env=env).stdout)
+        procs.append(subprocess.Popen(ns + ["tcpdump", "-Z", "root", "-i", "ingress", "-n", "-s", "120", "-B", "16384", "-w", str(out / "sender.pcap"), "tcp"],
+                                      stdout=subprocess.DEVNULL, stderr=open(out / "tcpdump_sender.err", "w")))
+        procs.append(subprocess.Popen(["tcpdump", "-Z", "root", "-i", outer_if, "-n", "-s", "120", "-B", "16384", "-w", str(out / "receiver.pcap"), "tcp"],
+                                      stdout=subprocess.DEVNULL, stderr=open(out / "tcpdump_receiver.err", "w")))
+        sampler = subprocess.Popen(ns + ["python3", str(HERE / "tcpdiag.py"), "--dport", str(PORT), "--interval", str(a.interval),
+                                         "--out", str(out / "tcpinfo.jsonl"), "--stop-file", str(work / "done"),
+                                         "--max-s", str(a.duration + 30)])
+        procs.append(sampler)
+        if a.bt:
+            bt_out = open(out / "bt.txt", "w")
+            bt = subprocess.Popen(["bpftrace", "-B", "line", str(HERE / "bt" / f"{a.bt}.bt"), str(PORT)], stdout=bt_out,
+                                  stderr=subprocess.STDOUT, cwd="/tmp")
+            procs.append(bt)
+            if not wait_for(lambda: "Attaching" in (out / "bt.txt").read_text(), 60, 0.2):
+                raise RuntimeError("bpftrace did not attach")
+        meta["realtime_minus_monotonic_s"] = [time.time() - time.monotonic()]
+        time.sleep(1.0)  # let tcpdump attach
+        meta["load_before"] = Path("/proc/loadavg").read_text().split()[:3]
+        (work / "go").touch()
+        ss_lines = []
+        t_go = time.time()
+        while not (work / "done").exists() and time.time() - t_go < a.duration + 30:
+            r = subprocess.run(ns + ["ss", "-tin", f"dport = :{PORT}"], capture_output=True, text=True).stdout
+            ss_lines.append(f"@ {time.time():.6f}\n{r}")
+            time.sleep(1.0)
+        (out / "ss_snapshots.txt").write_text("".join(ss_lines))
+        wait_for(lambda: (work / "done").exists(), a.duration + 40)
+        (out / "nstat_after.txt").write_text(subprocess.run(ns + ["nstat", "-az"], capture_output=True, text=True, env=env).stdout)
+        meta["load_after"] = Path("/proc/loadavg").read_text().split()[:3]
+        meta["realtime_minus_monotonic_s"].append(time.time() - time.monotonic())
+        time.sleep(0.5)
+    finally:
+        for pr in procs:
+            if pr.poll() is None:
+                pr.send_signal(signal.SIGINT)
+        for pr in procs:
+            try:
+                pr.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pr.kill()
+        (work / "end").touch()
+        try:
+            shell.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            shell.kill()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        for name in ("up.log", "down.log", "client.json", "client.err", "client_start", "client_end"):
+            if (work / name).exists():
+                shutil.copy(work / name, out / name)
+        meta["ended"] = time.time()
+        (out / "meta.json").write_text(json.dumps(meta, indent=1))
+        shutil.rmtree(work, ignore_errors=True)
+    print(json.dumps(meta))
+
+
+if __name__ == "__main__":
+    main()
