@@ -166,12 +166,17 @@ def test_logged_delays_are_read_back_from_one_way_delays():
 
 def test_a_rotated_trace_is_the_same_link_seen_later():
     lines = [1, 1, 3, 7, 10]                                # period 10
-    rotated = compare.rotate_trace(lines, 3)
-    assert rotated == [4, 7, 8, 8, 10, 14, 17, 18, 18, 20]
+    rotated = compare.rotate_trace(lines, 2)
+    assert rotated == [1, 5, 8, 9, 9, 11, 15, 18, 19, 19]  # its period: 19 ms
     assert compare.rotate_trace(lines, 20) == lines
-    # every opportunity of the original at ms v ≥ 3 is at v − 3 in the rotated one
-    original = {v + k * 10 for v in lines for k in range(3)}
-    assert {v - 3 for v in original if 3 < v <= 23} == {v for v in rotated if v <= 20}
+    assert compare.rotate_trace(lines, 3) == [4, 7, 8, 8, 10]  # ends at the period: one is enough
+    # every opportunity of the original at ms v > 2 is at v − 2 in the rotated one
+    original = [v + k * 10 for k in range(3) for v in lines]
+    assert [v - 2 for v in original if 2 < v <= 21] == rotated
+    # a run no longer than the period needs one period, and its last line at the period
+    assert compare.rotate_trace(lines, 3, duration_ms=10) == [4, 7, 8, 8, 10]
+    assert compare.rotate_trace(lines, 2, duration_ms=10) == [1, 5, 8, 9, 9, 10]
+    assert compare.rotate_trace(lines, 9, duration_ms=10) == [1, 2, 2, 4, 8, 10]
 
 
 def test_criteria_are_issue_37s():

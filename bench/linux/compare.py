@@ -159,16 +159,22 @@ def read_trace(path: Path) -> list[int]:
     return [int(line) for line in Path(path).read_text().split()]
 
 
-def rotate_trace(lines: list[int], offset_ms: int) -> list[int]:
+def rotate_trace(lines: list[int], offset_ms: int, duration_ms: Optional[int] = None) -> list[int]:
     """The trace as seen from ``offset_ms`` into it: an opportunity at ms v falls at
-    v − offset (mod the period P). Written over two periods, so that the file's period
-    (its last line) is never shorter than one of the original's whatever the rotation
-    leaves at its end: a run up to P long sees exactly the original, shifted."""
+    v − offset (mod the period P). A file's period is its last line, which the rotation
+    may leave short of P: for a run of ``duration_ms`` ≤ P, a last line at P is added
+    (an opportunity at the run's end at the latest, where it cannot carry anything the run
+    counts); for a longer run or none given, two periods are written, so that the run
+    sees exactly the original, shifted, for at least one period."""
     period = lines[-1]
     offset = offset_ms % period
     if offset == 0:
         return list(lines)
     first = sorted((v - offset - 1) % period + 1 for v in lines)
+    if first[-1] == period:
+        return first
+    if duration_ms is not None and duration_ms <= period:
+        return first + [period]
     return first + [v + period for v in first]
 
 
@@ -189,11 +195,11 @@ class TraceFiles:
     def rate(self, rate_mbps: float) -> Path:
         return self.write(f"rate{rate_mbps:g}", rate_trace_lines(rate_mbps))
 
-    def rotated(self, source: Path, offset_ms: int) -> Path:
+    def rotated(self, source: Path, offset_ms: int, duration_ms: Optional[int] = None) -> Path:
         lines = read_trace(source)
         if offset_ms % lines[-1] == 0:
             return Path(source)
-        return self.write(f"{Path(source).stem}-at{offset_ms}", rotate_trace(lines, offset_ms))
+        return self.write(f"{Path(source).stem}-at{offset_ms}", rotate_trace(lines, offset_ms, duration_ms))
 
 
 def resolve_trace(link: dict, reference_path: Path) -> Path:
@@ -275,7 +281,7 @@ def case_scenarios(name: str, case: dict, kernel_runs: list[dict], seeds: list[i
             source = resolve_trace(link, reference_path)
             offsets = trace_offsets(kernel_runs) or [0]
             offset = offsets[index % len(offsets)]
-            up = traces.rotated(source, offset)
+            up = traces.rotated(source, offset, int(math.ceil(float(case["duration_s"]) * 1000)))
             info["trace_offset_ms"] = offset
         down = traces.rate(float(link["down_rate_mbps"])) if "down_rate_mbps" in link else up
         out.append((scenario(case, seed, profile, up, down, name=f"{name} seed {seed}", **options), info))
