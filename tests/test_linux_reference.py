@@ -212,11 +212,11 @@ def test_tables_go_between_their_markers(tmp_path):
     report["summary"] = compare.summary(report["cases"])
     assert report["summary"]["shares"] == {"pass": 0, "judged": 1} and report["summary"]["goodput"]["pass"] == 1
     page = tmp_path / "page.md"
-    page.write_text(f"# Title\n\n{compare.MARKERS['table'][0]}\nold\n{compare.MARKERS['table'][1]}\n\nafter\n")
+    page.write_text(f"# Title\n\n{compare.MARKERS['table'][0]}\nOLD TABLE\n{compare.MARKERS['table'][1]}\n\nafter\n")
     compare.write_markdown(page, report)
     text = page.read_text()
     assert text.startswith("# Title\n\n") and text.endswith(f"{compare.MARKERS['table'][1]}\n\nafter\n")
-    assert "old" not in text and f"| {name} | bbr + cubic | 11.00 | 11.20 (11.20–11.20) | +1.8 % |" in text
+    assert "OLD TABLE" not in text and f"| {name} | bbr + cubic | 11.00 | 11.20 | +1.8 % |" in text
     assert "**0.73 / 0.27 → 0.50 / 0.50**" in text and "| shares |" in text
     readme = tmp_path / "README.md"
     readme.write_text(f"a\n{compare.MARKERS['compact'][0]}\n{compare.MARKERS['compact'][1]}\nb\n")

@@ -517,8 +517,9 @@ def ranged(table: Optional[dict], digits: int) -> str:
     if not table:
         return "–"
     text = number(table["mean"], digits)
-    if len(table["values"]) > 1:
-        text += f" ({number(table['min'], digits)}–{number(table['max'], digits)})"
+    low, high = number(table["min"], digits), number(table["max"], digits)
+    if len(table["values"]) > 1 and low != high:
+        text += f" ({low}–{high})"
     return text
 
 
@@ -531,6 +532,7 @@ def delta_cell(verdict: dict) -> str:
         text = f"{verdict['relative'] * 100:+.1f} %"
     else:
         text = f"{verdict['delta']:+.1f}"
+    text = text.replace("-", "−")
     return text if verdict["ok"] else f"**{text}**"
 
 
@@ -594,7 +596,10 @@ def markdown_table(report: dict) -> str:
                      f"| {delta_cell(v['retransmissions'])} "
                      f"| {shares_cell(row)} | {drops} | {util} | {number(ack_ratio(k), 2)} / {number(ack_ratio(c), 2)} "
                      f"| {failed(row)} |")
-    lines += ["", summary_line(report)]
+    lines += ["", "Δ = (cclab − kernel) / kernel (the difference itself where the kernel's is 0), in bold when "
+              "outside the tolerance (the queueing delay and retransmissions also pass within 3 ms and 25 packets); "
+              "ranges: min–max over the kernel's runs and over cclab's seeds, left out where they all agree; "
+              "shares: each flow's, in the case's order.", "", summary_line(report)]
     return "\n".join(lines) + "\n"
 
 
