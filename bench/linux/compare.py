@@ -10,16 +10,20 @@ README says what each field is) that has at least one run, cclab runs the same c
 ``--seeds`` times (seeds 1..N, to set beside the kernel's runs) and the two are compared
 on the numbers the kernel record holds, computed the same way:
 
-- goodput: each flow's payload bytes delivered in order over the flow's duration (Mb/s);
+- goodput: each flow's payload bytes received over the flow's duration (Mb/s), the
+  receiver counting, as iperf3's does, what the sender sent until the end and what was
+  still on its way then (cclab's senders stop at the end and the run goes on DRAIN_S);
   the case's goodput is the flows' sum, and in a mix each flow's share of it;
 - retransmissions: segments each sender sent again (the kernel's ``tcpi_total_retrans``;
   cclab's ``retransmitted_packets``), summed over the flows;
 - queueing delay on the uplink (the data direction), as mm-link logs it: a packet's
   departure tick minus its arrival millisecond, at least 1 ms; the mean over the packets
-  that went through (cclab counts exactly that on a trace link) and its 95th percentile
-  (nearest rank; cclab's from the data packets' one-way delays, see ``delay_quantile``);
+  that went through in the window (cclab counts exactly that on a trace link: of the
+  packets arriving in [0, T)) and its 95th percentile (nearest rank; cclab's from the data
+  packets' one-way delays, see ``delay_quantile``);
 - drops at the uplink's queue, its utilisation (bytes delivered, 4 per packet counted as
-  mm-link counts them, over the opportunities' 1504 bytes each), the ACK path's packets.
+  mm-link counts them, over the opportunities' 1504 bytes each), the ACK path's packets,
+  in the window.
 
 The link is Mahimahi's, to the letter: ``mm-delay D mm-link UP DOWN`` with droptail
 queues of B packets (waiting packets, the one in delivery not counted) both ways is a
@@ -74,6 +78,9 @@ OPPORTUNITY_BYTES = 1504      # one mm-link delivery opportunity
 TUN_BYTES = 4                 # what mm-link counts per packet on top of the IP packet
 ACCESS_RATE = "100Gbps"       # the senders' and receivers' links: 0.12 µs per packet
 ACCESS_BUFFER = 10000
+# After the case's duration the senders stop (iperf3 -t) and what they sent drains (the
+# deepest queue, 3200 packets at 96 Mb/s, in 0.4 s): iperf3's receiver counts it.
+DRAIN_S = 2.0
 # One-way delays are binned this finely (ms) to read mm-link's integer queueing delays
 # back from them (delay_quantile); 100 bins per ms, at most 100000 bins: up to 1 s.
 DELAY_BIN_MS = 0.01
@@ -230,12 +237,15 @@ def trace_offsets(runs: list[dict]) -> list[int]:
 # ----------------------------------------------------------------------------- scenario
 
 def scenario(case: dict, seed: int, profile: str, up_trace: Path, down_trace: Optional[Path] = None, *,
-             name: str = "", access_rate: str = ACCESS_RATE, delay_at: str = "receiver") -> dict:
+             name: str = "", access_rate: str = ACCESS_RATE, delay_at: str = "receiver",
+             max_window: Optional[int] = None) -> dict:
     """The cclab scenario of one reference case: a dumbbell whose bottleneck delivers by
     ``up_trace`` (data) and ``down_trace`` (ACKs; default the same) with droptail queues of
     the case's B packets each way, zero-delay access links of ``access_rate``, and the
     one-way delay D on each receiver's access link (``delay_at="receiver"``: Mahimahi's
-    order, data queue then delay, ACK delay then queue) or on the bottleneck."""
+    order, data queue then delay, ACK delay then queue) or on the bottleneck. As iperf3
+    does, the senders stop at the case's duration T and what they sent is delivered after
+    it: the run lasts DRAIN_S more. ``max_window``: each TCP flow's window cap (segments)."""
     if delay_at not in ("receiver", "bottleneck"):
         raise ValueError(f"delay_at={delay_at!r}: choose 'receiver' or 'bottleneck'")
     delay = f"{case['delay_ms']:g}ms"
@@ -253,9 +263,15 @@ def scenario(case: dict, seed: int, profile: str, up_trace: Path, down_trace: Op
     else:
         flows = [{"group": f"f{i}_{flow['cc']}", "cc": flow["cc"], "start": f"{float(flow.get('start_s', 0)):g}s"}
                  for i, flow in enumerate(case["flows"])]
+        if max_window:
+            for flow in flows:
+                flow["tcp"] = {"max_window": int(max_window)}
+    duration = float(case["duration_s"])
+    for flow in flows:
+        flow["stop"] = f"{duration:g}s"
     return {
         "name": name or "linux reference case",
-        "duration": f"{float(case['duration_s']):g}s",
+        "duration": f"{duration + DRAIN_S:g}s",
         "seed": int(seed),
         "profile": profile,
         "packet_size": f"{UDP_PAYLOAD_BYTES if udp else PAYLOAD_BYTES}B",
@@ -342,44 +358,62 @@ def kernel_run_measures(run: dict) -> dict:
 
 
 def cclab_run_measures(result, case: dict) -> dict:
-    """One cclab run's numbers, defined as the kernel record's are."""
+    """One cclab run's numbers, defined as the kernel record's are. The run lasts the
+    case's duration T and DRAIN_S more, its flows stopping at T (see ``scenario``): the
+    goodput counts every byte delivered, as iperf3's receiver does; the link's numbers are
+    those of the packets that arrived in [0, T) (per-second link traces)."""
+    duration = float(case["duration_s"])
     flows = sorted(result.raw["flows"], key=lambda f: f["id"])
-    goodput = [float(f["goodput_mbps"]) for f in flows]
+    delivered_bytes = result.raw["bins"]["delivered_bytes"]        # per flow, per bin
+    case_flows = case.get("flows") or [{"start_s": 0.0}]
+    goodput = [sum(delivered_bytes[i]) * 8 / (duration - float(case_flows[i].get("start_s", 0))) / 1e6
+               for i in range(len(flows))]
     retrans = [f.get("retransmitted_packets") for f in flows]
     links = {link["name"]: link for link in result.raw["links"]}
-    up, down = links["r1-r2"], links["r2-r1"]
     traced = {link["name"]: link for link in result.raw["traces"]["links"]}
-    up_bins = traced["r1-r2"]
-    capacity = sum(up_bins["capacity_bytes"])
-    delivered = sum(up_bins["transmitted_bytes"])
+    up_bins, down_bins = traced["r1-r2"], traced["r2-r1"]
+    window = [i for i, t in enumerate(up_bins["t_s"]) if t < duration - 1e-9]
+
+    def admitted(bins, i):
+        return bins["arrivals"][i] - bins["drops"][i]
+
+    def known(x):
+        return x is not None and not (isinstance(x, float) and math.isnan(x))
+
+    waited = [(up_bins["mean_sojourn_ms"][i], admitted(up_bins, i)) for i in window
+              if known(up_bins["mean_sojourn_ms"][i]) and admitted(up_bins, i)]
+    through = sum(n for _, n in waited)
+    capacity = sum(up_bins["capacity_bytes"][i] for i in window)
+    sent = sum(up_bins["transmitted_bytes"][i] for i in window)
     # the data packets' one-way delays, all flows together
-    histograms = result.raw["traces"].get("delay_histograms") or []
     merged: list[int] = []
-    for histogram in histograms:
+    for histogram in result.raw["traces"].get("delay_histograms") or []:
         counts = histogram["counts"]
         if len(merged) < len(counts):
             merged.extend([0] * (len(counts) - len(merged)))
         for k, n in enumerate(counts):
             merged[k] += n
-    bottleneck_delay = float(up["delay_ms"])
-    sink_delay = float(links["r2-d0"]["delay_ms"])
-    logged, clipped = delay_quantile(merged, bottleneck_delay + sink_delay)
+    path_delay = float(links["r1-r2"]["delay_ms"]) + float(links["r2-d0"]["delay_ms"])
+    logged, clipped = delay_quantile(merged, path_delay)
     packets = sum(logged.values())
     total = sum(goodput)
     return {"flow_goodput_mbps": goodput, "goodput_mbps": total,
             "shares": [g / total if total else math.nan for g in goodput],
             "flow_retransmissions": retrans,
             "retransmissions": sum(retrans) if all(r is not None for r in retrans) else None,
-            "queue_delay_ms": float(up["mean_queue_delay_ms"]),
+            "queue_delay_ms": sum(d * n for d, n in waited) / through if through else None,
             "queue_delay_p95_ms": nearest_rank(logged, 0.95),
             "data_queue_delay_ms": sum(k * n for k, n in logged.items()) / packets if packets else None,
             "delay_histogram_clipped": clipped,
-            "drops": int(up["queue_drops"]) + int(up.get("loss_drops", 0)),
-            "utilization": (delivered + TUN_BYTES * int(up["departures"])) / capacity if capacity else None,
-            "uplink_packets": int(up["departures"]), "ack_path_packets": int(down["departures"]),
-            "per_second": {"delivered_mbps": [round(b * 8 / 1e6, 4) for b in up_bins["transmitted_bytes"]],
-                           "mean_queue_delay_ms": [None if isinstance(d, float) and math.isnan(d) else d
-                                                   for d in up_bins["mean_sojourn_ms"]]},
+            "drops": sum(up_bins["drops"][i] for i in window),
+            # mm-link counts 1504 bytes for a 1500-byte packet (every uplink packet is one,
+            # but for the SYNs)
+            "utilization": sent * OPPORTUNITY_BYTES / WIRE_BYTES / capacity if capacity else None,
+            "uplink_packets": sum(admitted(up_bins, i) for i in window),
+            "ack_path_packets": sum(admitted(down_bins, i) for i in window),
+            "per_second": {"delivered_mbps": [round(up_bins["transmitted_bytes"][i] * 8 / 1e6, 4) for i in window],
+                           "mean_queue_delay_ms": [up_bins["mean_sojourn_ms"][i]
+                                                   if known(up_bins["mean_sojourn_ms"][i]) else None for i in window]},
             "wall_time_s": float(result.raw.get("wall_time_s", 0.0))}
 
 
@@ -529,7 +563,7 @@ def delta_cell(verdict: dict) -> str:
     if verdict["ok"] is None:
         return "–"
     if verdict["kernel"]:
-        text = f"{verdict['relative'] * 100:+.1f} %"
+        text = f"{verdict['relative'] * 100 + 0.0:+.1f} %" if round(verdict["relative"] * 100, 1) else "+0.0 %"
     else:
         text = f"{verdict['delta']:+.1f}"
     text = text.replace("-", "−")
@@ -675,6 +709,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--access-rate", default=ACCESS_RATE, help=f"the access links' rate (default {ACCESS_RATE})")
     parser.add_argument("--delay-at", choices=("receiver", "bottleneck"), default="receiver",
                         help="where the one-way delay D sits (default receiver: Mahimahi's order)")
+    parser.add_argument("--max-window", type=int, metavar="SEGMENTS",
+                        help="cap each TCP flow's window (the kernel's 4-MiB tcp_wmem allows about 2200 segments "
+                             "in flight; default: no cap)")
     parser.add_argument("--traces", type=Path, help="keep the trace files written for the runs in this folder")
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the whole comparison as JSON")
     parser.add_argument("--markdown", type=Path, metavar="OUT", action="append", default=[],
@@ -693,12 +730,13 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     report = compare(reference, args.reference, names, seeds, args.profile, jobs=max(1, args.jobs),
                      trace_folder=args.traces, progress=sys.stderr.isatty() or len(names) > 20,
-                     access_rate=args.access_rate, delay_at=args.delay_at)
+                     access_rate=args.access_rate, delay_at=args.delay_at, max_window=args.max_window)
     kernels = {env.get("kernel") for env in reference.get("environments", {}).values()}
     report.update({"profile": args.profile, "seeds": seeds, "commit": git_commit(), "cclab_version": cclab.__version__,
                    "kernel": ", ".join(sorted(k for k in kernels if k)) or "?",
                    "reference": str(args.reference), "reference_recorded": f"{len(reference.get('runs', []))} runs",
-                   "access_rate": args.access_rate, "delay_at": args.delay_at,
+                   "access_rate": args.access_rate, "delay_at": args.delay_at, "max_window": args.max_window,
+                   "drain_s": DRAIN_S,
                    "definitions": "see bench/linux/compare.py's docstring and docs/validation/linux.md"})
     print(markdown_table(report))
     for criterion in CRITERIA:
