@@ -65,6 +65,23 @@ def test_a_trace_file_runs_as_its_opportunities_given_inline(tmp_path):
     assert again.raw["flows"] == from_file.raw["flows"]
 
 
+def test_run_many_runs_scenarios_that_name_trace_files(tmp_path):
+    # run_many loads each scenario (reading its trace files) and validated it by loading
+    # it again, which refused the schedules it had just filled in ("give either file or
+    # opportunities, not both")
+    (tmp_path / "up.trace").write_text("1\n2\n2\n3\n")
+    (tmp_path / "down.trace").write_text("1\n")
+    alone = cclab.run(scenario(tmp_path))
+    for jobs in (1, 2):
+        [many] = cclab.run_many([scenario(tmp_path)], jobs=jobs)
+        assert many.raw["flows"] == alone.raw["flows"]
+    as_dict = cclab.load_scenario(scenario(tmp_path))
+    as_dict["topology"]["bottleneck"]["rate_schedule"] = {"kind": "mahimahi", "file": str(tmp_path / "up.trace")}
+    as_dict["topology"]["bottleneck"]["reverse_rate_schedule"] = {"kind": "mahimahi", "file": str(tmp_path / "down.trace")}
+    [many] = cclab.run_many([as_dict], jobs=1)
+    assert many.raw["flows"] == alone.raw["flows"]
+
+
 def test_a_changed_trace_file_is_refused_by_its_saved_scenario(tmp_path):
     (tmp_path / "up.trace").write_text("1\n")
     (tmp_path / "down.trace").write_text("1\n")

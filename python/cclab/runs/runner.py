@@ -132,7 +132,8 @@ def run_many(scenarios: Iterable[Any], executor: Any = None, *, jobs: Optional[i
     cancelled) or ``"keep"`` (its :class:`RunFailure` takes its place).
     """
     from cclab.results import Result
-    from cclab.scenario import load_scenario, parse_memory, scenario_json, validate
+    from cclab.core import validate_json
+    from cclab.scenario import load_scenario, parse_memory, scenario_json
 
     if errors not in ("raise", "keep"):
         raise ValueError(f"errors={errors!r}: choose 'raise' or 'keep'")
@@ -141,9 +142,11 @@ def run_many(scenarios: Iterable[Any], executor: Any = None, *, jobs: Optional[i
     # A class as a group's cc, as cclab.run takes it: bound before the pool starts, so
     # its forked workers know it (another executor's workers are told to name a file).
     loaded = [load_scenario(bind_objects(source)) for source in scenarios]
-    for scenario in loaded:
-        validate(scenario)
     payloads = [scenario_json(scenario) for scenario in loaded]
+    # validated as loaded: loading again would read the trace files a second time into
+    # schedules that already hold their opportunities (refused: file and opportunities)
+    for payload in payloads:
+        validate_json(payload)
     results: list[Any] = [None] * len(payloads)
     work = functools.partial(simulate, max_memory=parse_memory(max_memory), keep="result")
     label = progress if isinstance(progress, str) else "runs"

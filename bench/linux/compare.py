@@ -1,0 +1,762 @@
+#!/usr/bin/env python3
+"""cclab against the Linux kernel's TCP over Mahimahi: the recorded reference set, case by case.
+
+    .venv/bin/python bench/linux/compare.py [--profile linux|rfc|ns2] [--seeds 3] [--only REGEX]
+        [--quick] [--reference bench/linux/reference.json] [--jobs 2] [--json OUT]
+        [--markdown OUT ...]
+
+For every case of the kernel reference (``reference.json``, recorded by ``record.py``; its
+README says what each field is) that has at least one run, cclab runs the same case
+``--seeds`` times (seeds 1..N, to set beside the kernel's runs) and the two are compared
+on the numbers the kernel record holds, computed the same way:
+
+- goodput: each flow's payload bytes received over the flow's duration (Mb/s), the
+  receiver counting, as iperf3's does, what the sender sent until the end and what was
+  still on its way then (cclab's senders stop at the end and the run goes on DRAIN_S);
+  the case's goodput is the flows' sum, and in a mix each flow's share of it;
+- retransmissions: segments each sender sent again (the kernel's ``tcpi_total_retrans``;
+  cclab's ``retransmitted_packets``), summed over the flows;
+- queueing delay on the uplink (the data direction), as mm-link logs it: a packet's
+  departure tick minus its arrival millisecond, at least 1 ms; the mean over the packets
+  that went through in the window (cclab counts exactly that on a trace link: of the
+  packets arriving in [0, T)) and its 95th percentile (nearest rank; cclab's from the data
+  packets' one-way delays, see ``delay_quantile``);
+- drops at the uplink's queue, its utilisation (bytes delivered, 4 per packet counted as
+  mm-link counts them, over the opportunities' 1504 bytes each), the ACK path's packets,
+  in the window.
+
+The link is Mahimahi's, to the letter: ``mm-delay D mm-link UP DOWN`` with droptail
+queues of B packets (waiting packets, the one in delivery not counted) both ways is a
+dumbbell whose senders reach the bottleneck over fast, zero-delay access links; its
+bottleneck delivers by the same trace files (a constant rate R is R/12 lines of ``1``,
+written as harness.py writes them) in both directions, with zero delay, and the one-way
+delay D is on each receiver's access link: the data meets the link's queue and then the
+delay, the ACKs the delay and then the queue, as inside Mahimahi (``--delay-at bottleneck``
+puts D on the bottleneck instead; with a 1-ms trace period the two are the same).
+Packets are 1448 B of payload + 52 B of headers (1500 B), ACKs 52 B; a UDP flow sends
+1472-byte datagrams (1500-byte packets) at the rate iperf3 was given (payload bits).
+A trace case's run k starts as far into the trace as the kernel's run k did.
+
+Judged, as issue 37 asks, on the means over cclab's seeds and over the kernel's runs:
+goodput within 5 %; mean queueing delay within 15 % or 3 ms; retransmissions within 30 %
+or 25 packets; in a mix, each flow's share of the goodput within 0.06. Prints a Markdown
+table (the kernel's mean with its range over runs, cclab's with its range over seeds), the
+cases that miss a criterion by the most, and a summary line; ``--json OUT`` writes it all,
+``--markdown OUT`` writes the table into OUT (between the ``<!-- linux-compare:table -->``
+markers if OUT has them, or the compact table between ``<!-- linux-compare:compact -->``
+markers; a new file gets the full table). ``--quick``: a handful of representative cases,
+one seed (cclab runs a 30-s case in well under a second, so durations stay whole).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+DEFAULT_REFERENCE = HERE / "reference.json"
+SCHEMA = "cclab-linux-reference/1"
+PROFILES = ("linux", "rfc", "ns2")
+
+PAYLOAD_BYTES = 1448          # Linux's MSS with timestamps on a 1500-byte MTU
+HEADER_BYTES = 52             # IP 20 + TCP 20 + timestamps 12
+ACK_BYTES = 52
+UDP_PAYLOAD_BYTES = 1472      # iperf3 -l 1472: 1500-byte IP packets
+UDP_HEADER_BYTES = 28
+WIRE_BYTES = 1500
+OPPORTUNITY_BYTES = 1504      # one mm-link delivery opportunity
+TUN_BYTES = 4                 # what mm-link counts per packet on top of the IP packet
+ACCESS_RATE = "100Gbps"       # the senders' and receivers' links: 0.12 µs per packet
+ACCESS_BUFFER = 10000
+# After the case's duration the senders stop (iperf3 -t) and what they sent drains (the
+# deepest queue, 3200 packets at 96 Mb/s, in 0.4 s): iperf3's receiver counts it.
+DRAIN_S = 2.0
+# One-way delays are binned this finely (ms) to read mm-link's integer queueing delays
+# back from them (delay_quantile); 100 bins per ms, at most 100000 bins: up to 1 s.
+DELAY_BIN_MS = 0.01
+BINS_PER_MS = 100
+
+# The criteria of issue 37.
+GOODPUT_TOLERANCE = 0.05
+DELAY_TOLERANCE, DELAY_FLOOR_MS = 0.15, 3.0
+RETRANS_TOLERANCE, RETRANS_FLOOR = 0.30, 25
+SHARE_TOLERANCE = 0.06
+CRITERIA = ("goodput", "queue_delay", "retransmissions", "shares")
+CRITERION_LABEL = {"goodput": "goodput ±5 %", "queue_delay": "delay ±15 %/3 ms",
+                   "retransmissions": "retx ±30 %/25", "shares": "shares ±0.06"}
+SHORT = {"goodput": "goodput", "queue_delay": "delay", "retransmissions": "retx", "shares": "shares"}
+
+# --quick (and tests/test_linux_reference.py): one of each kind of case.
+QUICK_CASES = ("tcp_r12_d20_b1bdp_cubic", "tcp_r48_d10_b2bdp_bbr", "tcp_r96_d20_b0.5bdp_reno",
+               "tcp_r48_d20_b1bdp_bbr+cubic", "tcp_r12_d10_b5bdp_cubic+reno", "udp_r12_d20_b1bdp_x1.5",
+               "trace_markov1_d20_b1bdp_cubic")
+# The README's table: a dozen cases across rates, delays, buffers, algorithms and groups.
+COMPACT_CASES = ("tcp_r12_d20_b1bdp_reno", "tcp_r12_d20_b1bdp_cubic", "tcp_r12_d20_b1bdp_bbr",
+                 "tcp_r48_d10_b10bdp_reno", "tcp_r48_d20_b1bdp_bbr", "tcp_r48_d20_b10bdp_bbr",
+                 "tcp_r96_d10_b2bdp_cubic", "tcp_r48_d10_b1bdp_bbr+cubic", "tcp_r12_d20_b5bdp_bbr+cubic",
+                 "tcp_r48_d20_b2bdp_cubic+reno", "udp_r48_d20_b1bdp_x1.5", "trace_markov2_d20_b1bdp_bbr")
+MARKERS = {"table": ("<!-- linux-compare:table -->", "<!-- /linux-compare:table -->"),
+           "compact": ("<!-- linux-compare:compact -->", "<!-- /linux-compare:compact -->")}
+
+
+# ----------------------------------------------------------------------------- reference
+
+def load_reference(path: Path) -> dict:
+    """The kernel reference (schema cclab-linux-reference/1)."""
+    data = json.loads(Path(path).read_text())
+    if data.get("schema") != SCHEMA:
+        raise SystemExit(f"{path}: schema {data.get('schema')!r}, expected {SCHEMA!r}")
+    return data
+
+
+def runs_by_case(reference: dict) -> dict[str, list[dict]]:
+    """Each case's finished runs, by run number."""
+    out: dict[str, list[dict]] = {}
+    for run in reference.get("runs", []):
+        out.setdefault(run["case"], []).append(run)
+    for runs in out.values():
+        runs.sort(key=lambda run: run.get("run", 0))
+    return out
+
+
+def select_cases(reference: dict, only: Optional[str] = None, names: Optional[Iterable[str]] = None) -> list[str]:
+    """The reference's cases that have a run, in the reference's order, narrowed by ``names``
+    and the regular expression ``only``."""
+    recorded = runs_by_case(reference)
+    chosen = [name for name in reference["cases"] if recorded.get(name)]
+    if names is not None:
+        wanted = set(names)
+        chosen = [name for name in chosen if name in wanted]
+    if only:
+        pattern = re.compile(only)
+        chosen = [name for name in chosen if pattern.search(name)]
+    return chosen
+
+
+# ----------------------------------------------------------------------------- traces
+
+def rate_trace_lines(rate_mbps: float, max_period_ms: int = 12000) -> list[int]:
+    """A constant rate as a Mahimahi trace, as harness.py writes it: one line per 1504-byte
+    opportunity (12 Mb/s per opportunity per ms); N opportunities over P ms with
+    N/P = rate/12, the i-th (i = 1..N) at ms ceil(i·P/N) (12·k Mb/s: k lines of ``1``)."""
+    if rate_mbps <= 0:
+        raise ValueError("rate must be positive")
+    per_ms = rate_mbps / 12.0
+    if abs(per_ms - round(per_ms)) < 1e-9 and round(per_ms) >= 1:
+        return [1] * int(round(per_ms))
+    for period in range(1, max_period_ms + 1):
+        count = per_ms * period
+        if abs(count - round(count)) < 1e-6 and round(count) >= 1:
+            n = int(round(count))
+            return [-(-i * period // n) for i in range(1, n + 1)]
+    raise ValueError(f"no period up to {max_period_ms} ms gives {rate_mbps} Mb/s exactly")
+
+
+def read_trace(path: Path) -> list[int]:
+    return [int(line) for line in Path(path).read_text().split()]
+
+
+def rotate_trace(lines: list[int], offset_ms: int, duration_ms: Optional[int] = None) -> list[int]:
+    """The trace as seen from ``offset_ms`` into it: an opportunity at ms v falls at
+    v − offset (mod the period P). A file's period is its last line, which the rotation
+    may leave short of P: for a run of ``duration_ms`` ≤ P, a last line at P is added
+    (an opportunity at the run's end at the latest, where it cannot carry anything the run
+    counts); for a longer run or none given, two periods are written, so that the run
+    sees exactly the original, shifted, for at least one period."""
+    period = lines[-1]
+    offset = offset_ms % period
+    if offset == 0:
+        return list(lines)
+    first = sorted((v - offset - 1) % period + 1 for v in lines)
+    if first[-1] == period:
+        return first
+    if duration_ms is not None and duration_ms <= period:
+        return first + [period]
+    return first + [v + period for v in first]
+
+
+class TraceFiles:
+    """Trace files written for the runs, in ``folder`` (one file per content)."""
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+
+    def write(self, stem: str, lines: list[int]) -> Path:
+        text = "".join(f"{ms}\n" for ms in lines)
+        path = self.folder / f"{stem}-{hashlib.sha1(text.encode()).hexdigest()[:10]}.trace"
+        if not path.exists():
+            path.write_text(text)
+        return path
+
+    def rate(self, rate_mbps: float) -> Path:
+        return self.write(f"rate{rate_mbps:g}", rate_trace_lines(rate_mbps))
+
+    def rotated(self, source: Path, offset_ms: int, duration_ms: Optional[int] = None) -> Path:
+        lines = read_trace(source)
+        if offset_ms % lines[-1] == 0:
+            return Path(source)
+        return self.write(f"{Path(source).stem}-at{offset_ms}", rotate_trace(lines, offset_ms, duration_ms))
+
+
+def resolve_trace(link: dict, reference_path: Path) -> Path:
+    """A trace case's file: the path the reference names, from this repository or from the
+    one holding the reference; its SHA-1 must be the one recorded."""
+    relative = Path(link["trace"])
+    candidates = [REPO / relative, Path(reference_path).resolve().parent.parent.parent / relative, relative]
+    for path in candidates:
+        if path.is_file():
+            digest = hashlib.sha1(path.read_bytes()).hexdigest()[:12]
+            if link.get("trace_sha1") and digest != link["trace_sha1"]:
+                raise SystemExit(f"{path}: SHA-1 {digest}, but the reference was recorded over {link['trace_sha1']}")
+            return path
+    raise SystemExit(f"trace {relative} not found (looked in {', '.join(str(p.parent) for p in candidates[:2])})")
+
+
+def trace_offsets(runs: list[dict]) -> list[int]:
+    """How far into its trace (ms) each kernel run's flows started: the window's start in
+    the log minus the time mm-link started its trace."""
+    offsets = []
+    for run in runs:
+        uplink = run.get("uplink", {})
+        t0, base = uplink.get("t0_log_ms"), uplink.get("base_timestamp_ms")
+        offsets.append(int(round(t0 - base)) if t0 is not None and base is not None else 0)
+    return offsets
+
+
+# ----------------------------------------------------------------------------- scenario
+
+def scenario(case: dict, seed: int, profile: str, up_trace: Path, down_trace: Optional[Path] = None, *,
+             name: str = "", access_rate: str = ACCESS_RATE, delay_at: str = "receiver",
+             max_window: Optional[int] = None) -> dict:
+    """The cclab scenario of one reference case: a dumbbell whose bottleneck delivers by
+    ``up_trace`` (data) and ``down_trace`` (ACKs; default the same) with droptail queues of
+    the case's B packets each way, zero-delay access links of ``access_rate``, and the
+    one-way delay D on each receiver's access link (``delay_at="receiver"``: Mahimahi's
+    order, data queue then delay, ACK delay then queue) or on the bottleneck. As iperf3
+    does, the senders stop at the case's duration T and what they sent is delivered after
+    it: the run lasts DRAIN_S more. ``max_window``: each TCP flow's window cap (segments)."""
+    if delay_at not in ("receiver", "bottleneck"):
+        raise ValueError(f"delay_at={delay_at!r}: choose 'receiver' or 'bottleneck'")
+    delay = f"{case['delay_ms']:g}ms"
+    udp = "udp_rate_mbps" in case
+    down_trace = down_trace or up_trace
+    bottleneck = {"delay": delay if delay_at == "bottleneck" else "0s", "buffer": int(case["buffer_pkts"]),
+                  "queue": "droptail",
+                  "rate_schedule": {"kind": "mahimahi", "file": str(up_trace)},
+                  "reverse_rate_schedule": {"kind": "mahimahi", "file": str(down_trace)}}
+    access = {"rate": access_rate, "delay": "0s", "buffer": ACCESS_BUFFER}
+    if udp:
+        # iperf3 -b counts payload bits; cclab's CBR rate counts the packet's bytes
+        wire_rate = float(case["udp_rate_mbps"]) * WIRE_BYTES / UDP_PAYLOAD_BYTES
+        flows = [{"group": "udp0", "transport": "udp", "app": {"kind": "cbr", "rate": f"{wire_rate * 1e6:.0f}bps"}}]
+    else:
+        flows = [{"group": f"f{i}_{flow['cc']}", "cc": flow["cc"], "start": f"{float(flow.get('start_s', 0)):g}s"}
+                 for i, flow in enumerate(case["flows"])]
+        if max_window:
+            for flow in flows:
+                flow["tcp"] = {"max_window": int(max_window)}
+    duration = float(case["duration_s"])
+    for flow in flows:
+        flow["stop"] = f"{duration:g}s"
+    return {
+        "name": name or "linux reference case",
+        "duration": f"{duration + DRAIN_S:g}s",
+        "seed": int(seed),
+        "profile": profile,
+        "packet_size": f"{UDP_PAYLOAD_BYTES if udp else PAYLOAD_BYTES}B",
+        "header_size": f"{UDP_HEADER_BYTES if udp else HEADER_BYTES}B",
+        "ack_size": f"{ACK_BYTES}B",
+        "topology": {"kind": "dumbbell", "bottleneck": bottleneck, "source_access": dict(access),
+                     "sink_access": {**access, "delay": delay if delay_at == "receiver" else "0s"}},
+        "flows": flows,
+        "trace": {"links": ["r1-r2", "r2-r1"], "delays": True, "delay_histogram": f"{DELAY_BIN_MS}ms"},
+    }
+
+
+def case_scenarios(name: str, case: dict, kernel_runs: list[dict], seeds: list[int], profile: str,
+                   traces: TraceFiles, reference_path: Path, **options) -> list[tuple[dict, dict]]:
+    """(scenario, what it ran over) for each seed of one case."""
+    out = []
+    link = case["link"]
+    for index, seed in enumerate(seeds):
+        info: dict[str, Any] = {"seed": seed}
+        if "rate_mbps" in link:
+            up = traces.rate(float(link["rate_mbps"]))
+        else:
+            source = resolve_trace(link, reference_path)
+            offsets = trace_offsets(kernel_runs) or [0]
+            offset = offsets[index % len(offsets)]
+            up = traces.rotated(source, offset, int(math.ceil(float(case["duration_s"]) * 1000)))
+            info["trace_offset_ms"] = offset
+        down = traces.rate(float(link["down_rate_mbps"])) if "down_rate_mbps" in link else up
+        out.append((scenario(case, seed, profile, up, down, name=f"{name} seed {seed}", **options), info))
+    return out
+
+
+# ----------------------------------------------------------------------------- measures
+
+def delay_quantile(counts: list[int], delay_ms: float) -> tuple[dict[int, int], bool]:
+    """mm-link's integer queueing delays read back from one-way delays binned by
+    DELAY_BIN_MS: (histogram {delay ms: packets}, whether the last bin was full).
+
+    A data packet's one-way delay is D + (departure tick − arrival time) + a few access
+    transmissions (0.12 µs each), and mm-link logs departure tick − arrival *millisecond*:
+    the two differ by the arrival's fraction of a millisecond f. So a one-way delay in the
+    bin just below D + k ms (f under 10 µs) or anywhere above D + k − 1 is a logged delay
+    of k: k = ceil(bin's lower edge − D − half a bin). Exact but for packets that arrived
+    in the last 10 µs of a millisecond (counted 1 ms high) or whose access transmissions
+    outlast their fraction f (1 ms low)."""
+    hist: dict[int, int] = {}
+    base = int(round(delay_ms * BINS_PER_MS))
+    for k, n in enumerate(counts):
+        if n:
+            m = k - base
+            logged = -((1 - 2 * m) // (2 * BINS_PER_MS))   # ceil((m − ½) / U), m and ½ in bins
+            hist[logged] = hist.get(logged, 0) + n
+    return hist, len(counts) >= 100000
+
+
+def nearest_rank(hist: dict[int, int], q: float) -> Optional[float]:
+    count = sum(hist.values())
+    if not count:
+        return None
+    rank, seen = max(1, math.ceil(q * count)), 0
+    for value in sorted(hist):
+        seen += hist[value]
+        if seen >= rank:
+            return float(value)
+    return float(max(hist))
+
+
+def kernel_run_measures(run: dict) -> dict:
+    """One kernel run's numbers (bench/linux/README.md, "reference.json")."""
+    flows = run["flows"]
+    goodput = [float(f["goodput_mbps"]) for f in flows]
+    retrans = [f.get("retransmits") for f in flows]
+    window = run["uplink"]["window"]
+    delay = window.get("queue_delay_ms") or {}
+    down = (run.get("downlink") or {}).get("window") or {}
+    total = sum(goodput)
+    return {"flow_goodput_mbps": goodput, "goodput_mbps": total,
+            "shares": [g / total if total else math.nan for g in goodput],
+            "flow_retransmissions": retrans,
+            "retransmissions": sum(retrans) if all(r is not None for r in retrans) else None,
+            "queue_delay_ms": delay.get("mean"), "queue_delay_p95_ms": delay.get("p95"),
+            "drops": window.get("dropped_packets"), "utilization": window.get("utilization"),
+            "uplink_packets": window.get("departures"), "ack_path_packets": down.get("departures")}
+
+
+def cclab_run_measures(result, case: dict) -> dict:
+    """One cclab run's numbers, defined as the kernel record's are. The run lasts the
+    case's duration T and DRAIN_S more, its flows stopping at T (see ``scenario``): the
+    goodput counts every byte delivered, as iperf3's receiver does; the link's numbers are
+    those of the packets that arrived in [0, T) (per-second link traces)."""
+    duration = float(case["duration_s"])
+    flows = sorted(result.raw["flows"], key=lambda f: f["id"])
+    delivered_bytes = result.raw["bins"]["delivered_bytes"]        # per flow, per bin
+    case_flows = case.get("flows") or [{"start_s": 0.0}]
+    goodput = [sum(delivered_bytes[i]) * 8 / (duration - float(case_flows[i].get("start_s", 0))) / 1e6
+               for i in range(len(flows))]
+    retrans = [f.get("retransmitted_packets") for f in flows]
+    links = {link["name"]: link for link in result.raw["links"]}
+    traced = {link["name"]: link for link in result.raw["traces"]["links"]}
+    up_bins, down_bins = traced["r1-r2"], traced["r2-r1"]
+    window = [i for i, t in enumerate(up_bins["t_s"]) if t < duration - 1e-9]
+
+    def admitted(bins, i):
+        return bins["arrivals"][i] - bins["drops"][i]
+
+    def known(x):
+        return x is not None and not (isinstance(x, float) and math.isnan(x))
+
+    waited = [(up_bins["mean_sojourn_ms"][i], admitted(up_bins, i)) for i in window
+              if known(up_bins["mean_sojourn_ms"][i]) and admitted(up_bins, i)]
+    through = sum(n for _, n in waited)
+    capacity = sum(up_bins["capacity_bytes"][i] for i in window)
+    sent = sum(up_bins["transmitted_bytes"][i] for i in window)
+    # the data packets' one-way delays, all flows together
+    merged: list[int] = []
+    for histogram in result.raw["traces"].get("delay_histograms") or []:
+        counts = histogram["counts"]
+        if len(merged) < len(counts):
+            merged.extend([0] * (len(counts) - len(merged)))
+        for k, n in enumerate(counts):
+            merged[k] += n
+    path_delay = float(links["r1-r2"]["delay_ms"]) + float(links["r2-d0"]["delay_ms"])
+    logged, clipped = delay_quantile(merged, path_delay)
+    packets = sum(logged.values())
+    total = sum(goodput)
+    return {"flow_goodput_mbps": goodput, "goodput_mbps": total,
+            "shares": [g / total if total else math.nan for g in goodput],
+            "flow_retransmissions": retrans,
+            "retransmissions": sum(retrans) if all(r is not None for r in retrans) else None,
+            "queue_delay_ms": sum(d * n for d, n in waited) / through if through else None,
+            "queue_delay_p95_ms": nearest_rank(logged, 0.95),
+            "data_queue_delay_ms": sum(k * n for k, n in logged.items()) / packets if packets else None,
+            "delay_histogram_clipped": clipped,
+            "drops": sum(up_bins["drops"][i] for i in window),
+            # mm-link counts 1504 bytes for a 1500-byte packet (every uplink packet is one,
+            # but for the SYNs)
+            "utilization": sent * OPPORTUNITY_BYTES / WIRE_BYTES / capacity if capacity else None,
+            "uplink_packets": sum(admitted(up_bins, i) for i in window),
+            "ack_path_packets": sum(admitted(down_bins, i) for i in window),
+            "per_second": {"delivered_mbps": [round(up_bins["transmitted_bytes"][i] * 8 / 1e6, 4) for i in window],
+                           "mean_queue_delay_ms": [up_bins["mean_sojourn_ms"][i]
+                                                   if known(up_bins["mean_sojourn_ms"][i]) else None for i in window]},
+            "wall_time_s": float(result.raw.get("wall_time_s", 0.0))}
+
+
+SCALARS = ("goodput_mbps", "retransmissions", "queue_delay_ms", "queue_delay_p95_ms", "drops", "utilization",
+           "uplink_packets", "ack_path_packets")
+LISTS = ("flow_goodput_mbps", "shares", "flow_retransmissions")
+
+
+def summarise(samples: list[dict]) -> dict:
+    """Mean, min, max and the values of each number over runs (or seeds); per-flow lists
+    element by element."""
+    out: dict[str, Any] = {"runs": len(samples)}
+    for key in SCALARS:
+        values = [s[key] for s in samples if s.get(key) is not None]
+        out[key] = ({"mean": statistics.fmean(values), "min": min(values), "max": max(values), "values": values}
+                    if values else None)
+    for key in LISTS:
+        columns = list(zip(*[s[key] for s in samples])) if samples else []
+        out[key] = [statistics.fmean(c) if all(v is not None for v in c) else None for c in columns]
+    return out
+
+
+def judge(kernel: dict, ours: dict, flows: int) -> dict:
+    """Issue 37's criteria on the means: {criterion: {ok, kernel, cclab, delta, limit}};
+    ok is None where a criterion does not apply (a UDP flow's retransmissions, shares of
+    a single flow)."""
+    def mean(table, key):
+        return table[key]["mean"] if table.get(key) else None
+
+    verdict = {}
+    for key, criterion, tolerance, floor in (("goodput_mbps", "goodput", GOODPUT_TOLERANCE, 0.0),
+                                             ("queue_delay_ms", "queue_delay", DELAY_TOLERANCE, DELAY_FLOOR_MS),
+                                             ("retransmissions", "retransmissions", RETRANS_TOLERANCE, RETRANS_FLOOR)):
+        k, c = mean(kernel, key), mean(ours, key)
+        if k is None or c is None:
+            verdict[criterion] = {"ok": None}
+            continue
+        limit = max(tolerance * abs(k), floor)
+        verdict[criterion] = {"ok": abs(c - k) <= limit, "kernel": k, "cclab": c, "delta": c - k, "limit": limit,
+                              "relative": (c - k) / k if k else math.nan}
+    if flows > 1 and kernel.get("shares") and ours.get("shares"):
+        gaps = [c - k for k, c in zip(kernel["shares"], ours["shares"])]
+        worst = max(gaps, key=abs)
+        verdict["shares"] = {"ok": abs(worst) <= SHARE_TOLERANCE, "kernel": kernel["shares"], "cclab": ours["shares"],
+                             "delta": worst, "limit": SHARE_TOLERANCE}
+    else:
+        verdict["shares"] = {"ok": None}
+    verdict["passes"] = all(v["ok"] is not False for v in verdict.values())
+    return verdict
+
+
+# ----------------------------------------------------------------------------- running
+
+def compare(reference: dict, reference_path: Path, names: list[str], seeds: list[int], profile: str = "linux", *,
+            jobs: int = 2, trace_folder: Optional[Path] = None, progress: bool = False, chunk: int = 24,
+            **options) -> dict:
+    """Run ``names`` (cases of ``reference``) in cclab and set them beside the kernel's runs."""
+    import cclab
+    from cclab.runs.runner import open_executor
+
+    recorded = runs_by_case(reference)
+    report: dict[str, Any] = {"cases": {}}
+    with tempfile.TemporaryDirectory(prefix="cclab-linux-compare-") as scratch:
+        traces = TraceFiles(trace_folder or Path(scratch))
+        work = []
+        for name in names:
+            for sc, info in case_scenarios(name, reference["cases"][name], recorded[name], seeds, profile, traces,
+                                           reference_path, **options):
+                work.append((name, sc, info))
+        measured: dict[str, list[dict]] = {name: [] for name in names}
+        started = time.perf_counter()
+
+        def run_all(executor) -> None:
+            for first in range(0, len(work), chunk):
+                part = work[first:first + chunk]
+                results = cclab.run_many([sc for _, sc, _ in part], executor=executor, jobs=1 if executor is None else None)
+                for (name, _, info), result in zip(part, results):
+                    measured[name].append({**info, **cclab_run_measures(result, reference["cases"][name])})
+                if progress:
+                    print(f"  {min(first + chunk, len(work))}/{len(work)} runs, {time.perf_counter() - started:.0f} s",
+                          file=sys.stderr, flush=True)
+
+        if jobs > 1 and len(work) > 1:
+            with open_executor("local", workers=jobs) as executor:
+                run_all(executor)
+        else:
+            run_all(None)
+        report["wall_s"] = time.perf_counter() - started
+        report["runs"] = len(work)
+    for name in names:
+        case = reference["cases"][name]
+        kernel_runs = [kernel_run_measures(run) for run in recorded[name]]
+        kernel, ours = summarise(kernel_runs), summarise(measured[name])
+        flows = 1 if "udp_rate_mbps" in case else len(case["flows"])
+        report["cases"][name] = {"case": case, "kernel": kernel, "cclab": ours, "criteria": judge(kernel, ours, flows),
+                                 "kernel_runs": kernel_runs, "cclab_runs": measured[name]}
+    report["summary"] = summary(report["cases"])
+    return report
+
+
+def summary(cases: dict) -> dict:
+    out: dict[str, Any] = {"cases": len(cases), "passing_all": sum(1 for c in cases.values() if c["criteria"]["passes"])}
+    for criterion in CRITERIA:
+        judged = [c["criteria"][criterion]["ok"] for c in cases.values() if c["criteria"][criterion]["ok"] is not None]
+        out[criterion] = {"pass": sum(judged), "judged": len(judged)}
+    return out
+
+
+def worst(cases: dict, criterion: str, count: int = 5) -> list[tuple[str, dict]]:
+    """The cases that miss ``criterion`` by the most (by how many times the tolerance)."""
+    missed = [(name, c["criteria"][criterion]) for name, c in cases.items() if c["criteria"][criterion]["ok"] is False]
+    missed.sort(key=lambda item: -abs(item[1]["delta"]) / item[1]["limit"])
+    return missed[:count]
+
+
+# ----------------------------------------------------------------------------- output
+
+def git_commit() -> str:
+    try:
+        commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return commit + ("+changes" if dirty else "") if commit else "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def number(x: Optional[float], digits: int) -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+
+def ranged(table: Optional[dict], digits: int) -> str:
+    """mean (min–max), the range only when there is more than one value."""
+    if not table:
+        return "–"
+    text = number(table["mean"], digits)
+    low, high = number(table["min"], digits), number(table["max"], digits)
+    if len(table["values"]) > 1 and low != high:
+        text += f" ({low}–{high})"
+    return text
+
+
+def delta_cell(verdict: dict) -> str:
+    """(cclab − kernel) / kernel, or the difference itself where the kernel's is 0; in
+    bold when outside the criterion's tolerance."""
+    if verdict["ok"] is None:
+        return "–"
+    if verdict["kernel"]:
+        text = f"{verdict['relative'] * 100 + 0.0:+.1f} %" if round(verdict["relative"] * 100, 1) else "+0.0 %"
+    else:
+        text = f"{verdict['delta']:+.1f}"
+    text = text.replace("-", "−")
+    return text if verdict["ok"] else f"**{text}**"
+
+
+def ack_ratio(table: dict) -> Optional[float]:
+    """Packets on the ACK path per data packet delivered."""
+    acks, data = table.get("ack_path_packets"), table.get("uplink_packets")
+    return acks["mean"] / data["mean"] if acks and data and data["mean"] else None
+
+
+def shares_cell(row: dict) -> str:
+    verdict = row["criteria"]["shares"]
+    if verdict["ok"] is None:
+        return "–"
+    text = " / ".join(number(x, 2) for x in row["kernel"]["shares"]) + " → " + \
+        " / ".join(number(x, 2) for x in row["cclab"]["shares"])
+    return text if verdict["ok"] else f"**{text}**"
+
+
+def failed(row: dict) -> str:
+    missed = [SHORT[c] for c in CRITERIA if row["criteria"][c]["ok"] is False]
+    return ", ".join(missed) if missed else "meets all"
+
+
+def flows_label(case: dict) -> str:
+    if "udp_rate_mbps" in case:
+        return f"UDP {case['udp_rate_mbps']:g} Mb/s"
+    return " + ".join(f["cc"] + (f"@{f['start_s']:g}s" if f.get("start_s") else "") for f in case["flows"])
+
+
+def header(report: dict) -> str:
+    s = report["summary"]
+    kernel_runs = sum(c["kernel"]["runs"] for c in report["cases"].values())
+    return (f"cclab profile `{report['profile']}` (commit {report['commit']}, cclab {report['cclab_version']}), "
+            f"seeds {', '.join(map(str, report['seeds']))}, against {kernel_runs} kernel runs of {s['cases']} cases "
+            f"(Linux {report.get('kernel', '?')}, reference of {report['reference_recorded']}).")
+
+
+def summary_line(report: dict) -> str:
+    s = report["summary"]
+    parts = [f"{CRITERION_LABEL[c]} {s[c]['pass']}/{s[c]['judged']}" for c in CRITERIA]
+    return f"Cases meeting each criterion: {'; '.join(parts)}; all four: {s['passing_all']}/{s['cases']}."
+
+
+def markdown_table(report: dict) -> str:
+    lines = [header(report), "",
+             "| case | flows | goodput kernel (Mb/s) | cclab | Δ | queueing delay kernel (ms) | cclab | Δ "
+             "| p95 kernel / cclab (ms) | retransmissions kernel | cclab | Δ | shares kernel → cclab "
+             "| drops kernel / cclab | utilisation kernel / cclab | ACKs per packet kernel / cclab | verdict |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for name, row in report["cases"].items():
+        k, c, v = row["kernel"], row["cclab"], row["criteria"]
+        p95 = f"{number(k['queue_delay_p95_ms'] and k['queue_delay_p95_ms']['mean'], 1)} / " \
+              f"{number(c['queue_delay_p95_ms'] and c['queue_delay_p95_ms']['mean'], 1)}"
+        drops = f"{number(k['drops'] and k['drops']['mean'], 0)} / {number(c['drops'] and c['drops']['mean'], 0)}"
+        util = f"{number(k['utilization'] and k['utilization']['mean'], 3)} / " \
+               f"{number(c['utilization'] and c['utilization']['mean'], 3)}"
+        lines.append(f"| {name} | {flows_label(row['case'])} | {ranged(k['goodput_mbps'], 2)} | {ranged(c['goodput_mbps'], 2)} "
+                     f"| {delta_cell(v['goodput'])} | {ranged(k['queue_delay_ms'], 1)} | {ranged(c['queue_delay_ms'], 1)} "
+                     f"| {delta_cell(v['queue_delay'])} "
+                     f"| {p95} | {ranged(k['retransmissions'], 0)} | {ranged(c['retransmissions'], 0)} "
+                     f"| {delta_cell(v['retransmissions'])} "
+                     f"| {shares_cell(row)} | {drops} | {util} | {number(ack_ratio(k), 2)} / {number(ack_ratio(c), 2)} "
+                     f"| {failed(row)} |")
+    lines += ["", "Δ = (cclab − kernel) / kernel (the difference itself where the kernel's is 0), in bold when "
+              "outside the tolerance (the queueing delay and retransmissions also pass within 3 ms and 25 packets); "
+              "ranges: min–max over the kernel's runs and over cclab's seeds, left out where they all agree; "
+              "shares: each flow's, in the case's order.", "", summary_line(report)]
+    return "\n".join(lines) + "\n"
+
+
+def compact_table(report: dict, names: Iterable[str] = COMPACT_CASES) -> str:
+    chosen = [name for name in names if name in report["cases"]]
+    lines = [f"Profile `{report['profile']}`, commit {report['commit']}; kernel: mean of its runs, cclab: mean of "
+             f"seeds {', '.join(map(str, report['seeds']))}; bold: outside issue 37's tolerance.", "",
+             "| case | goodput kernel / cclab (Mb/s) | Δ | queueing delay kernel / cclab (ms) | Δ "
+             "| retransmissions kernel / cclab | shares kernel → cclab |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for name in chosen:
+        row = report["cases"][name]
+        k, c, v = row["kernel"], row["cclab"], row["criteria"]
+
+        def pair(key, digits):
+            return f"{number(k[key] and k[key]['mean'], digits)} / {number(c[key] and c[key]['mean'], digits)}"
+
+        retx = pair("retransmissions", 0) if v["retransmissions"]["ok"] is not None else "–"
+        if v["retransmissions"]["ok"] is False:
+            retx = f"**{retx}**"
+        lines.append(f"| {name} | {pair('goodput_mbps', 2)} | {delta_cell(v['goodput'])} | {pair('queue_delay_ms', 1)} "
+                     f"| {delta_cell(v['queue_delay'])} "
+                     f"| {retx} | {shares_cell(row)} |")
+    lines += ["", summary_line(report)]
+    return "\n".join(lines) + "\n"
+
+
+def write_markdown(path: Path, report: dict) -> str:
+    """Write the table into ``path``: between its markers (full or compact table), or as a
+    new file holding the full table. Returns what was done."""
+    path = Path(path)
+    tables = {"table": markdown_table(report), "compact": compact_table(report)}
+    if not path.exists():
+        path.write_text(tables["table"])
+        return f"{path}: written"
+    text = path.read_text()
+    done = []
+    for kind, (begin, end) in MARKERS.items():
+        if begin in text:
+            if end not in text[text.index(begin):]:
+                raise SystemExit(f"{path}: {begin} has no {end} after it")
+            head, rest = text.split(begin, 1)
+            _, tail = rest.split(end, 1)
+            text = f"{head}{begin}\n{tables[kind]}{end}{tail}"
+            done.append(kind)
+    if not done:
+        raise SystemExit(f"{path} exists and has no {MARKERS['table'][0]} or {MARKERS['compact'][0]} markers; "
+                         f"not overwritten")
+    path.write_text(text)
+    return f"{path}: {' and '.join(done)} updated"
+
+
+def jsonable(value):
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--profile", choices=PROFILES, default="linux", help="cclab's TCP profile (default linux)")
+    parser.add_argument("--seeds", type=int, default=None, help="cclab runs seeds 1..N of each case (default 3; --quick 1)")
+    parser.add_argument("--only", metavar="REGEX", help="the cases whose name matches REGEX (re.search)")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"only {len(QUICK_CASES)} representative cases, one seed unless --seeds")
+    parser.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE, help="the kernel reference (reference.json)")
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2; 1 runs in this process)")
+    parser.add_argument("--access-rate", default=ACCESS_RATE, help=f"the access links' rate (default {ACCESS_RATE})")
+    parser.add_argument("--delay-at", choices=("receiver", "bottleneck"), default="receiver",
+                        help="where the one-way delay D sits (default receiver: Mahimahi's order)")
+    parser.add_argument("--max-window", type=int, metavar="SEGMENTS",
+                        help="cap each TCP flow's window (the kernel's 4-MiB tcp_wmem allows about 2200 segments "
+                             "in flight; default: no cap)")
+    parser.add_argument("--traces", type=Path, help="keep the trace files written for the runs in this folder")
+    parser.add_argument("--json", type=Path, metavar="OUT", help="write the whole comparison as JSON")
+    parser.add_argument("--markdown", type=Path, metavar="OUT", action="append", default=[],
+                        help="write the table into OUT (between its markers; repeatable)")
+    parser.add_argument("--worst", type=int, default=5, help="list this many worst cases per criterion (default 5)")
+    args = parser.parse_args(argv)
+
+    if not args.reference.is_file():
+        parser.error(f"{args.reference}: no kernel reference there (record.py writes it; --reference PATH)")
+    reference = load_reference(args.reference)
+    names = select_cases(reference, args.only, QUICK_CASES if args.quick else None)
+    if not names:
+        parser.error("no recorded case matches")
+    seeds = list(range(1, (args.seeds or (1 if args.quick else 3)) + 1))
+    import cclab
+
+    report = compare(reference, args.reference, names, seeds, args.profile, jobs=max(1, args.jobs),
+                     trace_folder=args.traces, progress=sys.stderr.isatty() or len(names) > 20,
+                     access_rate=args.access_rate, delay_at=args.delay_at, max_window=args.max_window)
+    kernels = {env.get("kernel") for env in reference.get("environments", {}).values()}
+    report.update({"profile": args.profile, "seeds": seeds, "commit": git_commit(), "cclab_version": cclab.__version__,
+                   "kernel": ", ".join(sorted(k for k in kernels if k)) or "?",
+                   "reference": str(args.reference), "reference_recorded": f"{len(reference.get('runs', []))} runs",
+                   "access_rate": args.access_rate, "delay_at": args.delay_at, "max_window": args.max_window,
+                   "drain_s": DRAIN_S,
+                   "definitions": "see bench/linux/compare.py's docstring and docs/validation/linux.md"})
+    print(markdown_table(report))
+    for criterion in CRITERIA:
+        missed = worst(report["cases"], criterion, args.worst)
+        if missed:
+            items = []
+            for name, v in missed:
+                if criterion == "shares":
+                    items.append(f"{name} ({v['delta']:+.2f})")
+                else:
+                    items.append(f"{name} ({number(v['kernel'], 1)} → {number(v['cclab'], 1)})")
+            print(f"Worst on {CRITERION_LABEL[criterion]}: " + "; ".join(items))
+    print(f"\n{report['runs']} cclab runs in {report['wall_s']:.1f} s wall ({args.jobs} workers).")
+    if args.json:
+        args.json.write_text(json.dumps(jsonable(report), indent=1) + "\n")
+        print(f"{args.json}: written")
+    for path in args.markdown:
+        print(write_markdown(path, report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,234 @@
+"""cclab's ``linux`` profile against the Linux kernel's TCP over Mahimahi: the recorded
+reference (bench/linux/reference.json, bench/linux/README.md) on a few representative
+cases, judged by issue 37's criteria through bench/linux/compare.py; and that script's
+link is Mahimahi's (trace lines per rate, buffer of waiting packets, delay, sizes).
+
+The reference is recorded by hand on a machine with Mahimahi (no CI machine has it); the
+comparison tests skip when the file is absent. ``CCLAB_LINUX_REFERENCE`` names another
+copy. A (case, criterion) pair that the linux profile does not meet yet is listed in
+NOT_YET and expected to fail (strict: once it passes, the test says so, and the entry is
+to be removed).
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import math
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+import cclab
+from conftest import REPO
+
+REFERENCE = Path(os.environ.get("CCLAB_LINUX_REFERENCE", REPO / "bench" / "linux" / "reference.json"))
+SEEDS = [1, 2, 3]
+
+
+@functools.lru_cache(maxsize=None)
+def bench_linux(stem: str):
+    """A script of bench/linux imported as a module."""
+    path = REPO / "bench" / "linux" / f"{stem}.py"
+    spec = importlib.util.spec_from_file_location(f"bench_linux_{stem}", path)
+    assert spec is not None and spec.loader is not None, f"{path}: not importable"
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+compare = bench_linux("compare")
+CASES = compare.QUICK_CASES
+
+# (case, criterion) pairs the linux profile does not meet yet, measured on this branch
+# (3 seeds against the kernel runs recorded so far), with what it gives.
+NOT_YET = {
+    ("tcp_r12_d20_b1bdp_cubic", "retransmissions"): "kernel 60, cclab 11: Linux's CUBIC loses several packets "
+                                                     "per episode",
+    ("tcp_r48_d10_b2bdp_bbr", "queue_delay"): "kernel 21.1 ms, cclab 2.7: the kernel's BBR keeps a standing queue",
+    ("tcp_r48_d10_b2bdp_bbr", "retransmissions"): "kernel 91, cclab 13",
+    ("tcp_r48_d20_b1bdp_bbr+cubic", "queue_delay"): "kernel 28.8 ms, cclab 34.4",
+    ("tcp_r48_d20_b1bdp_bbr+cubic", "retransmissions"): "kernel 716, cclab 1828",
+    ("tcp_r48_d20_b1bdp_bbr+cubic", "shares"): "kernel 0.86 / 0.14 (BBR takes most), cclab 0.53 / 0.47",
+    ("tcp_r96_d20_b0.5bdp_reno", "retransmissions"): "kernel 509, cclab 247",
+    ("trace_markov1_d20_b1bdp_cubic", "retransmissions"): "kernel 333, cclab 495",
+}
+
+
+def applies(name: str, criterion: str) -> bool:
+    if criterion == "shares":
+        return "+" in name
+    if criterion == "retransmissions":
+        return not name.startswith("udp_")
+    return True
+
+
+def pairs():
+    for name in CASES:
+        for criterion in compare.CRITERIA:
+            if applies(name, criterion):
+                marks = ()
+                if (name, criterion) in NOT_YET:
+                    marks = pytest.mark.xfail(strict=True, reason=NOT_YET[(name, criterion)])
+                yield pytest.param(name, criterion, marks=marks, id=f"{name}-{criterion}")
+
+
+@pytest.fixture(scope="module")
+def report():
+    if not REFERENCE.is_file():
+        pytest.skip(f"no kernel reference at {REFERENCE} (bench/linux/record.py records it on a machine with "
+                    f"Mahimahi; CCLAB_LINUX_REFERENCE names another copy)")
+    reference = compare.load_reference(REFERENCE)
+    names = compare.select_cases(reference, names=CASES)
+    if not names:
+        pytest.skip(f"{REFERENCE} holds none of {', '.join(CASES)} yet")
+    return compare.compare(reference, REFERENCE, names, SEEDS, "linux", jobs=1)
+
+
+@pytest.mark.parametrize(("name", "criterion"), list(pairs()))
+def test_linux_profile_meets_the_kernel(report, name, criterion):
+    if name not in report["cases"]:
+        pytest.skip(f"{name}: no kernel run recorded yet")
+    verdict = report["cases"][name]["criteria"][criterion]
+    assert verdict["ok"] is not None, f"{name}: {criterion} was not judged"
+    assert verdict["ok"], (f"{name}: {criterion} kernel {verdict['kernel']}, cclab {verdict['cclab']} "
+                           f"(difference {verdict['delta']:+.3g}, allowed ±{verdict['limit']:.3g})")
+
+
+# ---------------------------------------------------------------- the link
+
+def test_constant_rates_are_the_harness_trace_lines():
+    assert compare.rate_trace_lines(12) == [1]
+    assert compare.rate_trace_lines(48) == [1] * 4
+    assert compare.rate_trace_lines(96) == [1] * 8
+    assert compare.rate_trace_lines(18) == [1, 2, 2]      # 3 opportunities per 2 ms
+    assert compare.rate_trace_lines(10) == [2, 3, 4, 5, 6]  # 5 per 6 ms, the i-th at ceil(6i/5)
+    harness = REPO / "bench" / "linux" / "harness.py"
+    if harness.is_file():  # the kernel side's own rule, where it is in the tree
+        for rate in (6, 10, 12, 18, 30, 48, 96, 100):
+            assert compare.rate_trace_lines(rate) == bench_linux("harness").rate_trace_lines(rate), rate
+
+
+def test_the_scenario_is_mahimahis_link(tmp_path):
+    case = {"link": {"rate_mbps": 48}, "delay_ms": 10, "buffer_pkts": 160, "duration_s": 30.0,
+            "flows": [{"cc": "bbr", "start_s": 0.0}, {"cc": "cubic", "start_s": 2.0}]}
+    traces = compare.TraceFiles(tmp_path)
+    trace = traces.rate(48)
+    assert trace.read_text() == "1\n1\n1\n1\n"
+    sc = compare.scenario(case, 2, "linux", trace)
+    assert (sc["seed"], sc["profile"], sc["duration"]) == (2, "linux", f"{30 + compare.DRAIN_S:g}s")
+    assert (sc["packet_size"], sc["header_size"], sc["ack_size"]) == ("1448B", "52B", "52B")
+    assert [(f["cc"], f["start"], f["stop"]) for f in sc["flows"]] == [("bbr", "0s", "30s"), ("cubic", "2s", "30s")]
+    assert all("tcp" not in f for f in sc["flows"])
+    assert all(f["tcp"] == {"max_window": 2200} for f in compare.scenario(case, 2, "linux", trace, max_window=2200)["flows"])
+    links = {link["name"]: link for link in cclab.topology(sc)["links"]}
+    for name in ("r1-r2", "r2-r1"):  # data one way, ACKs the other: the same trace, buffer, no delay
+        assert links[name]["rate_schedule"]["file"] == str(trace)
+        assert links[name]["buffer_packets"] == 160 and links[name]["delay"] == "0s"
+        assert links[name]["rate"] == "48128kbps"          # 4 × 1504 bytes per ms
+    for i in (0, 1):  # D after the queue for the data, before it for the ACKs: on the receivers' links
+        assert links[f"r2-d{i}"]["delay"] == links[f"d{i}-r2"]["delay"] == "10ms"
+        assert links[f"s{i}-r1"]["delay"] == "0s"
+    other = {link["name"]: link for link in cclab.topology(compare.scenario(case, 1, "rfc", trace, delay_at="bottleneck"))["links"]}
+    assert other["r1-r2"]["delay"] == "10ms" and other["r2-d0"]["delay"] == "0s"
+
+
+def test_a_full_queue_waits_as_mahimahi_logs_it(tmp_path):
+    # 18 Mb/s of 1472-byte datagrams into 12 Mb/s with B = 40: one 1500-byte packet per
+    # 1-ms opportunity, the rest dropped; a packet admitted behind the 39 others waiting
+    # (the one in delivery not counted) leaves at the 40th tick after its arrival
+    # millisecond, logged 40 ms. A buffer of B + 1, or 1448 + 52 bytes, would show.
+    case = {"link": {"rate_mbps": 12}, "delay_ms": 20, "buffer_pkts": 40, "duration_s": 4.0, "udp_rate_mbps": 18}
+    sc = compare.scenario(case, 1, "linux", compare.TraceFiles(tmp_path).rate(12))
+    assert (sc["packet_size"], sc["header_size"]) == ("1472B", "28B")
+    result = cclab.run(sc)
+    measured = compare.cclab_run_measures(result, case)
+    assert result.flows["data_packets_sent"][0] == pytest.approx(4 * 18e6 / (1472 * 8), abs=2)
+    # one packet per ms through the link, and the 40 queued at the end, which the receiver
+    # gets after it (the sender stops at the end, the run goes on): all counted, as iperf3
+    assert measured["uplink_packets"] == 4000 - 1 + 40
+    assert measured["goodput_mbps"] == pytest.approx(measured["uplink_packets"] * 1472 * 8 / 4 / 1e6)
+    assert measured["queue_delay_p95_ms"] == 40.0
+    assert 38.5 < measured["queue_delay_ms"] < 40.0
+    assert measured["data_queue_delay_ms"] == pytest.approx(measured["queue_delay_ms"], abs=0.05)
+    assert measured["drops"] > 0 and measured["utilization"] == pytest.approx(1.0, abs=0.002)
+
+
+def test_logged_delays_are_read_back_from_one_way_delays():
+    to_bins = compare.BINS_PER_MS
+    counts = [0] * (30 * to_bins)
+    # D = 20 ms: one-way delays of 21.00 ms (arrived just after a tick, left at the next:
+    # logged 1), 21.33 (arrived 0.67 into a ms, left 2 ticks on: logged 2), 20.99 (logged 1)
+    for owd, n in ((21.00, 5), (21.33, 3), (20.99, 2), (29.50, 1)):
+        counts[int(round(owd * to_bins))] += n
+    hist, clipped = compare.delay_quantile(counts, 20.0)
+    assert hist == {1: 7, 2: 3, 10: 1} and not clipped
+    assert compare.nearest_rank(hist, 0.5) == 1 and compare.nearest_rank(hist, 0.95) == 10
+    assert compare.nearest_rank(hist, 0.9) == 2
+
+
+def test_a_rotated_trace_is_the_same_link_seen_later():
+    lines = [1, 1, 3, 7, 10]                                # period 10
+    rotated = compare.rotate_trace(lines, 2)
+    assert rotated == [1, 5, 8, 9, 9, 11, 15, 18, 19, 19]  # its period: 19 ms
+    assert compare.rotate_trace(lines, 20) == lines
+    assert compare.rotate_trace(lines, 3) == [4, 7, 8, 8, 10]  # ends at the period: one is enough
+    # every opportunity of the original at ms v > 2 is at v − 2 in the rotated one
+    original = [v + k * 10 for k in range(3) for v in lines]
+    assert [v - 2 for v in original if 2 < v <= 21] == rotated
+    # a run no longer than the period needs one period, and its last line at the period
+    assert compare.rotate_trace(lines, 3, duration_ms=10) == [4, 7, 8, 8, 10]
+    assert compare.rotate_trace(lines, 2, duration_ms=10) == [1, 5, 8, 9, 9, 10]
+    assert compare.rotate_trace(lines, 9, duration_ms=10) == [1, 2, 2, 4, 8, 10]
+
+
+def test_criteria_are_issue_37s():
+    def table(goodput, delay, retx, shares):
+        return {"goodput_mbps": {"mean": goodput}, "queue_delay_ms": {"mean": delay},
+                "retransmissions": {"mean": retx} if retx is not None else None, "shares": shares}
+
+    kernel = table(10.0, 40.0, 100, [0.7, 0.3])
+    ok = compare.judge(kernel, table(10.49, 45.9, 129, [0.65, 0.35]), flows=2)
+    assert all(ok[c]["ok"] for c in compare.CRITERIA) and ok["passes"]
+    bad = compare.judge(kernel, table(10.51, 46.1, 131, [0.63, 0.37]), flows=2)
+    assert not any(bad[c]["ok"] for c in compare.CRITERIA) and not bad["passes"]
+    # the floors: 3 ms of delay, 25 retransmissions
+    small = compare.judge(table(10.0, 2.0, 10, [1.0]), table(10.0, 4.9, 34, [1.0]), flows=1)
+    assert small["queue_delay"]["ok"] and small["retransmissions"]["ok"] and small["shares"]["ok"] is None
+    udp = compare.judge(table(10.0, 2.0, None, [1.0]), table(10.0, 2.0, None, [1.0]), flows=1)
+    assert udp["retransmissions"]["ok"] is None and udp["passes"]
+    assert math.isclose(abs(bad["shares"]["delta"]), 0.07)
+
+
+def test_tables_go_between_their_markers(tmp_path):
+    kernel_run = {"flow_goodput_mbps": [8.0, 3.0], "goodput_mbps": 11.0, "shares": [8 / 11, 3 / 11],
+                  "flow_retransmissions": [50, 10], "retransmissions": 60, "queue_delay_ms": 30.0,
+                  "queue_delay_p95_ms": 40.0, "drops": 60, "utilization": 0.99, "uplink_packets": 30000,
+                  "ack_path_packets": 15000}
+    ours = {**kernel_run, "goodput_mbps": 11.2, "shares": [0.5, 0.5]}
+    kernel, mine = compare.summarise([kernel_run]), compare.summarise([ours, ours])
+    case = {"flows": [{"cc": "bbr", "start_s": 0.0}, {"cc": "cubic", "start_s": 0.0}]}
+    name = "tcp_r12_d20_b5bdp_bbr+cubic"  # one of the compact table's
+    report = {"cases": {name: {"case": case, "kernel": kernel, "cclab": mine, "criteria": compare.judge(kernel, mine, 2)}},
+              "profile": "linux", "seeds": [1, 2], "commit": "abc1234", "cclab_version": "0", "kernel": "6.18",
+              "reference_recorded": "1 runs"}
+    report["summary"] = compare.summary(report["cases"])
+    assert report["summary"]["shares"] == {"pass": 0, "judged": 1} and report["summary"]["goodput"]["pass"] == 1
+    page = tmp_path / "page.md"
+    page.write_text(f"# Title\n\n{compare.MARKERS['table'][0]}\nOLD TABLE\n{compare.MARKERS['table'][1]}\n\nafter\n")
+    compare.write_markdown(page, report)
+    text = page.read_text()
+    assert text.startswith("# Title\n\n") and text.endswith(f"{compare.MARKERS['table'][1]}\n\nafter\n")
+    assert "OLD TABLE" not in text and f"| {name} | bbr + cubic | 11.00 | 11.20 | +1.8 % |" in text
+    assert "**0.73 / 0.27 → 0.50 / 0.50**" in text and "| shares |" in text
+    readme = tmp_path / "README.md"
+    readme.write_text(f"a\n{compare.MARKERS['compact'][0]}\n{compare.MARKERS['compact'][1]}\nb\n")
+    compare.write_markdown(readme, report)
+    assert f"| {name} | 11.00 / 11.20 | +1.8 % | 30.0 / 30.0 |" in readme.read_text()
+    unmarked = tmp_path / "other.md"
+    unmarked.write_text("keep me\n")
+    with pytest.raises(SystemExit):
+        compare.write_markdown(unmarked, report)
+    assert unmarked.read_text() == "keep me\n"
