@@ -3,6 +3,7 @@
 
     python3 bench/linux/record.py [--runs 3] [--groups main,udp,trace] [--only REGEX]
         [--output bench/linux/reference.json] [--dry-run] [--idle-cores 1.5] [--idle-wait 60]
+    python3 bench/linux/record.py --summary        # a Markdown table of what is recorded
 
 As root, on a machine set up as bench/linux/README.md says; standard library only. The runs go
 one at a time (each is real time: 30 s for a main case). Each finished run is appended to the
@@ -194,6 +195,38 @@ def summary_line(case: str, k: int, rec: dict) -> str:
             f"load {rec.get('load_avg_start', [None])[0]}, others {rec.get('cpu_cores_busy', {}).get('others')}")
 
 
+def summary_table(data: dict) -> str:
+    """Per case: runs, each flow's goodput and retransmissions, the uplink's mean and p95 queueing
+    delay and drops over the window, and the largest 'others' CPU seen (mean, with min-max)."""
+    by_case: dict[str, list[dict]] = {}
+    for run in data["runs"]:
+        by_case.setdefault(run["case"], []).append(run)
+
+    def stat(values: list) -> str:
+        values = [v for v in values if v is not None]
+        if not values:
+            return "-"
+        mean = sum(values) / len(values)
+        integers = all(isinstance(v, int) for v in values)
+        text = f"{mean:.0f}" if integers or abs(mean) >= 1000 else f"{mean:.2f}"
+        return text if len(values) == 1 or min(values) == max(values) else f"{text} ({min(values):.4g}–{max(values):.4g})"
+
+    rows = ["| case | runs | goodput Mb/s per flow | retransmits per flow | mean queueing delay ms | p95 ms | drops | others' CPU (max) |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for name in data["cases"]:
+        runs = by_case.get(name, [])
+        if not runs:
+            continue
+        flows = len(runs[0]["flows"])
+        goodput = " / ".join(stat([r["flows"][i].get("goodput_mbps") for r in runs]) for i in range(flows))
+        rtx = " / ".join(stat([r["flows"][i].get("retransmits") for r in runs]) for i in range(flows))
+        window = [r["uplink"]["window"] for r in runs]
+        rows.append(f"| {name} | {len(runs)} | {goodput} | {rtx} | {stat([w['queue_delay_ms']['mean'] for w in window])} "
+                    f"| {stat([w['queue_delay_ms']['p95'] for w in window])} | {stat([w['dropped_packets'] for w in window])} "
+                    f"| {max(r['cpu_cores_busy']['others'] for r in runs):.2f} |")
+    return "\n".join(rows)
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -202,6 +235,8 @@ def main() -> int:
     p.add_argument("--only", help="record only the cases whose name matches this regular expression")
     p.add_argument("--output", type=Path, default=HERE / "reference.json")
     p.add_argument("--dry-run", action="store_true", help="list the runs still to do, and stop")
+    p.add_argument("--summary", action="store_true",
+                   help="print a Markdown table of the recorded runs (means and min-max per case), and stop")
     p.add_argument("--idle-cores", type=float, default=1.5,
                    help="wait while more than this many cores are busy before a run (default 1.5)")
     p.add_argument("--idle-wait", type=float, default=60.0, help="wait at most this long, s (default 60)")
@@ -212,6 +247,9 @@ def main() -> int:
             p.error(f"unknown group {g!r}")
     cases, order = plan(groups, args.runs, args.only)
     data = load(args.output)
+    if args.summary:
+        print(summary_table(data))
+        return 0
     done = {(r["case"], r["run"]) for r in data["runs"]}
     todo = [(c, k) for c, k in order if (c, k) not in done]
     print(f"{len(order)} runs planned, {len(order) - len(todo)} already recorded, {len(todo)} to do "
