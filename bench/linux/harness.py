@@ -316,6 +316,8 @@ def load_json(path: Path) -> dict:
         text = path.read_text()
     except OSError as err:
         return {"error": f"no output: {err}"}
+    if not text.strip():
+        return {"error": "empty output"}
     try:
         return json.loads(text)
     except json.JSONDecodeError:
@@ -419,6 +421,15 @@ def link_argv(case: dict, work: Path) -> tuple[list[str], dict]:
     return argv, described
 
 
+def check_devices() -> None:
+    """iperf3 (as mmuser) needs /dev/urandom; a chmod through a symlink elsewhere can take it away."""
+    for device in ("/dev/urandom", "/dev/null"):
+        if os.stat(device).st_mode & 0o006 != 0o006:
+            raise RuntimeError(f"{device} is not readable and writable by others (mode "
+                               f"{os.stat(device).st_mode & 0o777:o}): iperf3 as {MM_USER} cannot run; "
+                               f"the standard mode is 666")
+
+
 def run_case(case: dict, keep: Path | None = None, port_base: int = FIRST_PORT) -> dict:
     """Run one case once; return its record (see the module docstring). ``case``:
     {"link": {"rate_mbps": R} | {"trace": PATH}, optional "down_rate_mbps"/"down_trace";
@@ -426,6 +437,7 @@ def run_case(case: dict, keep: Path | None = None, port_base: int = FIRST_PORT) 
      "flows": [{"cc": "cubic", "start_s": 0}, ...]  (TCP) | "udp_rate_mbps": R (one UDP flow)}"""
     if os.geteuid() != 0:
         raise SystemExit("run as root (the servers run outside the shell; the shell as mmuser)")
+    check_devices()
     udp = "udp_rate_mbps" in case
     flows = [dict(f) for f in (case.get("flows") or [{"cc": None, "start_s": 0.0}])]
     if udp:
@@ -497,6 +509,12 @@ def run_case(case: dict, keep: Path | None = None, port_base: int = FIRST_PORT) 
             flow_record(flow, max(duration - float(flow.get("start_s", 0.0)), 1.0),
                         load_json(work / f"client{i}.json"), load_json(work / f"server{i}.json"), udp)
             for i, flow in enumerate(flows)]
+        for i, rec in enumerate(record["flows"]):
+            err = work / f"client{i}.err"
+            text = err.read_text().strip() if err.exists() else ""
+            lines = [line for line in text.splitlines() if "exceeds TCP MSS" not in line]  # UDP -l 1472: harmless
+            if lines:
+                rec["client_stderr"] = "\n".join(lines)[-500:]
         starts = inner_info.get("starts_epoch_ms") or []
         record["flow_start_lag_ms"] = [round(s - inner_info["t0_epoch_ms"] - 1000 * float(f.get("start_s", 0)), 1)
                                        if s else None for s, f in zip(starts, flows)]

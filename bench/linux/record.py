@@ -25,7 +25,9 @@ one run before any has two):
 
 Before each run the machine's CPU is sampled for a second; if other work is using more than
 --idle-cores cores it waits (up to --idle-wait seconds, then runs anyway). Each run records its
-start load average and the CPU used by itself and by everything else during it.
+start load average and the CPU used by itself and by everything else during it. If /dev/urandom
+or /dev/zero has lost its standard mode 666 (iperf3 run as mmuser needs /dev/urandom), it is
+restored, with a line in the output.
 The file's layout is described in README.md ("reference.json").
 """
 from __future__ import annotations
@@ -186,6 +188,18 @@ def wait_idle(limit_cores: float, max_wait_s: float) -> tuple[float, float]:
 
 # ----------------------------------------------------------------------------- main
 
+def restore_devices() -> list[str]:
+    """Give /dev/urandom and /dev/zero back their standard mode 666 if something took it away
+    (bench/hostile/hostile.py's clean-up chmods 700 through symlinks to them); returns what it did."""
+    done = []
+    for device in ("/dev/urandom", "/dev/zero"):
+        mode = os.stat(device).st_mode & 0o777
+        if mode != 0o666:
+            os.chmod(device, 0o666)
+            done.append(f"{device} {mode:o} -> 666")
+    return done
+
+
 def summary_line(case: str, k: int, rec: dict) -> str:
     flows = " ".join(f"{f.get('cc') or 'udp'} {f.get('goodput_mbps')} Mb/s rtx {f.get('retransmits')}"
                      for f in rec.get("flows", []))
@@ -263,6 +277,8 @@ def main() -> int:
     for name, k in todo:
         case = cases[name]
         for attempt in (1, 2):
+            for what in restore_devices():
+                print(f"restored {what}", flush=True)
             busy_before, waited = wait_idle(args.idle_cores, args.idle_wait)
             harness_case = {key: case[key] for key in ("link", "delay_ms", "buffer_pkts", "duration_s", "flows",
                                                        "udp_rate_mbps") if key in case}
