@@ -65,6 +65,10 @@ from typing import Any, Iterable, Optional
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 DEFAULT_REFERENCE = HERE / "reference.json"
+# Mahimahi's release lag on the reference machine: data at the receiver, ACKs at the sender
+# (per-millisecond series measured with pcaps beside the reference runs: bench/linux/diag).
+LAG_DATA = HERE / "lag" / "data.txt"
+LAG_ACK = HERE / "lag" / "ack.txt"
 SCHEMA = "cclab-linux-reference/1"
 PROFILES = ("linux", "rfc", "ns2")
 
@@ -238,14 +242,19 @@ def trace_offsets(runs: list[dict]) -> list[int]:
 
 def scenario(case: dict, seed: int, profile: str, up_trace: Path, down_trace: Optional[Path] = None, *,
              name: str = "", access_rate: str = ACCESS_RATE, delay_at: str = "receiver",
-             max_window: Optional[int] = None) -> dict:
+             max_window: Optional[int] = None, pacing: bool = True,
+             lag: Optional[tuple[Path, Path]] = (LAG_DATA, LAG_ACK)) -> dict:
     """The cclab scenario of one reference case: a dumbbell whose bottleneck delivers by
     ``up_trace`` (data) and ``down_trace`` (ACKs; default the same) with droptail queues of
     the case's B packets each way, zero-delay access links of ``access_rate``, and the
     one-way delay D on each receiver's access link (``delay_at="receiver"``: Mahimahi's
     order, data queue then delay, ACK delay then queue) or on the bottleneck. As iperf3
     does, the senders stop at the case's duration T and what they sent is delivered after
-    it: the run lasts DRAIN_S more. ``max_window``: each TCP flow's window cap (segments)."""
+    it: the run lasts DRAIN_S more. ``max_window``: each TCP flow's window cap (segments).
+    ``pacing`` (linux profile): every flow paced, as the reference's are (iperf3 sets its
+    algorithm after connecting under the default BBR, which leaves the socket paced:
+    bench/linux/diag). ``lag``: Mahimahi's release lag, (data, ACKs) series measured on the
+    reference machine (bench/linux/lag), or None for a link exact to the tick."""
     if delay_at not in ("receiver", "bottleneck"):
         raise ValueError(f"delay_at={delay_at!r}: choose 'receiver' or 'bottleneck'")
     delay = f"{case['delay_ms']:g}ms"
@@ -255,6 +264,9 @@ def scenario(case: dict, seed: int, profile: str, up_trace: Path, down_trace: Op
                   "queue": "droptail",
                   "rate_schedule": {"kind": "mahimahi", "file": str(up_trace)},
                   "reverse_rate_schedule": {"kind": "mahimahi", "file": str(down_trace)}}
+    if lag:
+        bottleneck["rate_schedule"]["lag"] = {"file": str(lag[0])}
+        bottleneck["reverse_rate_schedule"]["lag"] = {"file": str(lag[1])}
     access = {"rate": access_rate, "delay": "0s", "buffer": ACCESS_BUFFER}
     if udp:
         # iperf3 -b counts payload bits; cclab's CBR rate counts the packet's bytes
@@ -263,9 +275,14 @@ def scenario(case: dict, seed: int, profile: str, up_trace: Path, down_trace: Op
     else:
         flows = [{"group": f"f{i}_{flow['cc']}", "cc": flow["cc"], "start": f"{float(flow.get('start_s', 0)):g}s"}
                  for i, flow in enumerate(case["flows"])]
-        if max_window:
-            for flow in flows:
-                flow["tcp"] = {"max_window": int(max_window)}
+        for flow in flows:
+            tcp = {}
+            if max_window:
+                tcp["max_window"] = int(max_window)
+            if pacing and profile == "linux" and flow["cc"] != "bbr":
+                tcp["pacing"] = True
+            if tcp:
+                flow["tcp"] = tcp
     duration = float(case["duration_s"])
     for flow in flows:
         flow["stop"] = f"{duration:g}s"
@@ -712,6 +729,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--max-window", type=int, metavar="SEGMENTS",
                         help="cap each TCP flow's window (the kernel's 4-MiB tcp_wmem allows about 2200 segments "
                              "in flight; default: no cap)")
+    parser.add_argument("--no-pacing", action="store_true",
+                        help="do not pace the linux profile's non-BBR flows (the reference's are paced: bench/linux/diag)")
+    parser.add_argument("--no-lag", action="store_true",
+                        help="no release lag on the Mahimahi link (default: bench/linux/lag's measured series)")
     parser.add_argument("--traces", type=Path, help="keep the trace files written for the runs in this folder")
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the whole comparison as JSON")
     parser.add_argument("--markdown", type=Path, metavar="OUT", action="append", default=[],
@@ -730,12 +751,14 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     report = compare(reference, args.reference, names, seeds, args.profile, jobs=max(1, args.jobs),
                      trace_folder=args.traces, progress=sys.stderr.isatty() or len(names) > 20,
-                     access_rate=args.access_rate, delay_at=args.delay_at, max_window=args.max_window)
+                     access_rate=args.access_rate, delay_at=args.delay_at, max_window=args.max_window,
+                     pacing=not args.no_pacing, lag=None if args.no_lag else (LAG_DATA, LAG_ACK))
     kernels = {env.get("kernel") for env in reference.get("environments", {}).values()}
     report.update({"profile": args.profile, "seeds": seeds, "commit": git_commit(), "cclab_version": cclab.__version__,
                    "kernel": ", ".join(sorted(k for k in kernels if k)) or "?",
                    "reference": str(args.reference), "reference_recorded": f"{len(reference.get('runs', []))} runs",
                    "access_rate": args.access_rate, "delay_at": args.delay_at, "max_window": args.max_window,
+                   "pacing": not args.no_pacing, "lag": not args.no_lag,
                    "drain_s": DRAIN_S,
                    "definitions": "see bench/linux/compare.py's docstring and docs/validation/linux.md"})
     print(markdown_table(report))
