@@ -449,6 +449,7 @@ impl Simulation {
             fct_summaries: vec![None; scenario.flows.len()],
             route_starts,
             scenario,
+            stepping: None,
         };
         simulation.arrival_totals = vec![ArrivalTotals::default(); simulation.scenario.flows.len()];
         simulation.schedule_starts(&plans);
