@@ -104,13 +104,33 @@ impl RecoveryOps for SackRecovery {
             let from = start.max(tcb.snd_una);
             let to = end.min(tcb.snd_max);
             self.high_sacked = self.high_sacked.max(to);
-            for seq in from..to {
-                let Some(delivered_before) = tcb.mark_sacked(seq) else { continue };
-                sacked.newly += 1;
-                sacked.resacked += delivered_before as u32;
-                if seq < self.lost_scan {
-                    self.sacked_below_lost_scan += 1;
+            // Segments of a range marked whole before are marked still: skip those ranges.
+            let marked = tcb.sacked_ranges;
+            let mut seq = from;
+            while seq < to {
+                if let Some(above) = marked.iter().filter(|&&(a, b)| a <= seq && seq < b).map(|&(_, b)| b).max() {
+                    seq = above;
+                    continue;
                 }
+                let stop = marked.iter().filter(|&&(a, b)| a > seq && a < b).map(|&(a, _)| a).min().map_or(to, |a| a.min(to));
+                for seq in seq..stop {
+                    let Some(delivered_before) = tcb.mark_sacked(seq) else { continue };
+                    sacked.newly += 1;
+                    sacked.resacked += delivered_before as u32;
+                    if seq < self.lost_scan {
+                        self.sacked_below_lost_scan += 1;
+                    }
+                }
+                seq = stop;
+            }
+            if from < to {
+                // In place of a range it overlaps, else of the one ending lowest (the least
+                // likely to be reported again).
+                let k = (0..marked.len())
+                    .find(|&k| marked[k].0 < to && from < marked[k].1)
+                    .or_else(|| (0..marked.len()).min_by_key(|&k| marked[k].1))
+                    .unwrap_or(0);
+                tcb.sacked_ranges[k] = (from, to);
             }
         }
         sacked
