@@ -76,7 +76,10 @@ class EnvConfig:
         self.rate_range_bps = tuple(v * 1e6 for v in _pair("rate_range_mbps", rate_range_mbps, 0.064, 1e5))
         self.interval_s = None
         if interval is not None:
-            seconds = duration_s(interval) if isinstance(interval, str) else None
+            try:
+                seconds = duration_s(interval) if isinstance(interval, str) else None
+            except ScenarioError as error:
+                raise ScenarioError(f"interval: {error}") from None
             if seconds is None or not (1e-4 <= seconds <= 100):
                 raise ScenarioError(f"interval: {interval!r} is not a duration from 100us to 100s (write e.g. \"20ms\")")
             self.interval_s = seconds
@@ -145,7 +148,9 @@ class EnvConfig:
             return a * self.action_scale
         low, high = self.cwnd_range if self.mode == "cwnd" else self.rate_range_bps
         values = np.exp(math.log(low) + (a + 1.0) / 2.0 * (math.log(high) - math.log(low)))
-        return np.round(values, 6) if self.mode == "cwnd" else values
+        # (a window to 1/10000 of a segment: a float32 action's rounding must not take a
+        # whole segment off, as 24.99999 segments would)
+        return np.round(values, 4) if self.mode == "cwnd" else values
 
     def action_for(self, value: float) -> float:
         """The action in [-1, 1] that sets a window of ``value`` segments (cwnd mode), a
@@ -209,7 +214,8 @@ class _Batch:
             self._reset_one(int(i), rng)
             only[i] = True
         raw = self.step_engines(np.full(self.n, self.neutral), only)
-        obs, _, info = self.observe(raw, only)
+        obs, _, info = self.observe(raw, only, rewarded=False)
+        self.steps[only] = 0  # (that first interval is the reset's, not a step)
         return obs, info
 
     def _reset_one(self, i: int, rng) -> None:
@@ -248,7 +254,7 @@ class _Batch:
         raw = self.engines.step(actions.tolist(), self.durations(active).tolist())
         return np.frombuffer(raw, dtype=np.float64).reshape(self.n, len(Engines.FIELDS))
 
-    def observe(self, raw: np.ndarray, active: np.ndarray) -> tuple:
+    def observe(self, raw: np.ndarray, active: np.ndarray, rewarded: bool = True) -> tuple:
         """Observations, rewards and infos from the engine's intervals (active rows)."""
         F = _F
         dt = raw[:, F["end_s"]] - raw[:, F["start_s"]]
@@ -326,7 +332,7 @@ class _Batch:
             rewards = np.where(active, rewards, 0.0)
         else:
             rewards = np.zeros(self.n)
-            for i in rows:
+            for i in rows if rewarded else ():
                 value = self.config.reward_fn(info_row(info, i))
                 if not isinstance(value, (int, float, np.floating)) or not math.isfinite(value):
                     raise ScenarioError(f"reward: the function returned {value!r}, not a finite number")
@@ -434,7 +440,7 @@ class CongestionControlVectorEnv(gym.vector.VectorEnv):
             seeds = [seed + k for k in range(self.num_envs)]
         else:
             seeds = list(seed)
-        self._rngs = [np.random.default_rng(s) for s in seeds]
+        self._rngs = [gym.utils.seeding.np_random(s)[0] for s in seeds]
         obs, _ = self._batch.reset(range(self.num_envs), self._rngs)
         return obs, {}
 

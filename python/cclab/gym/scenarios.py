@@ -33,12 +33,14 @@ class ScenarioDistribution:
     or ``(low, high)``, drawn as an integer) of ``competitor_algorithms``, each starting at
     a time drawn in ``competitor_start_s``. ``traces``: Mahimahi trace files; with
     probability ``trace_probability`` the bottleneck delivers by one of them (its rate
-    then is the trace's mean). ``duration_s``: the scenario's length (an episode may end
+    then is the trace's mean). ``buffer_packets``, if given, draws the buffer in packets
+    (log-uniform) instead of in BDPs. ``duration_s``: the scenario's length (an episode may end
     sooner: ``max_steps``)."""
 
     rate_mbps: Range = (5.0, 100.0)
     rtt_ms: Range = (10.0, 200.0)
     buffer_bdp: Range = (0.25, 4.0)
+    buffer_packets: Optional[Range] = None
     loss: Range = (0.0, 0.01)
     loss_probability: float = 0.5
     competitors: Range = (0, 2)
@@ -57,6 +59,8 @@ class ScenarioDistribution:
                                 ("loss", 0.0, 0.5), ("competitor_start_s", 0.0, 1e6)):
             _check_range(name, getattr(self, name), low, high)
         _check_range("competitors", self.competitors, 0, 64, integer=True)
+        if self.buffer_packets is not None:
+            _check_range("buffer_packets", self.buffer_packets, 1, 1e7)
         for name in ("loss_probability", "competitors_probability", "trace_probability"):
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and 0.0 <= value <= 1.0):
@@ -100,6 +104,8 @@ class ScenarioDistribution:
         one_way = rtt / 2 - 2 * access_ms
         wire = self.packet_size + 40
         buffer = max(2, int(round(buffer_bdp * rate * 1e6 * rtt / 1e3 / (8 * wire))))
+        if self.buffer_packets is not None:
+            buffer = max(1, int(round(_draw(rng, self.buffer_packets, log=True))))
         bottleneck: dict = {"rate": f"{rate:.6g}Mbps", "delay": f"{one_way:.6g}ms", "buffer": buffer}
         if loss > 0:
             bottleneck["loss"] = {"model": "bernoulli", "rate": round(loss, 9)}
