@@ -52,6 +52,8 @@ const CWND_LIMIT: f64 = 1e7;
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct AgentConfig {
+    /// What an action sets: "rate" (Aurora's multiplicative change), "multiplier" (Orca's
+    /// 2^a on `base`'s window), "cwnd" (a window) or "pacing" (a pacing rate).
     #[serde(default)]
     pub mode: AgentMode,
     /// `multiplier` mode: the algorithm whose window the action multiplies (default
@@ -70,6 +72,7 @@ pub struct AgentConfig {
     /// Rates are clamped to [min_rate, max_rate] (default 64kbps and 100Gbps).
     #[serde(default = "default_min_rate")]
     pub min_rate: Rate,
+    /// See `min_rate`.
     #[serde(default = "default_max_rate")]
     pub max_rate: Rate,
     /// Windows are clamped to [1, max_cwnd]; the window of the rate modes (default 1e6).
