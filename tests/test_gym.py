@@ -190,3 +190,21 @@ def test_datasets_record_any_built_in_algorithm_as_the_environment_sees_it(tmp_p
     # the recorded flow is CUBIC's own: same episode run directly gives the same goodput
     assert (table["algorithm"] == "cubic").all()
     assert table.groupby("episode")["received"].sum().gt(0).all()
+
+
+def test_episodes_may_run_over_recorded_traces(tmp_path):
+    from cclab import traces
+
+    trace = tmp_path / "cell.up"
+    trace.write_text(traces.mahimahi_text(traces.cellular(5000, seed=1)))
+    mix = ScenarioDistribution(traces=[trace], trace_probability=1.0, duration_s=3.0, competitors_probability=0.0)
+    env = CongestionControlEnv(scenarios=mix, mode="multiplier", max_steps=40)
+    obs, info = env.reset(seed=1)
+    assert info["scenario"]["topology"]["bottleneck"]["rate_schedule"]["kind"] == "mahimahi"
+    delivered = 0
+    for _ in range(40):
+        obs, reward, terminated, truncated, info = env.step(np.zeros(1, dtype=np.float32))
+        delivered += info["delivered"]
+        if truncated:
+            break
+    assert delivered > 0 and info["capacity_mbps"] > 0
