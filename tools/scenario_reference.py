@@ -302,6 +302,7 @@ NOT_SCENARIO_TABLES = {
     "SystemMetrics", "LinkMetrics", "GroupMetrics", "FlowMetrics", "Conservation", "Bins", "FlowTrace",
     "QueueTrace", "Traces", "Capture", "LinkTrace", "RunResult", "RedStats", "TopologyDescription",
     "LinkDescription", "FlowRoute", "FlowPlan", "FctSummary", "FctBucket", "FctTable", "DelayHistogram", "DelayColumns",
+    "FlowInterval",
     # transparent wrappers documented as the struct they wrap, and tagged enums whose
     # variants have their own sections
     "TcpInverseConfig", "SqrtInverseConfig", "SqrtConfig", "IiadConfig", "AppSpec", "LossSpec", "QueueSpec", "DroptailSpec",

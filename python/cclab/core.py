@@ -9,7 +9,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # (not imported from typing, which alone costs more than the rest)
 
-from cclab._core import (InternalError, ScenarioError, check_flow_sizes, flow_windows_json, mahimahi_opportunities,
+from cclab._core import (Engines, InternalError, ScenarioError, check_flow_sizes, flow_windows_json, mahimahi_opportunities,
                          rate_log_opportunities, loss_outages_json, topology_json,
                          validate_json, version, warnings_json)
 from cclab._core import run_json as _run_json
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 # json (with re, enum...) is imported where it is used: a process that only runs a
 # scenario (the benchmark worker) then starts in a third of the time.
 
-__all__ = ["InternalError", "ScenarioError", "run_json", "validate_json", "topology_json", "warnings_json", "version",
+__all__ = ["Engines", "InternalError", "ScenarioError", "run_json", "validate_json", "topology_json", "warnings_json", "version",
            "duration_s", "rate_bps", "size_bytes", "schedule_windows", "jain_index", "flow_windows_json",
            "loss_outages_json"]
 

@@ -14,6 +14,6 @@ pub mod transport;
 pub use metrics::RunResult;
 pub use net::topology::TopologyDescription;
 pub use scenario::{Scenario, ScenarioError};
-pub use simulation::{run, run_with_controllers, run_with_limits, ControllerFactory, Observed, RunLimits, Simulation, OBSERVE_EVERY};
+pub use simulation::{run, run_with_controllers, run_with_limits, ControllerFactory, FlowInterval, Observed, RunLimits, Simulation, OBSERVE_EVERY};
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -14,3 +14,4 @@ mod qdiscs;
 mod red_ecn;
 mod short_flows;
 mod trace_links;
+mod stepping;

@@ -2,6 +2,7 @@
 //! `cclab._core.ScenarioError` (a ValueError); a panic in the core (a bug) becomes
 //! `cclab._core.InternalError` (a RuntimeError, so `except Exception` catches it), with
 //! the panic's message and place on one line. All logic lives in cclab-core.
+mod engines;
 mod python_cc;
 
 use cclab_core::cc::CongestionControl;
@@ -376,6 +377,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }));
     m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
     m.add("InternalError", m.py().get_type_bound::<InternalError>())?;
+    m.add_class::<engines::Engines>()?;
     m.add_class::<python_cc::PyWindow>()?;
     m.add_class::<python_cc::PyAck>()?;
     m.add_class::<python_cc::PyEvent>()?;

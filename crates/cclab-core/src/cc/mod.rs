@@ -6,6 +6,7 @@
 //! changing the window in place, the decrease side (`on_congestion`, Linux `ssthresh`)
 //! *returning* the new ssthresh/cwnd, and time always passed in. Algorithms never touch
 //! the engine (no timers of their own); `on_round` is an optional once-per-RTT hook.
+pub mod agent;
 pub mod aimd;
 pub mod bbr;
 pub mod binomial;
@@ -509,6 +510,9 @@ algorithms! {
     "bbr" => Bbr(bbr::BbrConfig),
     /// Written in Python: the front end supplies each flow's controller.
     "python" => External(external::ExternalConfig),
+    /// Driven by an environment between steps (cclab.gym): Aurora's rate change, Orca's
+    /// multiplier on a base algorithm, a direct window or pacing rate.
+    "agent" => Agent(agent::AgentConfig),
 }
 
 /// The slowness parameter b of TCP(1/b) and SQRT(1/b): the decrease is 1/b.

@@ -120,6 +120,9 @@ pub(super) fn tcp_pair(
         receiver = receiver.with_linux_rules();
     }
     let mut controller = controller.unwrap_or_else(|| cc.build());
+    if let Controller::Agent(agent) = &mut controller {
+        agent.set_segment_bytes(data_bytes); // its rates are bits on the wire
+    }
     crate::cc::CongestionControl::set_seed(&mut controller, rand::Rng::gen(&mut stream(scenario.seed, CC_STREAMS + id)));
     let mut sender = TcpSender::new(tcp, controller, start, data_bytes, ack_bytes);
     sender.set_newreno_agent(cc.ns2_agent());
@@ -446,6 +449,7 @@ impl Simulation {
             fct_summaries: vec![None; scenario.flows.len()],
             route_starts,
             scenario,
+            stepping: None,
         };
         simulation.arrival_totals = vec![ArrivalTotals::default(); simulation.scenario.flows.len()];
         simulation.schedule_starts(&plans);

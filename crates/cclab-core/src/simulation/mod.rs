@@ -18,9 +18,11 @@ use crate::transport::{Endpoint, Header, PacketClass};
 mod arrivals;
 mod build;
 mod outbox;
+mod stepping;
 mod summary;
 
 pub use build::check_memory;
+pub use stepping::FlowInterval;
 use outbox::{count_dropped, enqueue_deferred, keep_admitted, transmit_next, EngineOutbox};
 
 type Packet = crate::net::Packet<Header, PacketClass>;
@@ -225,6 +227,9 @@ pub struct Simulation {
     /// What the arrived flows of each arrivals group did, moved here as their slots
     /// are reused (and at the end).
     arrival_totals: Vec<ArrivalTotals>,
+    /// A simulation an environment steps ([`Simulation::for_stepping`]): its clock and
+    /// agent flows.
+    stepping: Option<Box<stepping::Stepping>>,
 }
 
 /// What the flows of an arrivals group did, all together.

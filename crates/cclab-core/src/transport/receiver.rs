@@ -208,7 +208,9 @@ impl TcpReceiver {
     }
 
     fn containing(&self, seq: Seq) -> Option<SackBlock> {
-        self.held.iter().copied().find(|&(start, end)| start <= seq && seq < end)
+        // `held` is sorted and disjoint: the first range ending above seq holds it or lies above.
+        let i = self.held.partition_point(|&(_, end)| end <= seq);
+        self.held.get(i).copied().filter(|&(start, _)| start <= seq)
     }
 
     /// Send the ACK due now. Without held segments it carries no SACK blocks and is built
@@ -250,6 +252,9 @@ impl TcpReceiver {
         }
         // Fill the remaining slots with the highest held ranges not yet listed.
         for &block in self.held.iter().rev() {
+            if ack.sack_count as usize == MAX_SACK_BLOCKS {
+                break; // (with thousands of holes, the rest would only be compared)
+            }
             add(&mut ack, block);
         }
         self.reported = ack;

@@ -108,6 +108,20 @@ impl TcpSender {
     pub fn cc(&self) -> &Controller {
         &self.tcb.cc
     }
+    pub fn controller_mut(&mut self) -> &mut Controller {
+        &mut self.tcb.cc
+    }
+    /// An agent's controller with the window it sets (`cc = { algorithm = "agent" }`).
+    pub fn agent_and_window(&mut self) -> Option<(&mut crate::cc::agent::Agent, &mut Window)> {
+        match &mut self.tcb.cc {
+            Controller::Agent(agent) => Some((agent, &mut self.tcb.window)),
+            _ => None,
+        }
+    }
+    /// Segments delivered so far, as the ACKs reported them (cumulatively or by SACK).
+    pub fn delivered(&self) -> u64 {
+        self.tcb.delivered
+    }
     pub fn srtt_ns(&self) -> Option<f64> {
         self.tcb.rto.srtt()
     }
@@ -223,6 +237,12 @@ impl TcpSender {
             recovery.send(tcb, now, out);
             tcb.update_app_wakeup(now);
         }
+    }
+
+    /// Send at `now` what the window, the recovery and the application allow: after the
+    /// window was changed from outside the sender's own calls (an agent's action).
+    pub fn send_now(&mut self, now: Time, out: &mut impl Outbox) {
+        self.try_send(now, out);
     }
 
     /// Send whatever the window, the recovery and the application allow.

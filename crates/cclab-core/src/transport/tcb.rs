@@ -155,6 +155,11 @@ pub(super) struct Tcb {
     /// RFC 7323 TS.Recent: the receiver's TSval to echo in data segments (linux profile;
     /// 0 otherwise).
     pub(super) ts_recent: u32,
+    /// SACK recovery: the last ranges of segments it marked SACKed whole (most recent
+    /// first), one per block an ACK carries and one more (a receiver reports its blocks again and again, growing:
+    /// their marked parts are skipped, not looked at segment by segment). Only a timeout unmarks segments, and it forgets these (last in the
+    /// block: read only when an ACK carries SACK blocks).
+    pub(super) sacked_ranges: [(Seq, Seq); super::MAX_SACK_BLOCKS + 1],
 }
 
 impl Tcb {
@@ -205,6 +210,7 @@ impl Tcb {
             rate,
             pacer,
             ts_recent: 0,
+            sacked_ranges: [(0, 0); super::MAX_SACK_BLOCKS + 1],
             stats: SenderStats::default(),
         }
     }
@@ -529,6 +535,7 @@ impl Tcb {
         for seg in self.board.iter_mut() {
             seg.flags &= RETRANSMITTED | DELIVERED;
         }
+        self.sacked_ranges = [(0, 0); super::MAX_SACK_BLOCKS + 1];
         self.sacked = 0;
         self.lost = 0;
         self.retx_in_flight = 0;
