@@ -219,7 +219,7 @@ def test_a_worker_process_cannot_see_a_class_object(tmp_path):
     """A class given as an object lives in its process: a sweep worker says so."""
     script = tmp_path / "w.py"
     script.write_text("import cclab, cclab.cc, json\n"
-                      "from cclab.core import run_json\n"
+                      "from cclab.runs.engine import run_json\n"
                       f"s = {small({'algorithm': 'python', 'path': '<python object x.Y at 0x1>', 'class': 'Y'})!r}\n"
                       "try:\n    run_json(json.dumps(s))\nexcept cclab.ScenarioError as e:\n    print(e)\n")
     out = subprocess.run([sys.executable, script], capture_output=True, text=True, check=True).stdout

@@ -8,7 +8,8 @@ from concurrent.futures import Executor
 from os import PathLike
 from typing import Any, Optional, Union
 
-from cclab.core import ScenarioError, run_json
+from cclab.core import ScenarioError
+from cclab.runs.engine import run_json
 from cclab.results import Result
 from cclab.runs.plan import Plan, PlanSource
 from cclab.runs.runner import SweepOutcome, run_many, run_plan

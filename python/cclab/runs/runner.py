@@ -501,7 +501,7 @@ def run_engine(engine: str, scenario_json: str, max_memory: Optional[int] = None
         return json.dumps(run_ns2(json.loads(scenario_json)).raw)
     if engine != "cclab":
         raise ValueError(f"engine {engine!r}: choose one of {', '.join(ENGINES)}")
-    from cclab.core import run_json
+    from cclab.runs.engine import run_json
 
     return run_json(scenario_json, max_memory)
 
