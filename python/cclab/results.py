@@ -11,6 +11,9 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
+from cclab.store.directory import read as read_directory
+from cclab.store.directory import save as save_directory
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -43,11 +46,14 @@ class Result:
     def to_json(self, indent: Optional[int] = None) -> str:
         return json.dumps(self.raw, indent=indent)
 
+    @classmethod
+    def load(cls, directory: str | PathLike) -> "Result":
+        """Read back a result written by :meth:`save`."""
+        return cls(read_directory(directory))
+
     def save(self, directory: str | PathLike) -> Path:
         """Write this result to ``directory`` (see :func:`cclab.store.directory.save`)."""
-        from cclab.store import directory as store
-
-        return store.save(self, directory)
+        return save_directory(self, directory)
 
     @property
     def scenario(self) -> dict[str, Any]:
