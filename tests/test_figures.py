@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import cclab
-from cclab.papers.framework import ReproduceError, figure_name, figure_numbers
+from cclab.papers.paper import ReproduceError, figure_name, figure_numbers
 from cclab.papers.westwood import figures as westwood
 from cclab.plots import canvas
 from conftest import SMALL_SCENARIO, run_cli

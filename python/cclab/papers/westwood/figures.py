@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from cclab.plots import canvas
+from cclab.plots import canvas, paper_figures
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from cclab.papers import framework, plotting  # noqa: E402
+from cclab.papers.paper import Figure  # noqa: E402
 from cclab.papers.claims import (  # noqa: E402
     DEFAULT, FROM_ABOUT, OPEN, SETUP, Claim, Rule, Why, about, compare, held_count, reasoned, verdict_of)
 from cclab.papers.westwood import scenarios  # noqa: E402
@@ -77,7 +77,6 @@ class Point:
     trace: bool = False  # keep a trace table for the plot
 
 
-Figure = framework.Figure  # shared by every paper's figures
 
 
 # ---------------------------------------------------------------- measuring
@@ -159,8 +158,8 @@ def measure_joining(result, point: Point) -> dict[str, pd.DataFrame]:
 
 
 # ---------------------------------------------------------------- helpers
-_mean, _save = plotting.mean_by, plotting.save
-_lines = functools.partial(plotting.mean_lines, colors=COLORS)  # colors=None: matplotlib's
+_mean, _save = paper_figures.mean_by, paper_figures.save
+_lines = functools.partial(paper_figures.mean_lines, colors=COLORS)  # colors=None: matplotlib's
 
 
 # ---------------------------------------------------------------- Figures 2, 3, 5: estimates

@@ -6,6 +6,7 @@ Heterogeneous Networks": every figure of its §5, reproduced.
 * :mod:`~cclab.papers.zhang2002.figures`: Figures 2–11 (runs, tables, plots, claims);
 * :mod:`~cclab.papers.zhang2002.run`: :func:`reproduce`, behind ``cclab reproduce zhang2002``.
 """
-from cclab.papers.zhang2002.run import Outcome, ReproduceError, parse_figures, reproduce
+from cclab.papers.paper import Outcome, ReproduceError
+from cclab.papers.zhang2002.run import parse_figures, reproduce
 
 __all__ = ["reproduce", "parse_figures", "Outcome", "ReproduceError"]

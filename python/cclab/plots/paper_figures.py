@@ -1,4 +1,5 @@
-"""Drawing and table helpers the paper figures share (mraimd, westwood)."""
+"""What the paper reproductions' figures share in drawing (:mod:`cclab.papers`): their
+file format, mean lines with min–max bands, means over seeds."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
