@@ -16,7 +16,8 @@ from cclab.papers.claims import markdown_table, tally
 from cclab.papers.paper import Outcome, Paper, parse_count
 from cclab.papers.summary import figure_section, ns2_preamble, verdict_preamble, why_preamble
 from cclab.papers.westwood import scenarios
-from cclab.papers.westwood.figures import FIGURES, FULL, QUICK
+from cclab.papers.westwood.figures import FIGURES
+from cclab.papers.westwood.shared import FULL, QUICK
 
 PAPER = ("R. Wang, M. Valla, M. Y. Sanadidi and M. Gerla, \"Adaptive Bandwidth Share Estimation in TCP "
          "Westwood\", ICNP 2002")
