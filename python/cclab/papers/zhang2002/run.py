@@ -19,7 +19,8 @@ from cclab.papers import framework
 from cclab.papers.claims import markdown_table, tally
 from cclab.papers.paper import Outcome, Paper
 from cclab.papers.summary import ns2_preamble, verdict_preamble, why_preamble
-from cclab.papers.zhang2002.figures import FIGURES, FULL, QUICK
+from cclab.papers.zhang2002.figures import FIGURES
+from cclab.papers.zhang2002.shared import FULL, QUICK
 
 PAPER = ("C. Zhang and V. Tsaoussidis, \"The Interrelation of TCP Responsiveness and Smoothness in Heterogeneous "
          "Networks\", ISCC 2002")
