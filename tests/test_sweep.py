@@ -294,7 +294,7 @@ def test_a_part_written_but_never_recorded_is_invisible_and_its_runs_are_stored_
     """A worker wrote its chunk, the driver died before recording it: readers do not see
     those runs, the next sweep runs them again, and each is stored exactly once (the
     orphaned part is removed)."""
-    from cclab.runs.runner import PlanRef, simulate
+    from cclab.runs.workers import PlanRef, simulate
     from cclab.store.sweeps import FinishedRun, write_part
 
     plan = load_plan(small_plan())
@@ -324,7 +324,7 @@ def test_a_part_written_but_never_recorded_is_invisible_and_its_runs_are_stored_
 
 
 def test_chunks_are_single_runs_until_measured_then_a_quarter_to_two_seconds_of_work():
-    from cclab.runs import runner
+    from cclab.runs import scheduling
 
     class Immediate:
         def submit(self, fn, chunk):
@@ -333,16 +333,16 @@ def test_chunks_are_single_runs_until_measured_then_a_quarter_to_two_seconds_of_
             return future
 
     runs = list(range(1000))
-    feeder = runner.chunk_feeder(Immediate(), len, runs, workers=2)
+    feeder = scheduling.chunk_feeder(Immediate(), len, runs, workers=2)
     sizes = []
     for chunk, future in feeder:
         sizes.append(len(chunk))
         feeder.observe(len(chunk), 0.02 * len(chunk))  # 20 ms a run
     assert sum(sizes) == 1000 and sizes[:4] == [1, 1, 1, 1]
-    assert max(sizes) == int(runner.WORK_PER_CHUNK_S / 0.02)
+    assert max(sizes) == int(scheduling.WORK_PER_CHUNK_S / 0.02)
     # guided self-scheduling shrinks them towards the end, but not below a quarter
     # second of work (a part's fixed cost), but for the remainder
-    smallest = int(runner.MIN_WORK_PER_CHUNK_S / 0.02)
+    smallest = int(scheduling.MIN_WORK_PER_CHUNK_S / 0.02)
     assert min(sizes[4:-1]) == smallest and sizes[-1] <= smallest
     assert sizes[4:] == sorted(sizes[4:], reverse=True)
 
@@ -352,7 +352,7 @@ def test_store_from_before_parts_still_reads_then_converts_when_written(tmp_path
     the next sweep into it converts it and skips what it holds."""
     import duckdb
 
-    from cclab.runs.runner import local_provenance, simulate
+    from cclab.runs.workers import local_provenance, simulate
     from cclab.scenario import scenario_toml
 
     plan = load_plan(small_plan())
@@ -417,7 +417,7 @@ def test_a_file_that_is_not_a_store_or_a_catalog_without_its_parts_is_a_one_line
 def test_ray_executor_stores_identical_results(pool_store, tmp_path):
     """Ray is optional (``cclab[ray]``): skipped where it is not installed."""
     pytest.importorskip("ray")
-    from cclab.runs.runner import open_executor
+    from cclab.runs.executors import open_executor
 
     with open_executor("ray", 2, None) as executor:
         outcome = run_plan(small_plan(), executor, store=tmp_path / "ray.duckdb")

@@ -14,7 +14,7 @@ from cclab.cli.common import USAGE_ERROR, fail, user_errors
 from cclab.ns2.run import ns_binary
 from cclab.papers.paper import Paper, ReproduceError, parse_count
 from cclab.papers.registry import PAPERS, PaperEntry, paper_named
-from cclab.runs.runner import open_executor
+from cclab.runs.executors import open_executor
 
 Figures = Annotated[Optional[List[str]], typer.Option("--figure", metavar="N", help="Only this figure (19, fig19 or "
                                                       "'Figure 19'; table1); repeat for several. Default: all.")]

@@ -15,7 +15,7 @@ from typing import Any, Optional, Union
 from cclab.core import version
 from cclab.papers.claims import DEFECT, OPEN, SETUP, UNEXPLAINED, neither_supports, tally
 from cclab.papers.paper import FigureOutcome, Outcome
-from cclab.runs.runner import local_provenance
+from cclab.runs.workers import local_provenance
 from cclab.scenario import scenario_toml
 
 
