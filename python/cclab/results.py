@@ -11,6 +11,7 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
+from cclab.plots.html import result_html
 from cclab.store.directory import read as read_directory
 from cclab.store.directory import save as save_directory
 
@@ -243,8 +244,6 @@ class Result:
 
     def _repr_html_(self) -> str:
         """Jupyter's view: system metrics and one row per group, as HTML tables."""
-        from cclab.plots.html import result_html
-
         return result_html(self)
 
     def __repr__(self) -> str:

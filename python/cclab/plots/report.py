@@ -29,6 +29,7 @@ except ModuleNotFoundError:  # Python < 3.11
 
 from cclab.runs.plan import Plan, load_plan  # noqa: E402
 from cclab.analysis.stats import summarize  # noqa: E402
+from cclab.errors import StoreError  # noqa: E402
 from cclab.store.sweeps import SweepStore  # noqa: E402
 
 # The range a metric cannot leave: error bars are clipped to it.
@@ -47,8 +48,6 @@ def write_report(results: str | PathLike, out_dir: str | PathLike, group_by: Opt
     """Write the report of the sweep results file ``results`` into ``out_dir``; return
     the path of its ``index.html``. ``group_by``: an axis path whose values become the
     lines of every figure (it must be an axis of every sweep plan in the file)."""
-    from cclab.errors import StoreError
-
     out = Path(out_dir)
     with SweepStore(results, read_only=True) as store:
         plans = store.plans()

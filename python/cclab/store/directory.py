@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 from cclab.core import version as core_version
 from cclab.errors import StoreError
 from cclab.scenario import scenario_toml
+from cclab.store.pcap import write_all
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -173,8 +174,6 @@ def _write_files(result, directory: Path) -> None:
     (directory / RESULT_FILE).write_text(result.to_json(), encoding="utf-8")
     (directory / META_FILE).write_text(json.dumps(metadata(result), indent=2) + "\n", encoding="utf-8")
     if (result.raw.get("traces") or {}).get("captures"):
-        from cclab.store.pcap import write_all
-
         write_all(result, directory)  # pcap/<link>.pcap
     entries = sorted(entry.name for entry in directory.iterdir())
     marker = {"format": MARKER_FORMAT, "cclab_version": core_version(), "entries": entries}
