@@ -101,3 +101,15 @@ def _imported_names(node: ast.AST) -> list[str]:
     if isinstance(node, ast.ImportFrom):
         return [*(node.module or "").split("."), *(alias.name for alias in node.names)]
     return []
+
+
+# A module past this many lines is doing more than one job: split it by job (issue 36).
+MAX_MODULE_LINES = 700
+
+
+def test_no_python_module_is_over_the_limit():
+    repo = PACKAGE.parents[1]
+    sizes = {str(path.relative_to(repo)): len(path.read_text(encoding="utf-8").splitlines())
+             for folder in ("python", "bench") for path in (repo / folder).rglob("*.py")}
+    assert len(sizes) > 50  # the modules were really found
+    assert {path: lines for path, lines in sizes.items() if lines > MAX_MODULE_LINES} == {}
