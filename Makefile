@@ -22,10 +22,12 @@ setup: $(BIN)/python
 demo: setup
 	$(BIN)/cclab reproduce zhang2002 --quick --figure 2 --figure 3 --report --out results/zhang2002
 
+# pytest runs on every core (pytest-xdist), each test module in one worker (its module
+# fixtures made once; what several modules read is made once: tests/conftest.py).
 test: setup
 	cargo test --profile test-fast --workspace --exclude cclab-py
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir $(SITE)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
 # Mutation testing of the engine's protocol code (not part of `make test`): each mutant
 # is built and the core's Rust tests run against it. MUTANTS_ARGS=--cargo-test-arg=--lib

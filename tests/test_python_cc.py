@@ -196,7 +196,9 @@ def test_bad_python_code_or_declaration_is_one_error_line(cli, tmp_path, code, c
     declaration = ", ".join(f"{k} = {json.dumps(v) if not isinstance(v, dict) else '{ x = 1 }'}" for k, v in cc.items())
     scenario.write_text(EXAMPLE.read_text().replace('cc = { algorithm = "python", path = "reno.py", class = "Reno" }',
                                                     f'cc = {{ algorithm = "python", {declaration} }}'))
-    completed = cli("run", scenario, "--json")
+    # (run from its folder, so that the file names in the message are short: a path past 80
+    # characters is shown cut, whatever the length of the machine's temporary folder)
+    completed = cli("run", scenario.name, "--json", cwd=tmp_path)
     assert completed.returncode == 2, completed.stdout
     lines = completed.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), completed.stderr

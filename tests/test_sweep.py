@@ -3,7 +3,6 @@ the store (Parquet parts written by the workers, a DuckDB catalog written by the
 driver), a sweep killed with SIGKILL and resumed, each run stored exactly once."""
 from __future__ import annotations
 
-import copy
 import json
 import zlib
 import os
@@ -24,18 +23,10 @@ from cclab import core as _core
 from cclab.runs.plan import load_plan
 from cclab.runs.runner import run_plan
 from cclab.store.sweeps import RESULT_TABLES, SweepStore, parts_directory
-from conftest import SMALL_SCENARIO, run_cli
+from conftest import run_cli, small_plan
 
 # Values that differ from one execution to the next (timing, clock, checkout state).
 VOLATILE_COLUMNS = ["wall_time_s", "finished_utc", "git_commit"]
-
-
-def small_plan(name: str = "small", counts=(1, 2, 3), replications: int = 2, **set_values) -> dict:
-    """3 counts × 2 β (zipped with the group name) × ``replications`` runs of a few-flow dumbbell."""
-    return {"sweep": {"name": name, "replications": replications, "zip": [["flows.0.group", "flows.0.cc.beta"]]},
-            "scenario": copy.deepcopy(SMALL_SCENARIO), "set": set_values,
-            "axes": {"flows.1.count": list(counts), "flows.0.group": ["smooth", "halving"],
-                     "flows.0.cc.beta": [0.875, 0.5]}}
 
 
 def stored(path: Path) -> dict[str, pd.DataFrame]:
@@ -60,13 +51,10 @@ def assert_same_results(first: Path, second: Path) -> None:
         pd.testing.assert_frame_equal(a[name], b[name], obj=name)
 
 
-@pytest.fixture(scope="module")
-def pool_store(tmp_path_factory) -> Path:
+@pytest.fixture
+def pool_store(small_sweep_store) -> Path:
     """The small plan swept on a local process pool of 2 workers."""
-    path = tmp_path_factory.mktemp("pool") / "small.duckdb"
-    outcome = run_plan(small_plan(), store=path, jobs=2)
-    assert (outcome.total, outcome.succeeded, outcome.failed, outcome.skipped) == (12, 12, 0, 0)
-    return path
+    return small_sweep_store
 
 
 def test_store_holds_every_run_with_provenance_and_complete_tables(pool_store):
