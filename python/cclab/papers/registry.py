@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from cclab.papers.paper import Paper
+from cclab.papers.paper import Paper
 
 
 @dataclass(frozen=True)

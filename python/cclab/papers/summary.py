@@ -19,7 +19,7 @@ from cclab.runs.workers import local_provenance
 from cclab.scenario import scenario_toml
 
 
-def figure_section(outcome: "FigureOutcome") -> list[str]:
+def figure_section(outcome: FigureOutcome) -> list[str]:
     """The start of a figure's section in a summary: heading, image, notes, data files."""
     figure = outcome.figure
     data = ", ".join(f"`{p.name}`" for p in outcome.files if p.suffix == ".csv")
@@ -47,7 +47,7 @@ def tally_text(counts: dict) -> str:
 
 
 def why_preamble(outcome: Outcome) -> list[str]:
-    """How many claims are not (fully) supported for each reason (:func:`explain`)."""
+    """How many claims are not (fully) supported for each reason (:func:`cclab.papers.claims.explain`)."""
     whys = [why for figure in outcome.figures for why in figure.whys if why is not None]
     if not whys:
         return []
