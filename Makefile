@@ -13,8 +13,17 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-setup: $(BIN)/python
+# The editable install is made again only when what it is made from changed (the Python
+# sources take effect at once; the extension is built from the crates): pip resolving
+# every dependency again takes a minute or two of each `make test`.
+INSTALLED := $(VENV)/.installed
+INSTALLED_FROM := pyproject.toml Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
+
+$(INSTALLED): $(BIN)/python $(INSTALLED_FROM)
 	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+setup: $(INSTALLED)
 	# An editable install leaves byte-compiling to the first import, which a
 	# PYTHONDONTWRITEBYTECODE environment prevents: every `cclab` start would recompile.
 	$(BIN)/python -m compileall -q python/cclab
