@@ -1,14 +1,22 @@
-"""Shared fixtures: the repository's scenarios, a small fast scenario, and a CLI runner."""
+"""Shared fixtures: the repository's scenarios, a small fast scenario, a CLI runner, and
+what several test files read (the small sweep's store, mraimd's quick reproduction).
+
+``make test`` runs pytest on every core (pytest-xdist, ``--dist loadfile``): the tests of
+one module run in one worker, so that its module fixtures and caches are made once; what
+several modules read is made once per session by whichever worker asks first
+(:func:`once_per_session`)."""
 from __future__ import annotations
 
 import collections
 import copy
+import fcntl
 import functools
 import importlib.util
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -70,6 +78,57 @@ def example_file() -> Path:
     return EXAMPLE
 
 
+def once_per_session(tmp_path_factory, name: str, make: Callable[[Path], None]) -> Path:
+    """The folder ``name`` that ``make(folder)`` fills once per test session: under
+    pytest-xdist the first worker to ask makes it, in the session's folder above every
+    worker's, while the others wait on its lock, then read it."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    folder = root / name
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / ".made").exists():
+            shutil.rmtree(folder, ignore_errors=True)  # (what a failed attempt left)
+            folder.mkdir()
+            make(folder)
+            (folder / ".made").touch()
+    return folder
+
+
+def small_plan(name: str = "small", counts=(1, 2, 3), replications: int = 2, **set_values) -> dict:
+    """3 counts × 2 β (zipped with the group name) × ``replications`` runs of a few-flow dumbbell."""
+    return {"sweep": {"name": name, "replications": replications, "zip": [["flows.0.group", "flows.0.cc.beta"]]},
+            "scenario": copy.deepcopy(SMALL_SCENARIO), "set": set_values,
+            "axes": {"flows.1.count": list(counts), "flows.0.group": ["smooth", "halving"],
+                     "flows.0.cc.beta": [0.875, 0.5]}}
+
+
+@pytest.fixture(scope="session")
+def small_sweep_store(tmp_path_factory) -> Path:
+    """The small plan swept on a local process pool of 2 workers (read only: copy it to
+    change it)."""
+    def sweep(folder: Path) -> None:
+        from cclab.runs.runner import run_plan
+
+        outcome = run_plan(small_plan(), store=folder / "small.duckdb", jobs=2)
+        assert (outcome.total, outcome.succeeded, outcome.failed, outcome.skipped) == (12, 12, 0, 0)
+
+    return once_per_session(tmp_path_factory, "small-sweep", sweep) / "small.duckdb"
+
+
+@pytest.fixture(scope="session")
+def mraimd_quick(tmp_path_factory) -> tuple[Path, str]:
+    """``cclab reproduce mraimd --quick --report``: its output folder and standard output."""
+    def reproduce(folder: Path) -> None:
+        done = run_cli("reproduce", "mraimd", "--quick", "--report", "--out", folder / "out")
+        assert done.returncode == 0, done.stderr
+        (folder / "stdout.txt").write_text(done.stdout)
+
+    folder = once_per_session(tmp_path_factory, "mraimd-quick", reproduce)
+    return folder / "out", (folder / "stdout.txt").read_text()
+
+
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """``cclab ARGS`` in a fresh interpreter, as a user would run it."""
     return subprocess.run([sys.executable, "-m", "cclab", *map(str, args)], capture_output=True, text=True,
@@ -111,17 +170,14 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.skip(reason=f"{kind} is not installed (.ci/run installs it)"))
 
 
-def pytest_collection_finish(session):
-    for item in session.items:
-        for kind in EXTERNAL:
-            if item.get_closest_marker(kind):
-                _external_runs["collected"][kind] += 1
-
-
 def pytest_runtest_logreport(report):
-    if report.when == "call" and report.passed:
-        for kind in EXTERNAL:
-            if kind in report.keywords:
+    # Counted from the reports (a test skipped at collection has one too), which under
+    # pytest-xdist reach the controller from every worker: it judges the whole session.
+    for kind in EXTERNAL:
+        if kind in report.keywords:
+            if report.when == "setup":
+                _external_runs["collected"][kind] += 1
+            elif report.when == "call" and report.passed:
                 _external_runs["passed"][kind] += 1
 
 
@@ -132,7 +188,7 @@ def _narrowed(config) -> bool:
 
 
 def pytest_sessionfinish(session, exitstatus):
-    if not IN_CI:
+    if not IN_CI or hasattr(session.config, "workerinput"):  # (an xdist worker: the controller judges)
         return
     whole_suite = not _narrowed(session.config)
     silent = [kind for kind in EXTERNAL if not _external_runs["passed"][kind]

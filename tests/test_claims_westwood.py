@@ -6,7 +6,8 @@ from __future__ import annotations
 import pandas as pd
 from claim_cases import claim_tests
 
-from cclab.papers.westwood.figures import FIGURES, QUICK
+from cclab.papers.westwood.figures import FIGURES
+from cclab.papers.westwood.shared import QUICK
 
 SEEDS = (1, 2)
 

@@ -14,8 +14,11 @@ import pytest
 from claim_cases import claim_tests
 
 from cclab.papers.claims import NOT_SUPPORTED, PARTLY, SUPPORTED
-from cclab.papers.zhang2002 import figures as zhang
-from cclab.papers.zhang2002.figures import LABELS, QUICK, RESPONSIVE_LABEL, SMOOTH_LABEL, STANDARD_LABEL
+from cclab.papers.zhang2002 import scenarios
+from cclab.papers.zhang2002.goodput import LOW_PER, breakdown_per
+from cclab.papers.zhang2002.figures import FIGURES
+from cclab.papers.zhang2002.scenarios import RESPONSIVE, SMOOTH, protocol_label
+from cclab.papers.zhang2002.shared import LABELS, QUICK, RESPONSIVE_LABEL, SMOOTH_LABEL, STANDARD_LABEL
 
 SEEDS = (1, 2)
 RANK = {label: rank for rank, label in enumerate(LABELS)}  # 0 = smoothest (β 0.875) … 3 = most responsive
@@ -50,7 +53,7 @@ def fig3(by_beta: bool) -> dict:
 # ---------------------------------------------------------------- Figure 4 (goodput vs PER)
 def fig4(holds: bool) -> dict:
     def goodput(label, per):
-        if per <= zhang.LOW_PER:  # the smooth TCP 1 Mb/s ahead at every low PER (or behind)
+        if per <= LOW_PER:  # the smooth TCP 1 Mb/s ahead at every low PER (or behind)
             return 50.0 + ((1.0 if holds else -1.0) if label == SMOOTH_LABEL else 0.0)
         if per < max(QUICK.wireless_pers):
             return 40.0
@@ -148,7 +151,7 @@ def pair(share_10mbps: float, share_100mbps: float):
 
 
 def pair_cases(figure: int) -> tuple[dict, dict]:
-    label = zhang.protocol_label(_PAIR_PROTOCOLS[figure])
+    label = protocol_label(_PAIR_PROTOCOLS[figure])
     smooth = _PAIR_PROTOCOLS[figure][1] > 0.5
     # A smooth protocol claims < 47.5 % on 10 Mb/s, a responsive one > 52.5 %; both 40–60 % on 100 Mb/s.
     holds = pair(0.40 if smooth else 0.60, 0.5)(label)
@@ -156,7 +159,7 @@ def pair_cases(figure: int) -> tuple[dict, dict]:
     return holds, fails
 
 
-_PAIR_PROTOCOLS = {9: zhang.SMOOTH, 10: zhang.scenarios.SMOOTHER_THAN_STANDARD, 11: zhang.RESPONSIVE}
+_PAIR_PROTOCOLS = {9: SMOOTH, 10: scenarios.SMOOTHER_THAN_STANDARD, 11: RESPONSIVE}
 
 CASES = {
     2: (fig2(lambda label, n: 0.0), fig2(lambda label, n: 1.5 if label == RESPONSIVE_LABEL else 0.0)),
@@ -171,11 +174,11 @@ CASES = {
 
 
 def claims_of(figure: int, tables: dict) -> list:
-    return zhang.FIGURES[figure].claims(tables, QUICK)
+    return FIGURES[figure].claims(tables, QUICK)
 
 
 (test_every_claim_is_covered, test_claim_is_supported_where_it_must_hold,
- test_claim_is_not_supported_where_it_must_fail, test_claim_states_its_rule) = claim_tests(CASES, claims_of, zhang.FIGURES)
+ test_claim_is_not_supported_where_it_must_fail, test_claim_states_its_rule) = claim_tests(CASES, claims_of, FIGURES)
 
 
 # ---------------------------------------------------------------- ties: "beats" needs a margin
@@ -191,7 +194,7 @@ TIES = {
     6: (series("allotted_fairness", lambda label, t: 0.99), [N, N, N, N]),
     7: (series("allotted_goodput_mbps", lambda label, t: 90.0), [N, N, N, N, N, N]),
     8: (runs("per", QUICK.playback_pers, "success_70_percent", lambda label, per: 90.0 - 200 * per), [N, N]),
-    **{figure: (pair(0.5, 0.5)(zhang.protocol_label(_PAIR_PROTOCOLS[figure])), [N, S]) for figure in (9, 10, 11)},
+    **{figure: (pair(0.5, 0.5)(protocol_label(_PAIR_PROTOCOLS[figure])), [N, S]) for figure in (9, 10, 11)},
 }
 
 
@@ -407,5 +410,5 @@ def test_fig6_join_drop_is_against_the_second_before():
 def test_breakdown_per_interpolates_between_the_points_around_half():
     # Half of 100 is 50: crossed between PER 0.02 (80) and 0.05 (40), at 0.02 + 0.03·30/40.
     curve = pd.Series({0.0: 100.0, 0.005: 95.0, 0.02: 80.0, 0.05: 40.0, 0.4: 0.0})
-    assert zhang.breakdown_per(curve) == pytest.approx(0.0425)
-    assert math.isnan(zhang.breakdown_per(pd.Series({0.0: 100.0, 0.1: 60.0})))  # never below half
+    assert breakdown_per(curve) == pytest.approx(0.0425)
+    assert math.isnan(breakdown_per(pd.Series({0.0: 100.0, 0.1: 60.0})))  # never below half

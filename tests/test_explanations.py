@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from cclab.papers.claims import DEFECT, NOT_SUPPORTED, OPEN, PARTLY, SETUP, SUPPORTED, UNEXPLAINED, Claim, Rule, Why, explain
-from cclab.papers.framework import _figure_key, recorded_ns2_verdicts
+from cclab.papers.framework import recorded_ns2_verdicts
+from cclab.papers.summary import figure_key
 
 PAPERS = ("zhang2002", "mraimd", "westwood", "slowcc")
 
@@ -22,7 +23,7 @@ def failing_claims(paper: str):
     figures = importlib.import_module(f"cclab.papers.{paper}.figures").FIGURES
     for figure, (_, fails) in module.CASES.items():
         for number, claim in enumerate(module.claims_of(figure, fails), 1):
-            yield _figure_key(figures[figure]), number, claim
+            yield figure_key(figures[figure]), number, claim
 
 
 def recorded_run(paper: str) -> dict[tuple, dict]:

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 import cclab
-from cclab.papers.framework import ReproduceError, figure_name, figure_numbers
-from cclab.papers.westwood import figures as westwood
-from cclab.plots import canvas
+from cclab.papers.paper import ReproduceError, figure_name, figure_numbers
+from cclab.papers.westwood import throughput as westwood
+from cclab.plots import canvas, paper_figures
 from conftest import SMALL_SCENARIO, run_cli
 
 
@@ -34,7 +34,7 @@ def drawn(monkeypatch):
         canvas.finish(figure)
         figures.append(figure)
 
-    monkeypatch.setattr(westwood, "_save", keep)
+    monkeypatch.setattr(paper_figures, "save", keep)
     return figures
 
 
@@ -42,7 +42,7 @@ def drawn(monkeypatch):
 def test_fig19_shows_newreno_below_the_old_axis(drawn, tmp_path):
     runs = pd.DataFrame({"protocol": ["NewReno", "NewReno", "ABSE", "ABSE", "BE", "BE"],
                          "jain": [0.887, 0.888, 0.991, 0.993, 0.95, 0.96]})
-    westwood._fairness_plot({"runs": runs}, tmp_path / "fig19.png")
+    westwood.fairness_plot({"runs": runs}, tmp_path / "fig19.png")
     (axis,) = drawn[0].axes
     low, high = axis.get_ylim()
     assert low < 0.887 - 0.005 and high >= 0.993, (low, high)
@@ -77,7 +77,7 @@ def test_fig18_error_axis_is_labelled_at_decades_and_points(drawn, tmp_path):
     rows = [{"error_rate": rate, "protocol": protocol, "seed": seed, "throughput_mbps": 5 - 100 * rate + index * 0.1}
             for rate in (0.0, 0.001, 0.01, 0.05) for index, protocol in enumerate(("NewReno", "BE", "CRB", "ABSE"))
             for seed in (1, 2)]
-    westwood._wireless_plot({"runs": pd.DataFrame(rows)}, tmp_path / "fig18.png")
+    westwood.wireless_plot({"runs": pd.DataFrame(rows)}, tmp_path / "fig18.png")
     for axis in drawn[0].axes:
         shown = labels(axis, "x")
         assert {"0", "0.1", "1", "5"} <= set(shown), shown
@@ -88,7 +88,7 @@ def test_fig16_buffer_axis_has_plain_labels(drawn, tmp_path):
     rows = [{"buffer": buffer, "protocol": protocol, "seed": 1, "throughput_mbps": 40.0 + buffer / 400,
              "drop_rate": 0.01 / buffer} for buffer in (100, 200, 400, 800, 1200, 1600)
             for protocol in ("NewReno", "BE", "ABSE")]
-    westwood._many_plot({"runs": pd.DataFrame(rows)}, tmp_path / "fig16.png")
+    westwood.many_plot({"runs": pd.DataFrame(rows)}, tmp_path / "fig16.png")
     for axis in drawn[0].axes:
         shown = labels(axis, "x")
         assert {"100", "1000", "1600"} <= set(shown), shown

@@ -83,14 +83,14 @@ def test_out_dot_in_an_empty_folder_saves_there(cli, tmp_path):
     here.mkdir()
     completed = cli("run", scenario_file(tmp_path), "--out", ".", cwd=here)
     assert completed.returncode == 0, completed.stderr
-    assert store.load(here).system["goodput_mbps"] > 0
+    assert cclab.Result.load(here).system["goodput_mbps"] > 0
 
 
 def test_a_240_character_out_saves_and_a_256_byte_one_is_refused_before_the_run(cli, tmp_path):
     long_name = tmp_path / ("r" * 240)
     completed = cli("run", scenario_file(tmp_path), "--out", long_name)
     assert completed.returncode == 0, completed.stderr
-    assert store.load(long_name).system["goodput_mbps"] > 0
+    assert cclab.Result.load(long_name).system["goodput_mbps"] > 0
     started = time.monotonic()
     message = one_line_error(cli("run", scenario_file(tmp_path, duration="1000s"), "--out", tmp_path / ("ü" * 128)))
     assert "a folder name of 256 bytes; file names are at most 255" in message

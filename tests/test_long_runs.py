@@ -143,7 +143,9 @@ def test_an_exception_in_progress_stops_the_run():
     assert time.monotonic() - started < 30
 
 
-def test_the_bar_waits_two_seconds_then_draws_one_line():
+def test_the_bar_waits_two_seconds_then_draws_one_line(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # (the line is cut to the terminal's width: a wide one here)
+
     class Stream:
         def __init__(self):
             self.text = ""

@@ -34,12 +34,9 @@ def test_figure7_model_numbers():
     assert model.loc[8, "mraimd_eq1_0.5"] == pytest.approx(42)
 
 
-@pytest.fixture(scope="module")
-def quick(tmp_path_factory):
-    out = tmp_path_factory.mktemp("mraimd")
-    done = run_cli("reproduce", "mraimd", "--quick", "--out", out)
-    assert done.returncode == 0, done.stderr
-    return out, done.stdout
+@pytest.fixture
+def quick(mraimd_quick):
+    return mraimd_quick
 
 
 def test_quick_writes_every_file(quick):

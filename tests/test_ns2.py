@@ -252,7 +252,7 @@ def test_red_ecn_tfrc_binomial_newreno_and_delayed_acks_run_in_both(change):
 # ------------------------------------------------------------------ reproductions with --ns2
 def test_claims_table_shows_ns2_verdicts_and_what_neither_supports():
     from cclab.papers.claims import NOT_SUPPORTED, SUPPORTED, Claim, Rule, markdown_table
-    from cclab.papers.framework import Ns2Verdicts
+    from cclab.papers.paper import Ns2Verdicts
 
     rule = Rule("goodput", "0.5 Mb/s", "cclab default")
     ours = [Claim(2, "A beats B", "A wins", NOT_SUPPORTED, "A 1 ≯ B 1", rule),

@@ -196,7 +196,9 @@ def test_bad_python_code_or_declaration_is_one_error_line(cli, tmp_path, code, c
     declaration = ", ".join(f"{k} = {json.dumps(v) if not isinstance(v, dict) else '{ x = 1 }'}" for k, v in cc.items())
     scenario.write_text(EXAMPLE.read_text().replace('cc = { algorithm = "python", path = "reno.py", class = "Reno" }',
                                                     f'cc = {{ algorithm = "python", {declaration} }}'))
-    completed = cli("run", scenario, "--json")
+    # (run from its folder, so that the file names in the message are short: a path past 80
+    # characters is shown cut, whatever the length of the machine's temporary folder)
+    completed = cli("run", scenario.name, "--json", cwd=tmp_path)
     assert completed.returncode == 2, completed.stdout
     lines = completed.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), completed.stderr
@@ -219,7 +221,7 @@ def test_a_worker_process_cannot_see_a_class_object(tmp_path):
     """A class given as an object lives in its process: a sweep worker says so."""
     script = tmp_path / "w.py"
     script.write_text("import cclab, cclab.cc, json\n"
-                      "from cclab.core import run_json\n"
+                      "from cclab.runs.engine import run_json\n"
                       f"s = {small({'algorithm': 'python', 'path': '<python object x.Y at 0x1>', 'class': 'Y'})!r}\n"
                       "try:\n    run_json(json.dumps(s))\nexcept cclab.ScenarioError as e:\n    print(e)\n")
     out = subprocess.run([sys.executable, script], capture_output=True, text=True, check=True).stdout

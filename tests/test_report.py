@@ -5,23 +5,21 @@ import html
 
 import pytest
 
+from cclab.papers.mraimd.figures import FIGURES
 from cclab.plots.report import REPORT_METRICS
-from cclab.runs.runner import run_plan
-from conftest import run_cli
+from conftest import run_cli, small_plan
 from headless_chromium import file_url, load_page
-from test_sweep import small_plan
 
 needs_chromium = pytest.mark.chromium
 
 
 @pytest.fixture(scope="module")
-def report_dir(tmp_path_factory):
+def report_dir(tmp_path_factory, small_sweep_store):
     """The report of the small plan's sweep, written by the CLI."""
-    base = tmp_path_factory.mktemp("report")
-    run_plan(small_plan(), store=base / "small.duckdb", jobs=2)
-    completed = run_cli("report", base / "small.duckdb", "-o", base / "report")
+    out = tmp_path_factory.mktemp("report") / "report"
+    completed = run_cli("report", small_sweep_store, "-o", out)
     assert completed.returncode == 0, completed.stderr
-    return base / "report"
+    return out
 
 
 def test_report_has_figures_tables_scenario_and_provenance(report_dir):
@@ -88,16 +86,16 @@ def test_group_by_makes_any_axis_the_lines():
     assert x is None and lines == [("flows.1.count",)] and panels == [("flows.0.group", "flows.0.cc.beta")]
 
 
-def test_group_by_an_unknown_axis_is_a_one_line_error(report_dir):
-    completed = run_cli("report", report_dir.parent / "small.duckdb", "-o", report_dir.parent / "x",
+def test_group_by_an_unknown_axis_is_a_one_line_error(small_sweep_store, tmp_path):
+    completed = run_cli("report", small_sweep_store, "-o", tmp_path / "x",
                         "--group-by", "flows.9.count")
     assert completed.returncode == 2
     assert completed.stderr.startswith("error: --group-by flows.9.count: not an axis of plan 'small'")
-    assert not (report_dir.parent / "x").exists()
+    assert not (tmp_path / "x").exists()
 
 
-def test_group_by_redraws_the_figures(report_dir, tmp_path):
-    completed = run_cli("report", report_dir.parent / "small.duckdb", "-o", tmp_path / "grouped",
+def test_group_by_redraws_the_figures(report_dir, small_sweep_store, tmp_path):
+    completed = run_cli("report", small_sweep_store, "-o", tmp_path / "grouped",
                         "--group-by", "flows.1.count")
     assert completed.returncode == 0, completed.stderr
     default = (report_dir / "small-goodput_mbps.svg").read_text()
@@ -106,13 +104,10 @@ def test_group_by_redraws_the_figures(report_dir, tmp_path):
 
 
 # ---------------------------------------------------------------- paper reproductions
-@pytest.fixture(scope="module")
-def paper_report(tmp_path_factory):
-    out = tmp_path_factory.mktemp("paper") / "mraimd"
-    completed = run_cli("reproduce", "mraimd", "--quick", "--figure", "table1", "--figure", "fig7", "--seeds", "1",
-                        "--out", out, "--report")
-    assert completed.returncode == 0, completed.stderr
-    assert f"{out / 'report.html'}" in completed.stdout
+@pytest.fixture
+def paper_report(mraimd_quick):
+    out, stdout = mraimd_quick
+    assert f"{out / 'report.html'}" in stdout
     return out
 
 
@@ -121,7 +116,7 @@ def test_paper_report_has_figures_claims_scenarios_and_provenance(paper_report):
 
     page = html.unescape((paper_report / "report.html").read_text())
     meta = json.loads((paper_report / "meta.json").read_text())
-    for stem in ("table1_increase_factors", "fig7_growth"):
+    for stem in (figure.stem for figure in FIGURES.values()):
         assert f'<img src="{stem}.png"' in page and f'href="scenarios/{stem}.toml"' in page
         assert f'href="{stem}.csv"' in page
     verdicts = [verdict for figure in meta["figures"].values() for verdict in figure["verdicts"]]
@@ -135,6 +130,6 @@ def test_paper_report_has_figures_claims_scenarios_and_provenance(paper_report):
 def test_paper_report_renders_in_chromium_without_errors(paper_report):
     loaded = load_page(file_url(paper_report / "report.html"))
     assert loaded.title == "cclab reproduction: mraimd"
-    assert len(loaded.images) == 2 and all(image["loaded"] for image in loaded.images), loaded.images
-    assert loaded.tables == 1 + 2  # provenance, one claims table per figure
+    assert len(loaded.images) == len(FIGURES) and all(image["loaded"] for image in loaded.images), loaded.images
+    assert loaded.tables == 1 + len(FIGURES)  # provenance, one claims table per figure
     assert loaded.errors == []

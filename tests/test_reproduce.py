@@ -177,17 +177,18 @@ def test_from_store_reads_measured_tables_or_measures_again_when_the_code_change
     """Figures are drawn from the tables the workers measured and stored (columns, no
     result parsed); measured by other code, they are measured again from the stored
     results — the same figures either way."""
-    from cclab.papers import framework
+    from cclab.papers import framework, measure
+    from cclab.papers.registry import paper_named
 
-    paper = framework.paper_named("zhang2002")
+    paper = paper_named("zhang2002")
     store = uninterrupted / "runs.duckdb"
     parsed = []
-    real = framework._measure_stored
-    monkeypatch.setattr(framework, "_measure_stored", lambda *a, **k: parsed.append(len(a[1])) or real(*a, **k))
+    real = measure._measure_stored
+    monkeypatch.setattr(measure, "_measure_stored", lambda *a, **k: parsed.append(len(a[1])) or real(*a, **k))
     framework.reproduce(paper, tmp_path / "columns", quick=True, figures=[2], seeds=1, from_store=store, jobs=1,
                         progress=False)
     assert parsed == []  # every table read from the store's columns
-    monkeypatch.setattr(framework, "measure_version", lambda key: "other code")
+    monkeypatch.setattr(measure, "measure_version", lambda key: "other code")
     framework.reproduce(paper, tmp_path / "again", quick=True, figures=[2], seeds=1, from_store=store, jobs=1,
                         progress=False)
     assert parsed == [RUNS]
@@ -204,38 +205,40 @@ def test_redraw_keeps_figures_drawn_from_the_same_inputs_and_draws_the_rest(unin
     tables are still written), anything else draws it again."""
     import matplotlib
 
-    from cclab.papers import framework
+    from cclab.papers import figure_files, framework
+    from cclab.papers.paper import Outcome
+    from cclab.papers.registry import paper_named
     from cclab.plots.canvas import read_png_text
 
-    paper = framework.paper_named("zhang2002")
+    paper = paper_named("zhang2002")
     store, out = uninterrupted / "runs.duckdb", tmp_path / "out"
     png, csv = out / "fig02_wired_10mbps.png", out / "fig02_wired_10mbps.csv"
     plotted = []
-    real = framework.write_figure
-    monkeypatch.setattr(framework, "write_figure",
+    real = figure_files.write_figure
+    monkeypatch.setattr(figure_files, "write_figure",
                         lambda *a, **k: plotted.append(k.get("draw", True)) or real(*a, **k))
 
-    def again(**options) -> framework.Outcome:
+    def again(**options) -> Outcome:
         plotted.clear()
         return framework.reproduce(paper, out, quick=True, figures=[2], seeds=1, from_store=store, jobs=1,
                                    progress=False, **options)
 
     first = again()
     assert first.drawn == 1 and plotted == [True] and png.is_file()
-    drawn_from = read_png_text(png)[framework.INPUTS_TEXT]
-    assert drawn_from == framework.figure_inputs("zhang2002", first.figures[0].figure, first.figures[0].tables)
+    drawn_from = read_png_text(png)[figure_files.INPUTS_TEXT]
+    assert drawn_from == figure_files.figure_inputs("zhang2002", first.figures[0].figure, first.figures[0].tables)
     picture = png.read_bytes()
     csv.unlink()
     kept = again()
     assert kept.drawn == 0 and plotted == [False] and png.read_bytes() == picture and csv.is_file()
     assert [claim.verdict for claim in kept.claims] == [claim.verdict for claim in first.claims]
     assert again(redraw=True).drawn == 1 and plotted == [True]
-    assert read_png_text(png)[framework.INPUTS_TEXT] == drawn_from  # same inputs, same hash
+    assert read_png_text(png)[figure_files.INPUTS_TEXT] == drawn_from  # same inputs, same hash
     # other tables (another seed's numbers), other settings, a cut-short file: drawn again
     tables = {name: table.copy() for name, table in first.figures[0].tables.items()}
     name = next(iter(tables))
     tables[name].iloc[0, -1] = 12345
-    assert framework.figure_inputs("zhang2002", first.figures[0].figure, tables) != drawn_from
+    assert figure_files.figure_inputs("zhang2002", first.figures[0].figure, tables) != drawn_from
     with matplotlib.rc_context({"lines.linewidth": 3.0}):
         assert again().drawn == 1
     assert again().drawn == 1  # the settings are back: the last PNG was drawn with others

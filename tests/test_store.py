@@ -17,7 +17,7 @@ def without_wall_time(raw: dict) -> dict:
 
 def test_save_then_load_round_trips(small_result, tmp_path):
     out = small_result.save(tmp_path / "run")
-    loaded = store.load(out)
+    loaded = cclab.Result.load(out)
     assert loaded.raw == small_result.raw
     for name, table in small_result.tables().items():
         pd.testing.assert_frame_equal(pd.read_parquet(out / f"{name}.parquet"), table)
@@ -59,7 +59,7 @@ def test_saving_again_replaces_the_earlier_result(small_result, small_scenario, 
     out = small_result.save(tmp_path / "run")
     other = cclab.run(small_scenario, seed=8)
     other.save(out)
-    assert store.load(out).scenario["seed"] == 8
+    assert cclab.Result.load(out).scenario["seed"] == 8
     assert [p.name for p in tmp_path.iterdir()] == ["run"]
     assert sorted(p.name for p in out.iterdir()) == sorted(json.loads((out / ".cclab-result").read_text())["entries"]
                                                             + [".cclab-result"])
@@ -70,7 +70,7 @@ def test_a_result_directory_with_a_file_added_is_not_replaced(small_result, smal
     (out / "notes.txt").write_text("mine")
     with pytest.raises(store.StoreError, match=r"holds what cclab did not write there \(notes.txt\)"):
         cclab.run(small_scenario, seed=8).save(out)
-    assert (out / "notes.txt").read_text() == "mine" and store.load(out).scenario["seed"] == 7
+    assert (out / "notes.txt").read_text() == "mine" and cclab.Result.load(out).scenario["seed"] == 7
 
 
 def test_a_folder_with_a_meta_json_of_its_own_is_never_replaced(small_result, cli, tmp_path):
@@ -109,7 +109,7 @@ def test_out_dot_saves_into_the_working_folder_and_keeps_it(small_result, cli, t
         completed = cli("run", scenario, "--out", ".", cwd=here)
         assert completed.returncode == 0, completed.stderr
     assert here.stat().st_ino == inode, "the working folder itself is kept"
-    assert store.load(here).raw["scenario"] == small_result.scenario
+    assert cclab.Result.load(here).raw["scenario"] == small_result.scenario
     assert not [p for p in here.iterdir() if p.name.startswith(".cclab-save-")]
 
 
@@ -129,9 +129,9 @@ def test_a_save_killed_half_way_is_refused_by_load_and_replaced_by_the_next(smal
         small_result.save(out)
     monkeypatch.undo()
     with pytest.raises(store.StoreError, match="incomplete result"):
-        store.load(out)
+        cclab.Result.load(out)
     small_result.save(out)
-    assert store.load(out).raw == small_result.raw
+    assert cclab.Result.load(out).raw == small_result.raw
 
 
 def test_a_long_out_name_is_refused_before_the_run(small_result, cli, tmp_path):
@@ -142,7 +142,7 @@ def test_a_long_out_name_is_refused_before_the_run(small_result, cli, tmp_path):
     assert completed.stdout == ""  # refused before the run
     longest = tmp_path / ("a" * 255)  # the longest name a file system allows is usable
     small_result.save(longest)
-    assert store.load(longest).raw == small_result.raw
+    assert cclab.Result.load(longest).raw == small_result.raw
 
 
 def test_save_refuses_a_directory_that_is_not_a_result(small_result, tmp_path):
@@ -154,7 +154,7 @@ def test_save_refuses_a_directory_that_is_not_a_result(small_result, tmp_path):
 
 def test_load_of_a_plain_directory_is_an_error(tmp_path):
     with pytest.raises(store.StoreError, match="not a cclab result directory"):
-        store.load(tmp_path)
+        cclab.Result.load(tmp_path)
 
 
 def test_query_one_and_many_directories(small_result, small_scenario, tmp_path):

@@ -3,7 +3,6 @@ the store (Parquet parts written by the workers, a DuckDB catalog written by the
 driver), a sweep killed with SIGKILL and resumed, each run stored exactly once."""
 from __future__ import annotations
 
-import copy
 import json
 import zlib
 import os
@@ -24,18 +23,10 @@ from cclab import core as _core
 from cclab.runs.plan import load_plan
 from cclab.runs.runner import run_plan
 from cclab.store.sweeps import RESULT_TABLES, SweepStore, parts_directory
-from conftest import SMALL_SCENARIO, run_cli
+from conftest import run_cli, small_plan
 
 # Values that differ from one execution to the next (timing, clock, checkout state).
 VOLATILE_COLUMNS = ["wall_time_s", "finished_utc", "git_commit"]
-
-
-def small_plan(name: str = "small", counts=(1, 2, 3), replications: int = 2, **set_values) -> dict:
-    """3 counts × 2 β (zipped with the group name) × ``replications`` runs of a few-flow dumbbell."""
-    return {"sweep": {"name": name, "replications": replications, "zip": [["flows.0.group", "flows.0.cc.beta"]]},
-            "scenario": copy.deepcopy(SMALL_SCENARIO), "set": set_values,
-            "axes": {"flows.1.count": list(counts), "flows.0.group": ["smooth", "halving"],
-                     "flows.0.cc.beta": [0.875, 0.5]}}
 
 
 def stored(path: Path) -> dict[str, pd.DataFrame]:
@@ -60,13 +51,10 @@ def assert_same_results(first: Path, second: Path) -> None:
         pd.testing.assert_frame_equal(a[name], b[name], obj=name)
 
 
-@pytest.fixture(scope="module")
-def pool_store(tmp_path_factory) -> Path:
+@pytest.fixture
+def pool_store(small_sweep_store) -> Path:
     """The small plan swept on a local process pool of 2 workers."""
-    path = tmp_path_factory.mktemp("pool") / "small.duckdb"
-    outcome = run_plan(small_plan(), store=path, jobs=2)
-    assert (outcome.total, outcome.succeeded, outcome.failed, outcome.skipped) == (12, 12, 0, 0)
-    return path
+    return small_sweep_store
 
 
 def test_store_holds_every_run_with_provenance_and_complete_tables(pool_store):
@@ -294,7 +282,7 @@ def test_a_part_written_but_never_recorded_is_invisible_and_its_runs_are_stored_
     """A worker wrote its chunk, the driver died before recording it: readers do not see
     those runs, the next sweep runs them again, and each is stored exactly once (the
     orphaned part is removed)."""
-    from cclab.runs.runner import PlanRef, simulate
+    from cclab.runs.workers import PlanRef, simulate
     from cclab.store.sweeps import FinishedRun, write_part
 
     plan = load_plan(small_plan())
@@ -324,7 +312,7 @@ def test_a_part_written_but_never_recorded_is_invisible_and_its_runs_are_stored_
 
 
 def test_chunks_are_single_runs_until_measured_then_a_quarter_to_two_seconds_of_work():
-    from cclab.runs import runner
+    from cclab.runs import scheduling
 
     class Immediate:
         def submit(self, fn, chunk):
@@ -333,16 +321,16 @@ def test_chunks_are_single_runs_until_measured_then_a_quarter_to_two_seconds_of_
             return future
 
     runs = list(range(1000))
-    feeder = runner.chunk_feeder(Immediate(), len, runs, workers=2)
+    feeder = scheduling.chunk_feeder(Immediate(), len, runs, workers=2)
     sizes = []
     for chunk, future in feeder:
         sizes.append(len(chunk))
         feeder.observe(len(chunk), 0.02 * len(chunk))  # 20 ms a run
     assert sum(sizes) == 1000 and sizes[:4] == [1, 1, 1, 1]
-    assert max(sizes) == int(runner.WORK_PER_CHUNK_S / 0.02)
+    assert max(sizes) == int(scheduling.WORK_PER_CHUNK_S / 0.02)
     # guided self-scheduling shrinks them towards the end, but not below a quarter
     # second of work (a part's fixed cost), but for the remainder
-    smallest = int(runner.MIN_WORK_PER_CHUNK_S / 0.02)
+    smallest = int(scheduling.MIN_WORK_PER_CHUNK_S / 0.02)
     assert min(sizes[4:-1]) == smallest and sizes[-1] <= smallest
     assert sizes[4:] == sorted(sizes[4:], reverse=True)
 
@@ -352,7 +340,7 @@ def test_store_from_before_parts_still_reads_then_converts_when_written(tmp_path
     the next sweep into it converts it and skips what it holds."""
     import duckdb
 
-    from cclab.runs.runner import local_provenance, simulate
+    from cclab.runs.workers import local_provenance, simulate
     from cclab.scenario import scenario_toml
 
     plan = load_plan(small_plan())
@@ -417,7 +405,7 @@ def test_a_file_that_is_not_a_store_or_a_catalog_without_its_parts_is_a_one_line
 def test_ray_executor_stores_identical_results(pool_store, tmp_path):
     """Ray is optional (``cclab[ray]``): skipped where it is not installed."""
     pytest.importorskip("ray")
-    from cclab.runs.runner import open_executor
+    from cclab.runs.executors import open_executor
 
     with open_executor("ray", 2, None) as executor:
         outcome = run_plan(small_plan(), executor, store=tmp_path / "ray.duckdb")

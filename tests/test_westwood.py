@@ -11,7 +11,8 @@ import pytest
 import cclab
 from cclab.papers.claims import VERDICTS
 from cclab.papers.westwood import scenarios
-from cclab.papers.westwood.figures import FIGURES, to_mbps
+from cclab.papers.westwood.figures import FIGURES
+from cclab.papers.westwood.shared import to_mbps
 
 from conftest import REPO, run_cli
 

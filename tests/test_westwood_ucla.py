@@ -92,7 +92,7 @@ def test_the_paper_profile_does_not_match_the_agent(reference):
     scenario = json.loads(json.dumps(case["scenario"]))
     for group in scenario["flows"]:
         group["cc"] = {"algorithm": "westwood-be"}
-    from cclab.papers.westwood.figures import time_average, to_mbps
+    from cclab.papers.westwood.shared import time_average, to_mbps
 
     result = cclab.run(dict(scenario, seed=reference["seeds"][0]))
     trace = result.traces["flows"]
@@ -155,7 +155,8 @@ def test_two_way_traffic_error_free_orders_ties_as_ns2():
     orders them (`profile = "ns2"`), cclab's give the same numbers (its own order gave
     9.64 and 10.25)."""
     from cclab.papers.westwood import scenarios
-    from cclab.papers.westwood.figures import Point, measure_two_way
+    from cclab.papers.westwood.estimates import measure_two_way
+    from cclab.papers.westwood.shared import Point
 
     for seed, ns2_estimate in ((1, 9.960), (2, 12.879)):
         scenario = scenarios.two_way(scenarios.BE, 0.0, duration_s=100, seed=seed)

@@ -15,7 +15,9 @@ import cclab
 from cclab.analysis.metrics import success_percentage
 from cclab.papers.claims import NOT_SUPPORTED, PARTLY, SUPPORTED, VERDICTS, compare, ordered, verdict_of
 from cclab.papers.zhang2002 import ReproduceError, parse_figures, scenarios
-from cclab.papers.zhang2002.figures import FIGURES, QUICK, breakdown_per
+from cclab.papers.zhang2002.figures import FIGURES
+from cclab.papers.zhang2002.goodput import breakdown_per
+from cclab.papers.zhang2002.shared import QUICK
 from cclab.papers.zhang2002.metrics import (application_success, attempt_goodputs, handoff_recoveries, rebin,
                                      recovery_time)
 from cclab.papers.zhang2002.scenarios import FlowWindow, schedule_windows

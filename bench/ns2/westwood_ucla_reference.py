@@ -60,7 +60,7 @@ def cases(duration_s: float) -> list[dict]:
 def measure(result) -> dict:
     """Per flow: goodput, the time-average estimate after the warm-up (None without one),
     timeouts, retransmissions."""
-    from cclab.papers.westwood.figures import time_average, to_mbps
+    from cclab.papers.westwood.shared import time_average, to_mbps
 
     flows = result.flows.sort_values("id")
     ere = []

@@ -41,15 +41,18 @@ def executor(arguments):
     import contextlib
     from concurrent.futures import ProcessPoolExecutor
 
-    from cclab.runs import runner
+    try:
+        from cclab.runs import executors
+    except ImportError:  # a version from before the runner was split by job
+        from cclab.runs import runner as executors
 
     if not (arguments.pool and arguments.workers == 1 and arguments.executor == "local"):
-        return runner.open_executor(arguments.executor, arguments.workers, arguments.scheduler)
+        return executors.open_executor(arguments.executor, arguments.workers, arguments.scheduler)
 
     @contextlib.contextmanager
     def one():
-        if hasattr(runner, "warm_up"):
-            runner.warm_up()
+        if hasattr(executors, "warm_up"):
+            executors.warm_up()
         with ProcessPoolExecutor(max_workers=1) as pool:
             pool.submit(os.getpid).result()
             yield pool

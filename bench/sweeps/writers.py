@@ -32,10 +32,8 @@ from pathlib import Path
 
 def finished_runs(count: int):
     from cclab.runs.plan import load_plan
-    from cclab.runs.runner import simulate
+    from cclab.runs.workers import PlanRef, simulate
     from cclab.store.sweeps import FinishedRun
-
-    from cclab.runs.runner import PlanRef
 
     plan = load_plan(Path(__file__).with_name("throughput-1s.toml"))
     finished = []

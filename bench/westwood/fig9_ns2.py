@@ -44,7 +44,8 @@ import argparse
 import cclab
 from cclab.ns2.run import run as ns2_run
 from cclab.papers.westwood import scenarios
-from cclab.papers.westwood.figures import REVERSE, time_average, to_mbps
+from cclab.papers.westwood.estimates import REVERSE
+from cclab.papers.westwood.shared import time_average, to_mbps
 from cclab.scenario import validate
 
 

@@ -15,7 +15,7 @@ import statistics
 
 import cclab
 from cclab.papers.westwood import scenarios
-from cclab.papers.westwood.figures import time_average, to_mbps
+from cclab.papers.westwood.shared import time_average, to_mbps
 
 VARIANTS = {
     "RE as reproduced (T = SRTT, τ = 1 s, one sample per T)": {"algorithm": "westwood-re"},

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 import cclab
+from cclab.core import rate_bps, topology_json
 from cclab.errors import BenchError
 from cclab.scenario import ScenarioError, load_scenario, scenario_json, validate
 
@@ -223,8 +224,6 @@ def scale(duration: float = 10, rungs: Optional[list[tuple[int, str]]] = None, s
                                              max(r["simulation_time_s"] for r in runs)])
         rung = {"flows": flows, "rate": rate, "cclab": ours, "ns2": None}
         if have_ns2 and flows <= ns2_max_flows:
-            from cclab.core import rate_bps
-
             buffer = _resolved_bottleneck_buffer(normalized)
             rung["ns2"] = _run_ns2(script, flows, duration, seed, bottleneck_rate=f"{rate_bps(rate)}",
                                    access_rate=f"{rate_bps(rate)}", buffer=buffer)
@@ -237,8 +236,6 @@ def scale(duration: float = 10, rungs: Optional[list[tuple[int, str]]] = None, s
 
 
 def _resolved_bottleneck_buffer(scenario: dict) -> int:
-    from cclab.core import topology_json
-
     topology = json.loads(topology_json(json.dumps(scenario)))
     return next(link["buffer_packets"] for link in topology["links"] if link["name"] == topology["bottleneck"])
 

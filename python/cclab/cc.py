@@ -110,11 +110,6 @@ def cut(target: float, event) -> tuple[float, float]:
 
 
 # ------------------------------------------------------------------ scenario side
-def uses_python(scenario_json: str) -> bool:
-    """Whether a scenario (JSON) may name a Python congestion control (a quick test)."""
-    return '"python"' in scenario_json
-
-
 def resolve_paths(scenario: dict, folder: Path) -> dict:
     """Make the relative ``path`` of each Python congestion control absolute from
     ``folder`` (the scenario file's): a scenario file names its code beside it."""

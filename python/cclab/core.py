@@ -4,15 +4,18 @@ Everything else in cclab reaches the engine through here: running and validating
 scenarios (JSON in, JSON out), and the rules the engine already owns and Python must not
 re-code — unit parsing, the flow-schedule rule, Jain's index. Importing this module
 costs the extension's load and nothing else (no pandas, no NumPy).
+
+``run_json`` is the engine's own: a scenario with Python congestion control runs only
+with the ``controllers`` factory it is given (:func:`cclab.runs.engine.run_json` gives
+:mod:`cclab.cc`'s), so that this module depends on no other module of cclab.
 """
 from __future__ import annotations
 
 TYPE_CHECKING = False  # (not imported from typing, which alone costs more than the rest)
 
-from cclab._core import (Engines, InternalError, ScenarioError, check_flow_sizes, flow_windows_json, mahimahi_opportunities,
-                         rate_log_opportunities, loss_outages_json, topology_json,
-                         validate_json, version, warnings_json)
-from cclab._core import run_json as _run_json
+from cclab._core import (Engines, InternalError, ScenarioError, check_flow_sizes, flow_windows_json, loss_outages_json,
+                         mahimahi_opportunities, rate_log_opportunities, run_json, topology_json, validate_json, version,
+                         warnings_json)
 from cclab._core import jain_index as _jain_index
 from cclab._core import parse_duration as _parse_duration
 from cclab._core import parse_rate as _parse_rate
@@ -20,7 +23,7 @@ from cclab._core import parse_size as _parse_size
 from cclab._core import schedule_windows as _schedule_windows
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Sequence
     from typing import Any, Optional
 
 # json (with re, enum...) is imported where it is used: a process that only runs a
@@ -29,25 +32,6 @@ if TYPE_CHECKING:
 __all__ = ["Engines", "InternalError", "ScenarioError", "run_json", "validate_json", "topology_json", "warnings_json", "version",
            "duration_s", "rate_bps", "size_bytes", "schedule_windows", "jain_index", "flow_windows_json",
            "loss_outages_json"]
-
-
-def run_json(scenario_json: str, max_memory_bytes: Optional[int] = None, memory_limit_name: Optional[str] = None,
-             progress: Optional[Callable[[float, float], None]] = None) -> str:
-    """Run a scenario given as JSON; the result as JSON. ``memory_limit_name`` is how the
-    caller names the memory limit in messages (``max_memory``, ``--max-memory``). Groups
-    with ``algorithm = "python"`` get their controllers from :mod:`cclab.cc` (imported only
-    then).
-
-    ``progress(simulated_s, total_s)``, if given, is called a few times a second while
-    the run goes on (:class:`cclab.progress.RunProgress` draws a bar). Ctrl-C stops the
-    run within a fraction of a second with ``KeyboardInterrupt``; so does any exception
-    ``progress`` raises, which is raised here.
-    """
-    if '"python"' in scenario_json:
-        from cclab.cc import controller_factory
-
-        return _run_json(scenario_json, max_memory_bytes, memory_limit_name, controller_factory(), progress)
-    return _run_json(scenario_json, max_memory_bytes, memory_limit_name, None, progress)
 
 
 def duration_s(value: Any) -> float:

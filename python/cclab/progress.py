@@ -1,6 +1,6 @@
 """A one-line progress bar for one long run: simulated time out of the run's duration.
 
-The engine calls its progress callable a few times a second (``cclab.core.run_json(...,
+The engine calls its progress callable a few times a second (``cclab.runs.engine.run_json(...,
 progress=...)``); :class:`RunProgress` draws nothing until the run has taken
 ``delay_s`` of wall time (short runs stay silent), then redraws one line on its stream
 and erases it when closed. Only the standard library: ``cclab run`` imports it before

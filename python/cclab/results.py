@@ -11,6 +11,10 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
+from cclab.plots.html import result_html
+from cclab.store.directory import read as read_directory
+from cclab.store.directory import save as save_directory
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -43,11 +47,14 @@ class Result:
     def to_json(self, indent: Optional[int] = None) -> str:
         return json.dumps(self.raw, indent=indent)
 
+    @classmethod
+    def load(cls, directory: str | PathLike) -> "Result":
+        """Read back a result written by :meth:`save`."""
+        return cls(read_directory(directory))
+
     def save(self, directory: str | PathLike) -> Path:
         """Write this result to ``directory`` (see :func:`cclab.store.directory.save`)."""
-        from cclab.store import directory as store
-
-        return store.save(self, directory)
+        return save_directory(self, directory)
 
     @property
     def scenario(self) -> dict[str, Any]:
@@ -237,8 +244,6 @@ class Result:
 
     def _repr_html_(self) -> str:
         """Jupyter's view: system metrics and one row per group, as HTML tables."""
-        from cclab.plots.html import result_html
-
         return result_html(self)
 
     def __repr__(self) -> str:

@@ -22,8 +22,10 @@ try:
 except ModuleNotFoundError:  # Python < 3.11 (tomli is the same parser)
     import tomli as tomllib
 
+from cclab.cc import resolve_paths
 from cclab.core import ScenarioError, size_bytes, topology_json, validate_json, warnings_json
 from cclab.inputs import MAX_FILE_BYTES, decode, file_name, printable, read_text
+from cclab.workloads import resolve_size_files
 
 ScenarioSource = Union[str, PathLike, Mapping[str, Any]]
 Overrides = Union[Mapping[str, Any], Iterable[str], None]
@@ -59,8 +61,6 @@ def load_unresolved(source: ScenarioSource, overrides: Overrides = None,
         scenario = read_toml(Path(source))
         folder = Path(source).parent
         if "python" in str(scenario.get("flows", "")):  # a file names its Python code beside it
-            from cclab.cc import resolve_paths
-
             resolve_paths(scenario, folder)
     else:
         raise ScenarioError(f"the scenario: {_shown_object(source)} is not one; give a TOML file's path, "
@@ -72,8 +72,6 @@ def resolve_files(scenario: dict, folder: Optional[Path] = None) -> dict:
     """Read the files a scenario names for the engine (flow-size CDFs, link traces),
     relative to ``folder`` (the scenario file's; the working directory otherwise)."""
     if '"cdf"' in str(scenario.get("flows", "")).replace("'", '"'):
-        from cclab.workloads import resolve_size_files
-
         resolve_size_files(scenario, folder)
     if "'file'" in str(scenario.get("topology", "")):
         from cclab.traces import resolve_trace_files

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Optional
 
-from cclab.core import ScenarioError
-from cclab.inputs import file_name
+from cclab.core import ScenarioError, check_flow_sizes
+from cclab.inputs import data_lines, file_name, read_text, shown_value
 
 SHIPPED = Path(__file__).parent / "data" / "workloads"
 
@@ -35,11 +36,6 @@ def read_cdf(path: Path, field: str, shown_as: str) -> list[list[Any]]:
     """The points of a CDF file, as the engine's ``points`` (sizes with a unit), checked
     by the engine's rules; an error names ``field``, the file (``shown_as``: as the
     scenario named it) and the line."""
-    import re
-
-    from cclab.core import check_flow_sizes
-    from cclab.inputs import data_lines, read_text, shown_value
-
     text = read_text(path, "a CSV of size_bytes,cumulative_probability rows", field, shown_as=shown_as)
     where = f"{field}: {shown_as}"
     points: list[list[Any]] = []

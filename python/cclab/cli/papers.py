@@ -1,5 +1,7 @@
 """``cclab reproduce PAPER``: the experiments of the papers cclab validates against, each
-through the one reproduction pipeline (:mod:`cclab.papers.framework`)."""
+through the one reproduction pipeline (:mod:`cclab.papers.framework`); one command per
+paper of :data:`cclab.papers.registry.PAPERS`, which imports the paper only when its
+command runs."""
 
 import shlex
 import sys
@@ -9,6 +11,10 @@ from typing import Annotated, Callable, List, Optional
 import typer
 
 from cclab.cli.common import USAGE_ERROR, fail, user_errors
+from cclab.ns2.run import ns_binary
+from cclab.papers.paper import Paper, ReproduceError, parse_count
+from cclab.papers.registry import PAPERS, PaperEntry, paper_named
+from cclab.runs.executors import open_executor
 
 Figures = Annotated[Optional[List[str]], typer.Option("--figure", metavar="N", help="Only this figure (19, fig19 or "
                                                       "'Figure 19'; table1); repeat for several. Default: all.")]
@@ -32,91 +38,38 @@ Ns2 = Annotated[bool, typer.Option("--ns2", help="Also run every figure ns-2.35 
                                    "STORE-ns2.duckdb) and judge its claims there too: a column of ns-2's verdicts.")]
 
 
-def reproduce_zhang2002(
-    quick: Annotated[bool, typer.Option("--quick", help="Shorter runs, fewer points and 3 seeds: the whole set "
-                                                        "in about a minute.")] = False,
-    figure: Figures = None,
-    out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("results/zhang2002"),
-    seeds: Seeds = None, jobs: Jobs = None, executor: Executor = "local", workers: Workers = None,
-    scheduler: Scheduler = None, store: Store = None, from_store: FromStore = None, report: Report = False,
-    ns2: Ns2 = False, redraw: Redraw = False,
-) -> None:
-    """Zhang & Tsaoussidis 2002: Figures 2–11 (--figure 2 … 11) as PNG + CSV/Parquet, and summary.md judging each claim."""
-    from cclab.papers.zhang2002.run import ZHANG2002, parse_figures
+def reproduce_command(entry: PaperEntry) -> Callable[..., None]:
+    """``cclab reproduce KEY``: the same options for every paper, its own help and default output."""
 
-    _reproduce(ZHANG2002, parse_figures, quick, figure, out, seeds, jobs, executor, workers, scheduler, store,
-               from_store, report, ns2, redraw)
+    def reproduce_paper(
+        quick: Annotated[bool, typer.Option("--quick", help=entry.quick)] = False,
+        figure: Figures = None,
+        out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("results") / entry.key,
+        seeds: Seeds = None, jobs: Jobs = None, executor: Executor = "local", workers: Workers = None,
+        scheduler: Scheduler = None, store: Store = None, from_store: FromStore = None, report: Report = False,
+        ns2: Ns2 = False, redraw: Redraw = False,
+    ) -> None:
+        _reproduce(paper_named(entry.key), quick, figure, out, seeds, jobs, executor, workers, scheduler, store,
+                   from_store, report, ns2, redraw)
 
-
-def reproduce_mraimd(
-    quick: Annotated[bool, typer.Option("--quick", help="60 s runs, 3 flow counts, 2 seeds: the whole set "
-                                                        "in well under a minute.")] = False,
-    figure: Figures = None,
-    out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("results/mraimd"),
-    seeds: Seeds = None, jobs: Jobs = None, executor: Executor = "local", workers: Workers = None,
-    scheduler: Scheduler = None, store: Store = None, from_store: FromStore = None, report: Report = False,
-    ns2: Ns2 = False, redraw: Redraw = False,
-) -> None:
-    """MR-AIMD (Psaras, Dianati & Tafazolli): Table 1 and Figures 4–7 (--figure table1, 4 … 7) as PNG +
-    CSV/Parquet, and summary.md."""
-    from cclab.papers.mraimd.run import MRAIMD
-
-    _reproduce(MRAIMD, MRAIMD.select, quick, figure, out, seeds, jobs, executor, workers, scheduler, store,
-               from_store, report, ns2, redraw)
+    reproduce_paper.__doc__ = entry.summary
+    return reproduce_paper
 
 
-def reproduce_westwood(
-    quick: Annotated[bool, typer.Option("--quick", help="40 s runs, a few points per figure, 2 seeds: the whole "
-                                                        "set in about a minute.")] = False,
-    figure: Figures = None,
-    out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("results/westwood"),
-    seeds: Seeds = None, jobs: Jobs = None, executor: Executor = "local", workers: Workers = None,
-    scheduler: Scheduler = None, store: Store = None, from_store: FromStore = None, report: Report = False,
-    ns2: Ns2 = False, redraw: Redraw = False,
-) -> None:
-    """TCP Westwood BE/RE/CRB/ABSE (Wang et al., ICNP 2002): Figures 2–3, 5, 7, 9–16, 18–21 (--figure 2, 7, 9,
-    11, 12, 16, 18, 19, 20, 21; a figure drawn with others, e.g. 3 with 2, selects their file) as PNG +
-    CSV/Parquet, and summary.md."""
-    from cclab.papers.westwood.run import WESTWOOD
-
-    _reproduce(WESTWOOD, WESTWOOD.select, quick, figure, out, seeds, jobs, executor, workers, scheduler, store,
-               from_store, report, ns2, redraw)
-
-
-def reproduce_slowcc(
-    quick: Annotated[bool, typer.Option("--quick", help="Five flows stop at 100 s, three values of b, three periods, "
-                                                        "2 seeds: well under a minute.")] = False,
-    figure: Figures = None,
-    out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("results/slowcc"),
-    seeds: Seeds = None, jobs: Jobs = None, executor: Executor = "local", workers: Workers = None,
-    scheduler: Scheduler = None, store: Store = None, from_store: FromStore = None, report: Report = False,
-    ns2: Ns2 = False, redraw: Redraw = False,
-) -> None:
-    """Slowly-responsive congestion control (Bansal et al., SIGCOMM 2001): Figures 11–17 (--figure 11 … 17;
-    11 and 12 are one file, so are 14 and 15) as PNG + CSV/Parquet, and summary.md."""
-    from cclab.papers.slowcc.run import SLOWCC
-
-    _reproduce(SLOWCC, SLOWCC.select, quick, figure, out, seeds, jobs, executor, workers, scheduler, store,
-               from_store, report, ns2, redraw)
-
-
-def _reproduce(paper, select: Callable, quick: bool, figure, out: Path, seeds, jobs, executor: str,
-               workers: Optional[int], scheduler: Optional[str], store, from_store, report: bool, ns2: bool,
-               redraw: bool) -> None:
-    from cclab.papers.framework import ReproduceError, parse_count, reproduce
-    from cclab.runs.runner import open_executor
+def _reproduce(paper: Paper, quick: bool, figure, out: Path, seeds, jobs, executor: str, workers: Optional[int],
+               scheduler: Optional[str], store, from_store, report: bool, ns2: bool, redraw: bool) -> None:
+    # (the pipeline brings pandas and matplotlib: imported when a reproduction runs, not for --help)
+    from cclab.papers.framework import reproduce
 
     command = "cclab " + " ".join(shlex.quote(argument) for argument in sys.argv[1:])
     with user_errors():
         try:
-            figures = select(figure)
+            figures = paper.select(figure)
             seed_count = parse_count("--seeds", seeds)
             job_count = parse_count("--jobs", jobs)
             if from_store is not None and (executor != "local" or workers or scheduler):
                 raise ReproduceError("--from-store simulates nothing: --executor, --workers and --scheduler do not apply")
             if ns2 and from_store is None:
-                from cclab.ns2.run import ns_binary
-
                 ns_binary()  # a missing ns-2 stops here, before anything runs
             if executor == "local" and scheduler is None:
                 # our own pool, started by the runner before the store opens
@@ -147,8 +100,6 @@ def _reproduce(paper, select: Callable, quick: bool, figure, out: Path, seeds, j
 def register(app: typer.Typer) -> None:
     reproduce_app = typer.Typer(no_args_is_help=True,
                                 help="Reproduce the experiments of the papers cclab validates against.")
-    reproduce_app.command("zhang2002")(reproduce_zhang2002)
-    reproduce_app.command("mraimd")(reproduce_mraimd)
-    reproduce_app.command("westwood")(reproduce_westwood)
-    reproduce_app.command("slowcc")(reproduce_slowcc)
+    for entry in PAPERS.values():
+        reproduce_app.command(entry.key)(reproduce_command(entry))
     app.add_typer(reproduce_app, name="reproduce")

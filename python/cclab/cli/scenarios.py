@@ -61,7 +61,7 @@ def _run_with_progress(payload: str, max_memory, show: bool) -> str:
     """Run, with a progress bar on stderr once the run is older than two seconds, when
     ``show`` and both stdout and stderr are terminals. Ctrl-C raises KeyboardInterrupt
     (exit 130) within a fraction of a second, before anything is written."""
-    from cclab.core import run_json
+    from cclab.runs.engine import run_json
     from cclab.progress import RunProgress, on_terminal
 
     if not (show and on_terminal()):

@@ -28,7 +28,8 @@ def sweep_command(
         memory = parse_memory(max_memory, "--max-memory")
         plan = load_plan(plan_file, {"replications": replications} if replications else None)
         plan.runs()  # every point is checked before an executor starts
-        from cclab.runs.runner import open_executor, run_plan
+        from cclab.runs.executors import open_executor
+        from cclab.runs.runner import run_plan
 
         with open_executor(executor, workers, scheduler) as pool:
             try:

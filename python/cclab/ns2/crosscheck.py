@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
 from cclab.core import ScenarioError, jain_index
+from cclab.ns2 import run as ns2
 from cclab.ns2.translate import translate
+from cclab.runs.api import run as run_cclab
 
 # Metrics compared absolutely (a difference of indices), not relative to ns-2's value.
 ABSOLUTE = ("jain",)
@@ -37,7 +39,7 @@ class Row:
 
     @staticmethod
     def _summary(values: list[float]) -> tuple[float, float]:
-        from cclab.analysis.stats import mean_ci
+        from cclab.analysis.stats import mean_ci  # (numpy and pandas: only to summarise)
 
         n, mean, _, low, high = mean_ci(values)
         return mean, (high - mean) if n > 1 else math.nan
@@ -151,9 +153,6 @@ def crosscheck(scenario: Mapping[str, Any], seeds: Union[int, Sequence[int]] = 3
                progress: Optional[Callable[[str], None]] = None) -> CrossCheck:
     """Run the normalised ``scenario`` in cclab and ns-2.35 and compare them: for
     ``seeds`` seeds (the scenario's seed and the next ones), or for the seeds listed."""
-    import cclab
-    from cclab.ns2 import run as ns2
-
     base = dict(scenario)
     seed_list = [int(base["seed"]) + k for k in range(seeds)] if isinstance(seeds, int) else [int(s) for s in seeds]
     if not seed_list:
@@ -162,7 +161,7 @@ def crosscheck(scenario: Mapping[str, Any], seeds: Union[int, Sequence[int]] = 3
 
     def both(seed: int) -> tuple[Any, Any]:
         this = {**base, "seed": seed}
-        ours = cclab.run(this)
+        ours = run_cclab(this)
         theirs = ns2.run(this)
         if progress:
             progress(f"seed {seed}: cclab {ours.raw['wall_time_s']:.2f} s, ns-2 {theirs.raw['wall_time_s']:.2f} s")

@@ -25,6 +25,7 @@ from typing import Any, Optional
 from cclab.core import duration_s, jain_index, rate_bps, size_bytes
 from cclab.errors import Ns2Error
 from cclab.ns2.translate import Script, translate
+from cclab.results import Result
 
 SIMULATOR = "ns-2.35"
 
@@ -66,8 +67,6 @@ def run_script(text: str, timeout_s: Optional[float] = None,
 
 def run(scenario: dict, timeout_s: Optional[float] = None):
     """Run the normalised ``scenario`` in ns-2.35; a :class:`cclab.Result` of cclab's shape."""
-    from cclab.results import Result
-
     script = translate(scenario)
     output, wall, files = run_script(script.text, timeout_s, list(script.trace_files.values()))
     return Result(to_raw(script, output, wall, files))

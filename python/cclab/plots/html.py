@@ -1,8 +1,12 @@
-"""How a :class:`cclab.Result` and a :class:`cclab.SweepStore` show themselves in Jupyter
-(``_repr_html_``): small HTML tables, never more than a screenful."""
+"""HTML: how a :class:`cclab.Result` and a :class:`cclab.SweepStore` show themselves in
+Jupyter (``_repr_html_``: small tables, never more than a screenful), and the page
+template every cclab report is written on (:func:`page`: a sweep's,
+:mod:`cclab.plots.report`; a paper reproduction's, :mod:`cclab.papers.report`)."""
 from __future__ import annotations
 
 import html
+import re
+from collections.abc import Sequence
 from typing import Any
 
 # Rows of a store's runs table shown (the rest: store.runs()).
@@ -17,8 +21,14 @@ RESULT_METRICS = (("goodput_mbps", "goodput", "{:.3f} Mb/s"), ("throughput_mbps"
 STORE_METRICS = ("goodput_mbps", "jain_index", "bottleneck_utilization")
 
 
-def _e(value: Any) -> str:
+def escape(value: Any) -> str:
+    """``value`` as text, escaped for HTML."""
     return html.escape(str(value))
+
+
+def slug(name: str) -> str:
+    """``name`` as a file name or CSS class (letters, digits, ``_.-``)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "plan"
 
 
 def _frame(frame) -> str:
@@ -39,13 +49,13 @@ def result_html(result) -> str:
             shown = spec.format(value)
         except (TypeError, ValueError):
             shown = str(value)
-        rows.append(f"<tr><th style='text-align:left'>{_e(label)}</th><td>{_e(shown)}</td></tr>")
+        rows.append(f"<tr><th style='text-align:left'>{escape(label)}</th><td>{escape(shown)}</td></tr>")
     groups = pd.DataFrame(result.raw["groups"])
     protocol = groups["cc"].where(groups["cc"].notna(), groups["transport"]) if "cc" in groups else groups["transport"]
     groups = groups.assign(protocol=protocol)
     columns = [c for c in ("name", "protocol", "flows", "goodput_mbps", "throughput_mbps") if c in groups]
-    warnings = "".join(f"<li>{_e(line)}</li>" for line in result.warnings)
-    title = (f"<b>cclab.Result</b> {_e(result.scenario.get('name', ''))}: {len(result.raw['flows'])} flows, "
+    warnings = "".join(f"<li>{escape(line)}</li>" for line in result.warnings)
+    title = (f"<b>cclab.Result</b> {escape(result.scenario.get('name', ''))}: {len(result.raw['flows'])} flows, "
              f"{result.duration_s:g} s simulated")
     return (f"<div>{title}<table>{''.join(rows)}</table>{_frame(groups[columns])}"
             + (f"<p>warnings:</p><ul>{warnings}</ul>" if warnings else "")
@@ -58,8 +68,8 @@ def store_html(store) -> str:
         runs = store.runs()
         plans = store.plans()
     except Exception as error:  # a closed store, a file being written
-        return f"<div><b>cclab.SweepStore</b> {_e(store.path)}: {_e(str(error).splitlines()[0])}</div>"
-    title = f"<b>cclab.SweepStore</b> {_e(store.path)}: {len(runs)} runs"
+        return f"<div><b>cclab.SweepStore</b> {escape(store.path)}: {escape(str(error).splitlines()[0])}</div>"
+    title = f"<b>cclab.SweepStore</b> {escape(store.path)}: {len(runs)} runs"
     if not len(runs):
         return f"<div>{title}</div>"
     columns = list(runs.columns)
@@ -77,3 +87,32 @@ def store_html(store) -> str:
     more = f"<p><small>first {RUN_ROWS} of {len(runs)} runs: store.runs(), store.table(\"flows\")</small></p>" \
         if len(runs) > RUN_ROWS else ""
     return f"<div>{title}{_frame(pd.DataFrame(lines))}{_frame(runs[shown].head(RUN_ROWS))}{more}</div>"
+
+
+def provenance_table(rows: Sequence[tuple[str, str]]) -> str:
+    body = "".join(f"<tr><th>{escape(name)}</th><td>{escape(value)}</td></tr>" for name, value in rows)
+    return f'<table class="provenance">{body}</table>'
+
+
+PAGE_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; padding: 0 1em; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
+th, td { padding: 0.2em 0.6em; border-bottom: 1px solid #ddd; text-align: right; vertical-align: top; }
+table.provenance th, table.provenance td, table.claims th, table.claims td { text-align: left; }
+table.claims td.verdict { white-space: nowrap; font-weight: bold; }
+.supported { color: #186a1e; } .partly-supported { color: #8a5a00; } .not-supported { color: #a11d1d; }
+figure { margin: 1em 0; } img { max-width: 100%; }
+pre { background: #f6f6f6; padding: 1em; overflow-x: auto; font-size: 0.85em; }
+"""
+
+
+def page(title: str, body: str) -> str:
+    """The one page template of every cclab report: title, shared style, body."""
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>
+<style>{PAGE_STYLE}</style></head>
+<body>
+<h1>{escape(title)}</h1>
+{body}
+</body></html>
+"""

@@ -1,28 +1,25 @@
-"""Static HTML reports (no server, no JavaScript), on one page template (:func:`page`).
+"""A sweep's static HTML report (no server, no JavaScript), on the page template of
+every cclab report (:func:`cclab.plots.html.page`).
 
-* ``write_report(results, out_dir)`` — a sweep's results file (``cclab report``):
-  ``index.html`` and one SVG figure per plan and metric: the mean across replications
-  with its 95 % confidence interval (clipped to the metric's range: a Jain index or a
-  utilisation never shows an error bar past 1 or below 0), against the numeric axis with
-  the most values, one line per value of the other axes (one panel per value of the
-  smallest of them when there are two or more; ``group_by`` names the axis whose values
-  become the lines, the others then become panels). Below: mean ± CI tables, failed
-  runs, the plan and an example scenario, and provenance.
-* ``write_paper_report(outcome)`` — a paper reproduction (``cclab reproduce PAPER
-  --report``): ``report.html`` beside the figures: per figure its PNG, the claims with
-  verdicts and numbers, its scenario file and data files; the verdict tally and
-  provenance (command, versions, git commit, host, store, runs).
+``write_report(results, out_dir)`` — a sweep's results file (``cclab report``):
+``index.html`` and one SVG figure per plan and metric: the mean across replications
+with its 95 % confidence interval (clipped to the metric's range: a Jain index or a
+utilisation never shows an error bar past 1 or below 0), against the numeric axis with
+the most values, one line per value of the other axes (one panel per value of the
+smallest of them when there are two or more; ``group_by`` names the axis whose values
+become the lines, the others then become panels). Below: mean ± CI tables, failed
+runs, the plan and an example scenario, and provenance. (A paper reproduction's
+report is :mod:`cclab.papers.report`.)
 """
 from __future__ import annotations
 
-import html
-import re
 from collections.abc import Sequence
 from os import PathLike
 from pathlib import Path
 from typing import Optional
 
 from cclab.plots import canvas
+from cclab.plots.html import escape, page, provenance_table, slug
 import pandas as pd  # noqa: E402
 
 try:
@@ -32,6 +29,7 @@ except ModuleNotFoundError:  # Python < 3.11
 
 from cclab.runs.plan import Plan, load_plan  # noqa: E402
 from cclab.analysis.stats import summarize  # noqa: E402
+from cclab.errors import StoreError  # noqa: E402
 from cclab.store.sweeps import SweepStore  # noqa: E402
 
 # The range a metric cannot leave: error bars are clipped to it.
@@ -50,8 +48,6 @@ def write_report(results: str | PathLike, out_dir: str | PathLike, group_by: Opt
     """Write the report of the sweep results file ``results`` into ``out_dir``; return
     the path of its ``index.html``. ``group_by``: an axis path whose values become the
     lines of every figure (it must be an axis of every sweep plan in the file)."""
-    from cclab.errors import StoreError
-
     out = Path(out_dir)
     with SweepStore(results, read_only=True) as store:
         plans = store.plans()
@@ -78,26 +74,26 @@ def write_report(results: str | PathLike, out_dir: str | PathLike, group_by: Opt
 def _plan_section(plan: Plan, plan_toml: str, runs: pd.DataFrame, out: Path, group_by: Optional[str] = None) -> str:
     ok = runs[runs["status"] == "ok"]
     axes = [path for group in plan.dimensions for path in group if path in runs]
-    parts = [f"<h2>Plan {_e(plan.name)}</h2>",
+    parts = [f"<h2>Plan {escape(plan.name)}</h2>",
              f"<p>{len(runs)} runs stored ({len(ok)} ok, {len(runs) - len(ok)} failed); "
              f"{len(plan.points())} points × {plan.replications} replications in the plan.</p>"]
     metrics = [metric for metric in REPORT_METRICS if metric in ok and ok[metric].notna().any()]
     if len(ok) and metrics:
         summary = summarize(ok, by=axes, metrics=metrics)
         for metric in metrics:
-            figure = out / f"{_slug(plan.name)}-{metric}.svg"
+            figure = out / f"{slug(plan.name)}-{metric}.svg"
             _plot_metric(plan, summary[summary["metric"] == metric], metric, figure, group_by)
-            parts.append(f'<figure><img src="{_e(figure.name)}" alt="{_e(METRIC_LABELS.get(metric, metric))}">'
-                         f"<figcaption>{_e(METRIC_LABELS.get(metric, metric))}: mean over replications, "
+            parts.append(f'<figure><img src="{escape(figure.name)}" alt="{escape(METRIC_LABELS.get(metric, metric))}">'
+                         f"<figcaption>{escape(METRIC_LABELS.get(metric, metric))}: mean over replications, "
                          "error bars: 95 % confidence interval.</figcaption></figure>")
         parts.append("<h3>Mean ± 95 % confidence half-width</h3>" + _summary_table(plan, summary))
     failed = runs[runs["status"] != "ok"]
     if len(failed):
         parts.append("<h3>Failed runs</h3>" + _table(failed[[*axes, "replication", "run_id", "error"]]))
-    parts.append(f"<h3>Plan</h3><pre>{_e(plan_toml)}</pre>")
+    parts.append(f"<h3>Plan</h3><pre>{escape(plan_toml)}</pre>")
     if len(runs):
         first = runs.iloc[0]
-        parts.append(f"<h3>Scenario of the first run (seed {first['seed']})</h3><pre>{_e(first['scenario_toml'])}</pre>")
+        parts.append(f"<h3>Scenario of the first run (seed {first['seed']})</h3><pre>{escape(first['scenario_toml'])}</pre>")
     return f'<section class="plan">{"".join(parts)}</section>'
 
 
@@ -251,135 +247,3 @@ def _sweep_provenance(runs: pd.DataFrame) -> list[tuple[str, str]]:
         ("events", f"{int(ok['events'].sum()):,}" if "events" in ok else "unknown"),
         ("finished", f"{runs['finished_utc'].min()} … {runs['finished_utc'].max()}" if len(runs) else ""),
     ]
-
-
-def provenance_table(rows: Sequence[tuple[str, str]]) -> str:
-    body = "".join(f"<tr><th>{_e(name)}</th><td>{_e(value)}</td></tr>" for name, value in rows)
-    return f'<table class="provenance">{body}</table>'
-
-
-PAGE_STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; padding: 0 1em; }
-table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
-th, td { padding: 0.2em 0.6em; border-bottom: 1px solid #ddd; text-align: right; vertical-align: top; }
-table.provenance th, table.provenance td, table.claims th, table.claims td { text-align: left; }
-table.claims td.verdict { white-space: nowrap; font-weight: bold; }
-.supported { color: #186a1e; } .partly-supported { color: #8a5a00; } .not-supported { color: #a11d1d; }
-figure { margin: 1em 0; } img { max-width: 100%; }
-pre { background: #f6f6f6; padding: 1em; overflow-x: auto; font-size: 0.85em; }
-"""
-
-
-def page(title: str, body: str) -> str:
-    """The one page template of every cclab report: title, shared style, body."""
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>
-<style>{PAGE_STYLE}</style></head>
-<body>
-<h1>{_e(title)}</h1>
-{body}
-</body></html>
-"""
-
-
-# ---------------------------------------------------------------- paper reproductions
-def write_paper_report(outcome) -> Path:
-    """``report.html`` of a reproduction (a :class:`cclab.papers.framework.Outcome`),
-    beside its figures; returns its path."""
-    from cclab.papers.claims import tally
-    from cclab.papers.framework import ns2_preamble, provenance, why_preamble
-
-    paper = outcome.paper
-    counts = tally(outcome.claims)
-    calibrated = tally(outcome.claims, calibrated=True)
-    facts = provenance(outcome)
-    sizes = outcome.sizes
-    rows = [("paper", paper.citation), ("command", facts["command"] or f"cclab reproduce {paper.key}"),
-            ("sizes", f"{sizes.name}, seeds {', '.join(map(str, sizes.seeds))}"),
-            ("cclab version", facts["cclab_version"]), ("git commit", facts["git_commit"] or "unknown"),
-            ("host", facts["host"]), ("results store", facts["store"]),
-            ("runs", f"{facts['runs']} ({facts['simulated_now']} simulated by this command, the rest read from "
-                     "the store)"),
-            ("wall time", f"{facts['wall_time_s']:.1f} s"), ("written", facts["created_utc"])]
-    def tally_html(tallied: dict) -> str:
-        return ", ".join(f'<span class="{_slug(verdict)}">{count} {_e(verdict)}</span>'
-                         for verdict, count in tallied.items() if count) or "none"
-
-    apart = (f" At parameters we calibrated: {tally_html(calibrated)}." if any(calibrated.values()) else "")
-    parts = [f"<p>{_e(paper.citation)}</p>", f"<p><strong>Verdicts at the paper's parameters:</strong> "
-             f"{tally_html(counts)}.{apart} Supported: every comparison of the claim holds; partly: more than half "
-             "do. Numbers are means over seeds; a difference counts only beyond the tolerance stated in the claim. "
-             '<a href="summary.md">summary.md</a> has the same content as text.</p>']
-    for lines in (ns2_preamble(outcome), why_preamble(outcome)):
-        if lines:
-            parts.append(f"<p>{_e(' '.join(line for line in lines if line).replace('**', '').replace('`', ''))}</p>")
-    if sizes.name == "quick":
-        parts.append("<p><em>Quick mode: shorter runs, fewer points and seeds than the paper; verdicts here are a "
-                     "smoke test, the full mode's are the reproduction.</em></p>")
-    parts += ["<h2>Provenance</h2>", provenance_table(rows)]
-    for figure_outcome in outcome.figures:
-        figure = figure_outcome.figure
-        title = paper.figure_title(figure)
-        data = " ".join(f'<a href="{_e(path.name)}">{_e(path.name)}</a>' for path in figure_outcome.files
-                        if path.suffix in (".csv", ".parquet"))
-        scenario = figure_outcome.scenario
-        parts += [
-            f'<section class="figure" id="{_e(figure.stem)}">',
-            f"<h2>{_e(title)}: {_e(figure.caption)} ({_e(figure.section)})</h2>",
-            f'<figure><img src="{_e(figure.stem)}.png" alt="{_e(title)}"></figure>',
-            f"<p>{_e(figure.notes)} {figure_outcome.runs} runs.</p>",
-            _claims_table(figure_outcome.claims, figure_outcome.ns2, figure_outcome.whys),
-            f"<p>Data: {data}</p>",
-            f'<details><summary>Scenario file: <a href="scenarios/{_e(scenario.name)}">scenarios/'
-            f"{_e(scenario.name)}</a> (one run; run it with <code>cclab run</code>)</summary>"
-            f"<pre>{_e(scenario.read_text(encoding='utf-8'))}</pre></details>",
-            "</section>"]
-    target = outcome.out / "report.html"
-    target.write_text(page(f"cclab reproduction: {paper.key}", "\n".join(parts)), encoding="utf-8")
-    return target
-
-
-def _claims_table(claims, ns2=None, whys=None) -> str:
-    """A figure's claims; with ``ns2`` (its ns-2.35 verdicts) a column for them; with
-    ``whys`` a column saying why a claim is not supported."""
-    from cclab.papers.claims import WHY_LABELS, neither_supports
-
-    head = ("<tr><th>#</th><th>claim</th><th>the paper says</th><th>rule: metric; threshold (its source)</th>"
-            "<th>verdict</th><th>our numbers</th>" + ("<th>ns-2.35 on the same points</th>" if ns2 is not None else "")
-            + ("<th>why not supported</th>" if whys is not None else "") + "</tr>")
-
-    def why_cell(number: int) -> str:
-        if whys is None:
-            return ""
-        why = whys[number - 1]
-        return f"<td><em>{_e(WHY_LABELS[why.kind])}</em> — {_e(why.detail)}</td>" if why else "<td></td>"
-
-    def ns2_cells(number: int, claim) -> str:
-        if ns2 is None:
-            return ""
-        theirs = ns2.claims[number - 1] if ns2.claims else None
-        if theirs is None:
-            return "<td>not run in ns-2</td>"
-        neither = (" <em>neither simulator supports it: the paper's setup, not cclab's</em>"
-                   if neither_supports(claim, theirs) else "")
-        return (f'<td><span class="verdict {_slug(theirs.verdict)}">{_e(theirs.verdict)}</span> '
-                f"({_e(theirs.evidence)}){neither}"
-                + (f" <em>with cclab's numbers where ns-2 cannot run: {_e(ns2.partial)}</em>" if ns2.partial else "")
-                + "</td>")
-
-    rows = "".join(
-        f"<tr><td>{number}</td><td>{_e(claim.statement)}{' <em>(at a calibrated parameter)</em>' if claim.calibrated else ''}"
-        f"</td><td>“{_e(claim.quote)}”</td><td>{_e(claim.rule)}</td>"
-        f'<td class="verdict {_slug(claim.verdict)}">{_e(claim.verdict)}</td><td>{_e(claim.evidence)}</td>'
-        f"{ns2_cells(number, claim)}{why_cell(number)}</tr>"
-        for number, claim in enumerate(claims, 1))
-    missing = f"<p>ns-2.35: not judged — {_e(ns2.missing)}</p>" if ns2 is not None and ns2.missing else ""
-    return f'<table class="claims">{head}{rows}</table>{missing}'
-
-
-def _slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "plan"
-
-
-def _e(value: object) -> str:
-    return html.escape(str(value))

@@ -8,7 +8,10 @@ from concurrent.futures import Executor
 from os import PathLike
 from typing import Any, Optional, Union
 
-from cclab.core import ScenarioError, run_json
+from cclab.cc import bind_objects, bind_value
+from cclab.core import ScenarioError
+from cclab.progress import RunProgress
+from cclab.runs.engine import run_json
 from cclab.results import Result
 from cclab.runs.plan import Plan, PlanSource
 from cclab.runs.runner import SweepOutcome, run_many, run_plan
@@ -31,8 +34,6 @@ def run(source: ScenarioSource, *, overrides: Overrides = None, max_memory: Unio
     total_s)`` a few times a second. Ctrl-C stops the run within a fraction of a second
     and raises ``KeyboardInterrupt``.
     """
-    from cclab.cc import bind_objects, bind_value  # a class as a flow group's cc
-
     source = bind_objects(source)
     if isinstance(overrides, Mapping):
         overrides = {key: bind_value(value, key) for key, value in overrides.items()}
@@ -41,8 +42,6 @@ def run(source: ScenarioSource, *, overrides: Overrides = None, max_memory: Unio
     scenario = resolve_files(apply_overrides(scenario, settings), folder)
     payload, memory = scenario_json(scenario), parse_memory(max_memory)
     if progress is True:
-        from cclab.progress import RunProgress
-
         with RunProgress() as bar:
             return Result(json.loads(run_json(payload, memory, "max_memory", bar)))
     return Result(json.loads(run_json(payload, memory, "max_memory", progress or None)))

@@ -1,4 +1,4 @@
-"""Result directories: save, load, and query them with DuckDB.
+"""Result directories: save a run's result, read it back, and query them with DuckDB.
 
 A result directory holds
 
@@ -6,15 +6,18 @@ A result directory holds
   both ``.parquet`` and ``.csv``;
 * ``system.json`` (system metrics), ``scenario.toml`` (the normalized scenario: running
   it again gives the same result), ``result.json`` (the engine's full output, which
-  :func:`load` reads back) and ``meta.json`` (versions, seed, wall time, platform, time);
+  :func:`read` reads back) and ``meta.json`` (versions, seed, wall time, platform, time);
 * ``.cclab-result``, the marker: the entries cclab wrote.
 
 :func:`save` never removes what it did not write: it replaces a directory only when the
 directory holds exactly what its marker lists (or is empty), and refuses any other. It
 writes into a hidden staging directory first and moves the result into place at the
-end, so an interrupted save never leaves a result :func:`load` accepts half-written;
+end, so an interrupted save never leaves a result :func:`read` accepts half-written;
 the hidden directories a killed save left (their process is gone) are removed by the
 next save.
+
+A result is anything with the views of :class:`cclab.results.Result` (which saves and
+loads itself through here: this module does not import it).
 """
 from __future__ import annotations
 
@@ -33,8 +36,8 @@ from typing import TYPE_CHECKING
 
 from cclab.core import version as core_version
 from cclab.errors import StoreError
-from cclab.results import Result
 from cclab.scenario import scenario_toml
+from cclab.store.pcap import write_all
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -52,7 +55,7 @@ STAGING_PREFIX = ".cclab-save-"
 NAME_MAX = 255  # bytes in one file name (Linux, macOS and Windows file systems alike)
 
 
-def save(result: Result, directory: str | PathLike) -> Path:
+def save(result, directory: str | PathLike) -> Path:
     """Write ``result`` to ``directory``, replacing an earlier result there.
 
     A directory is replaced only when it holds what cclab wrote there and nothing else
@@ -91,8 +94,9 @@ def check_target(directory: str | PathLike) -> None:
         raise StoreError(f"{target}: cannot write there ({existing} is not a writable directory)")
 
 
-def load(directory: str | PathLike) -> Result:
-    """Read back a result written by :func:`save`."""
+def read(directory: str | PathLike) -> dict:
+    """The engine's document of a result written by :func:`save` (what
+    :meth:`cclab.results.Result.load` makes a result of)."""
     folder = Path(directory)
     written = written_entries(folder) if folder.is_dir() else None
     if written is None or RESULT_FILE not in written:
@@ -102,7 +106,7 @@ def load(directory: str | PathLike) -> Result:
         raise StoreError(f"{directory}: an incomplete result (a save was interrupted: {_listed(missing)} missing); "
                          "save it again")
     try:
-        return Result.from_json((folder / RESULT_FILE).read_text(encoding="utf-8"))
+        return json.loads((folder / RESULT_FILE).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise StoreError(f"{directory}: {RESULT_FILE} cannot be read ({getattr(error, 'strerror', None) or error})") from None
 
@@ -136,7 +140,7 @@ def query(directory_or_glob: str | PathLike, sql: str) -> pd.DataFrame:
         connection.close()
 
 
-def metadata(result: Result) -> dict:
+def metadata(result) -> dict:
     """What a stored result records about how it was made."""
     return {
         "cclab_version": core_version(),
@@ -161,7 +165,7 @@ def write_csv(table: pd.DataFrame, path: str | PathLike) -> None:
     table.to_csv(path, index=False)
 
 
-def _write_files(result: Result, directory: Path) -> None:
+def _write_files(result, directory: Path) -> None:
     for name, table in result.tables().items():
         table.to_parquet(directory / f"{name}.parquet", index=False)
         write_csv(table, directory / f"{name}.csv")
@@ -170,8 +174,6 @@ def _write_files(result: Result, directory: Path) -> None:
     (directory / RESULT_FILE).write_text(result.to_json(), encoding="utf-8")
     (directory / META_FILE).write_text(json.dumps(metadata(result), indent=2) + "\n", encoding="utf-8")
     if (result.raw.get("traces") or {}).get("captures"):
-        from cclab.store.pcap import write_all
-
         write_all(result, directory)  # pcap/<link>.pcap
     entries = sorted(entry.name for entry in directory.iterdir())
     marker = {"format": MARKER_FORMAT, "cclab_version": core_version(), "entries": entries}
@@ -294,7 +296,7 @@ def _put_in_place(staging: Path, target: Path) -> None:
     renamed (all at once). An existing one keeps its inode (it may be the working
     directory: ``--out .``): its entries move to a retired directory inside it, then the
     new ones move in, the marker first, which lists them all, so that a save killed
-    half-way leaves a directory that :func:`load` refuses (an entry of the marker is
+    half-way leaves a directory that :func:`read` refuses (an entry of the marker is
     missing) and the next save replaces."""
     if not target.exists():
         staging.rename(target)

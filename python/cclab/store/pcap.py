@@ -15,6 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from cclab.core import size_bytes
+
 # Capture kinds and flags, as the engine numbers them (metrics::Capture).
 TCP_DATA, TCP_ACK, UDP, TFRC_DATA, TFRC_FEEDBACK, SYN = range(6)
 CWR, ECE = 1, 2
@@ -129,8 +131,6 @@ def write_all(result, directory: str | Path) -> list[Path]:
         return []
     folder = Path(directory) / "pcap"
     folder.mkdir(parents=True, exist_ok=True)
-    from cclab.core import size_bytes
-
     payload = size_bytes(result.scenario.get("packet_size", "1000B"))
     written, used = [], set()
     for capture in captures:

@@ -46,6 +46,7 @@ import json
 import os
 import time
 import uuid
+import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from os import PathLike
@@ -56,7 +57,10 @@ import numpy as np
 import pandas as pd
 
 from cclab.errors import StoreError
-from cclab.runs.plan import Plan, Run
+from cclab.plots.html import store_html
+from cclab.results import Result
+from cclab.runs.plan import Plan, Run, axis_label
+from cclab.scenario import scenario_toml
 
 RESULT_TABLES = ("flows", "groups", "links", "bins", "system_bins", "trace_flows", "trace_bottleneck_queue",
                  "trace_links", "fcts", "fct_by_size", "trace_delay_histogram")
@@ -170,8 +174,6 @@ def point_key(labels: dict) -> str:
 
 def _runs_table(plan: Any, finished: Sequence[FinishedRun]):
     import pyarrow as pa
-
-    from cclab.scenario import scenario_toml
 
     now = _now()
     rows = []
@@ -310,8 +312,6 @@ class SweepStore:
 
     def _repr_html_(self) -> str:
         """Jupyter's view: plans with their runs and axes, the first runs (HTML tables)."""
-        from cclab.plots.html import store_html
-
         return store_html(self)
 
     # ------------------------------------------------------------ writing (the driver)
@@ -395,10 +395,6 @@ class SweepStore:
 
     def result(self, run_id: str):
         """The stored :class:`cclab.Result` of run ``run_id`` (its whole document)."""
-        import zlib
-
-        from cclab.results import Result
-
         blob = self.compressed_results([run_id]).get(run_id)
         if blob is None:
             raise StoreError(f"{self.path}: no stored result for run {run_id}")
@@ -588,8 +584,6 @@ class SweepStore:
 def expand_params(frame: pd.DataFrame) -> pd.DataFrame:
     """Replace the JSON ``params`` column by one column per axis path, placed first (a
     table or list value as readable text: :func:`cclab.runs.plan.axis_label`)."""
-    from cclab.runs.plan import axis_label
-
     if "params" not in frame:
         return frame
     points = [json.loads(text) if isinstance(text, str) else {} for text in frame["params"]]

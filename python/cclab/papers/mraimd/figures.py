@@ -15,11 +15,11 @@ from typing import Optional
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from cclab.plots import canvas
+from cclab.plots import canvas, paper_figures
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from cclab.papers import framework, plotting  # noqa: E402
+from cclab.papers.paper import Figure  # noqa: E402
 from cclab.papers.claims import (  # noqa: E402
     DEFAULT, FROM_ABOUT, OPEN, Claim, Rule, Why, about, compare, held_count, ordered_checks, verdict_of)
 from cclab.papers.mraimd import scenarios  # noqa: E402
@@ -64,7 +64,6 @@ class Point:
     trace_flow: int = -1  # flow whose a(t) to keep (traced runs only)
 
 
-Figure = framework.Figure  # shared by every paper's figures
 
 
 # ---------------------------------------------------------------- measuring
@@ -108,8 +107,8 @@ def measure_growth(result, point: Point) -> dict[str, pd.DataFrame]:
 
 
 # ---------------------------------------------------------------- helpers
-_mean, _save = plotting.mean_by, plotting.save
-_lines = functools.partial(plotting.mean_lines, colors=COLORS)  # colors=None: matplotlib's
+_mean, _save = paper_figures.mean_by, paper_figures.save
+_lines = functools.partial(paper_figures.mean_lines, colors=COLORS)  # colors=None: matplotlib's
 
 
 def _fmt(values: dict, fmt: str = ".3g", unit: str = "") -> str:

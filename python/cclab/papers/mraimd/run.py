@@ -15,7 +15,8 @@ import pandas as pd
 from cclab.core import version as core_version
 from cclab.papers import framework
 from cclab.papers.claims import markdown_table, tally
-from cclab.papers.framework import Outcome, figure_section, ReproduceError, parse_count, ns2_preamble, verdict_preamble, why_preamble
+from cclab.papers.paper import Outcome, Paper, ReproduceError, parse_count
+from cclab.papers.summary import figure_section, ns2_preamble, verdict_preamble, why_preamble
 from cclab.papers.mraimd.figures import FIGURES, FULL, QUICK, fig7_numbers, model_windows, table1_comparison
 
 PAPER = ("I. Psaras, M. Dianati and R. Tafazolli, \"Why Rely on Blind AIMDs? A Response-Based Approach to TCP "
@@ -86,8 +87,8 @@ def summary_markdown(outcome: Outcome) -> str:
     return "\n".join(lines) + "\n"
 
 
-MRAIMD = framework.Paper(
+MRAIMD = Paper(
     key="mraimd", citation=PAPER, figures=FIGURES, sizes={"quick": QUICK, "full": FULL},
     measure=lambda figure, result, point: figure.measure(result, point), summary=summary_markdown,
-    figure_title=lambda figure: figure.title, figure_option="table1, fig4, fig5, fig6, fig7",
+    figure_title=lambda figure: figure.title,
     finish=_finish, meta=_meta)

@@ -25,6 +25,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
+from cclab.papers import summary
+
 
 PACKET_SIZE = 1000
 ACCESS = {"rate": "100Mbps", "delay": "5ms"}
@@ -106,7 +108,5 @@ def paper_scenarios() -> dict[str, tuple[str, dict]]:
 
 
 def write_scenario_files(directory) -> list[Path]:
-    from cclab.papers.framework import write_scenario_files as write
-
-    return write(directory, "mraimd", "Psaras, Dianati & Tafazolli, MR-AIMD", paper_scenarios())
+    return summary.write_scenario_files(directory, "mraimd", "Psaras, Dianati & Tafazolli, MR-AIMD", paper_scenarios())
 

@@ -13,12 +13,12 @@ import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from cclab.plots import canvas
+from cclab.plots import canvas, paper_figures
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from cclab.analysis import models, slowcc as metrics  # noqa: E402
-from cclab.papers import framework, plotting  # noqa: E402
+from cclab.papers.paper import Figure  # noqa: E402
 from cclab.papers.claims import DEFAULT, FROM_PAPER, Claim, Rule, compare, held_count, verdict_of  # noqa: E402
 from cclab.papers.slowcc import scenarios  # noqa: E402
 from cclab.papers.slowcc.scenarios import RTT_S  # noqa: E402
@@ -60,7 +60,6 @@ class Point:
     scenario: dict
 
 
-Figure = framework.Figure
 
 
 # ---------------------------------------------------------------- Fig. 13
@@ -103,7 +102,7 @@ def plot_13(tables, path: Path) -> None:
     axes[0].set_ylabel("link utilisation after the bandwidth doubles")
     axes[0].set_ylim(0.45, 1.02)
     axes[1].legend(fontsize=8)
-    plotting.save(fig, path)
+    paper_figures.save(fig, path)
 
 
 def _mean(runs: pd.DataFrame, control: str, b: float, column: str) -> float:
@@ -190,14 +189,14 @@ def measure_wave(result, point: Point) -> dict[str, pd.DataFrame]:
 def plot_wave(tables, path: Path, low: str) -> None:
     runs = tables["runs"]
     fig, axes = canvas.subplots(1, 2, figsize=(11, 4.2))
-    plotting.mean_lines(axes[0], runs, "period_s", "utilization", hue="control", colors=COLORS)
+    paper_figures.mean_lines(axes[0], runs, "period_s", "utilization", hue="control", colors=COLORS)
     # As the paper's columns: each flow's share too (here the lowest and highest flow's,
     # each ÷ a tenth of the available bandwidth, mean over seeds), nudged apart per control.
     for offset, (control, rows) in zip((0.9, 1.0, 1.1), runs.groupby("control", sort=False)):
         spread = rows.groupby("period_s")[["min_flow_share", "max_flow_share"]].mean()
         axes[0].vlines(spread.index * offset, spread["min_flow_share"], spread["max_flow_share"],
                        color=COLORS.get(control), alpha=0.45, linewidth=2.5)
-    plotting.mean_lines(axes[1], runs, "period_s", "drop_rate", hue="control", colors=COLORS)
+    paper_figures.mean_lines(axes[1], runs, "period_s", "drop_rate", hue="control", colors=COLORS)
     for axis, label in zip(axes, ("throughput / average available bandwidth\n(bars: lowest–highest flow)",
                                   "bottleneck drop rate")):
         axis.set_xscale("log")
@@ -205,7 +204,7 @@ def plot_wave(tables, path: Path, low: str) -> None:
         axis.set_ylabel(label)
     axes[0].set_ylim(0, max(1.1, float(runs["max_flow_share"].max()) + 0.05))
     axes[0].legend(fontsize=8)
-    plotting.save(fig, path)
+    paper_figures.save(fig, path)
 
 
 def _wave_mean(runs, control, period, column="utilization") -> float:
@@ -283,7 +282,7 @@ def plot_17(tables, path: Path) -> None:
         axis.legend(fontsize=8)
         axis.grid(alpha=0.3)
     axes[1].set_xlabel("time (s)")
-    plotting.save(fig, path)
+    paper_figures.save(fig, path)
 
 
 SMOOTHNESS_MARGIN = 0.05  # Fig. 17: one smoothness "higher" than another by more than this
@@ -355,7 +354,7 @@ def plot_12(tables, path: Path) -> None:
     axes[1].set_title("Figure 12 (simulated)")
     for axis in axes:
         axis.grid(alpha=0.3)
-    plotting.save(fig, path)
+    paper_figures.save(fig, path)
 
 
 def claims_12(tables, sizes: Sizes) -> list[Claim]:

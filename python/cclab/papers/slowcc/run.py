@@ -7,7 +7,8 @@ from typing import Any, Union
 from cclab.core import version as core_version
 from cclab.papers import framework
 from cclab.papers.claims import markdown_table, tally
-from cclab.papers.framework import Outcome, figure_section, parse_count, ns2_preamble, verdict_preamble, why_preamble
+from cclab.papers.paper import Outcome, Paper, parse_count
+from cclab.papers.summary import figure_section, ns2_preamble, verdict_preamble, why_preamble
 from cclab.papers.slowcc import scenarios
 from cclab.papers.slowcc.figures import FIGURES, FULL, QUICK, model_11, model_13
 
@@ -58,7 +59,7 @@ def summary_markdown(outcome: Outcome) -> str:
     return "\n".join(lines) + "\n"
 
 
-SLOWCC = framework.Paper(
+SLOWCC = Paper(
     key="slowcc", citation=PAPER, figures=FIGURES, sizes={"quick": QUICK, "full": FULL},
     measure=lambda figure, result, point: figure.measure(result, point), summary=summary_markdown,
-    figure_title=lambda figure: figure.title, figure_option="11, 12, 13, 14, 15, 16, 17", finish=finish)
+    figure_title=lambda figure: figure.title, finish=finish)

@@ -45,6 +45,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cclab.papers import summary
+
 
 PACKET_SIZE = 1000
 RTT_S = 0.05
@@ -137,6 +139,4 @@ def paper_scenarios() -> dict[str, tuple[str, dict]]:
 
 
 def write_scenario_files(directory) -> list[Path]:
-    from cclab.papers.framework import write_scenario_files as write
-
-    return write(directory, "slowcc", "Bansal, Balakrishnan, Floyd & Shenker, SlowCC (SIGCOMM 2001)", paper_scenarios())
+    return summary.write_scenario_files(directory, "slowcc", "Bansal, Balakrishnan, Floyd & Shenker, SlowCC (SIGCOMM 2001)", paper_scenarios())

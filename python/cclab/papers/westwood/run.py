@@ -13,9 +13,11 @@ from typing import Any, Union
 from cclab.core import version as core_version
 from cclab.papers import framework
 from cclab.papers.claims import markdown_table, tally
-from cclab.papers.framework import Outcome, figure_section, parse_count, ns2_preamble, verdict_preamble, why_preamble
+from cclab.papers.paper import Outcome, Paper, parse_count
+from cclab.papers.summary import figure_section, ns2_preamble, verdict_preamble, why_preamble
 from cclab.papers.westwood import scenarios
-from cclab.papers.westwood.figures import FIGURES, FULL, QUICK
+from cclab.papers.westwood.figures import FIGURES
+from cclab.papers.westwood.shared import FULL, QUICK
 
 PAPER = ("R. Wang, M. Valla, M. Y. Sanadidi and M. Gerla, \"Adaptive Bandwidth Share Estimation in TCP "
          "Westwood\", ICNP 2002")
@@ -63,8 +65,8 @@ def summary_markdown(outcome: Outcome) -> str:
     return "\n".join(lines) + "\n"
 
 
-WESTWOOD = framework.Paper(
+WESTWOOD = Paper(
     key="westwood", citation=PAPER, figures=FIGURES, sizes={"quick": QUICK, "full": FULL},
     measure=lambda figure, result, point: figure.measure(result, point), summary=summary_markdown,
-    figure_title=lambda figure: figure.title, figure_option="fig2, fig7, fig9, fig11, fig12, fig16, fig18, fig19, fig20, fig21",
+    figure_title=lambda figure: figure.title,
     ns2_partial=True)

@@ -28,6 +28,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
+from cclab.papers import summary
+
 
 PACKET_SIZE = 1000
 WIRE_BYTES = 1040
@@ -180,6 +182,4 @@ def paper_scenarios() -> dict[str, tuple[str, dict]]:
 
 
 def write_scenario_files(directory) -> list[Path]:
-    from cclab.papers.framework import write_scenario_files as write
-
-    return write(directory, "westwood", "Wang, Valla, Sanadidi & Gerla, TCP Westwood ABSE (ICNP 2002)", paper_scenarios())
+    return summary.write_scenario_files(directory, "westwood", "Wang, Valla, Sanadidi & Gerla, TCP Westwood ABSE (ICNP 2002)", paper_scenarios())

@@ -17,8 +17,10 @@ from typing import Any, Optional, Union
 from cclab.core import version as core_version
 from cclab.papers import framework
 from cclab.papers.claims import markdown_table, tally
-from cclab.papers.framework import Outcome, ReproduceError, ns2_preamble, verdict_preamble, why_preamble
-from cclab.papers.zhang2002.figures import FIGURES, FULL, QUICK
+from cclab.papers.paper import Outcome, Paper
+from cclab.papers.summary import ns2_preamble, verdict_preamble, why_preamble
+from cclab.papers.zhang2002.figures import FIGURES
+from cclab.papers.zhang2002.shared import FULL, QUICK
 
 PAPER = ("C. Zhang and V. Tsaoussidis, \"The Interrelation of TCP Responsiveness and Smoothness in Heterogeneous "
          "Networks\", ISCC 2002")
@@ -69,7 +71,7 @@ def summary_markdown(outcome: Outcome) -> str:
     return "\n".join(lines) + "\n"
 
 
-ZHANG2002 = framework.Paper(
+ZHANG2002 = Paper(
     key="zhang2002", citation=PAPER, figures=FIGURES, sizes={"quick": QUICK, "full": FULL},
     measure=lambda figure, result, point: figure.measure(result), summary=summary_markdown,
-    figure_title=lambda figure: f"Figure {figure.number}", figure_option="2–11")
+    figure_title=lambda figure: f"Figure {figure.number}")
