@@ -24,7 +24,8 @@
 //! In `multiplier` mode every hook goes to the base algorithm unchanged, so a flow whose
 //! multiplier is never set (or set to 0) runs exactly as the base alone does.
 use super::{
-    AckSample, Algorithm, CcConfig, CongestionControl, CongestionEvent, Controller, RateSample, Reduction, Window,
+    AckSample, Algorithm, CcConfig, CongestionControl, CongestionEvent, Controller, LinuxSocket, RateSample, Reduction,
+    Window,
 };
 use crate::sim::{Rate, Time};
 use serde::{Deserialize, Serialize};
@@ -410,9 +411,9 @@ impl CongestionControl for Agent {
         }
     }
 
-    fn use_linux_rules(&mut self, mss_bytes: u32) {
+    fn use_linux_rules(&mut self, linux: LinuxSocket) {
         if let Some(base) = self.base.as_deref_mut() {
-            base.use_linux_rules(mss_bytes);
+            base.use_linux_rules(linux);
         }
     }
 
