@@ -31,6 +31,8 @@ SEEDS = [1, 2, 3]
 def bench_linux(stem: str):
     """A script of bench/linux imported as a module."""
     path = REPO / "bench" / "linux" / f"{stem}.py"
+    if str(path.parent) not in sys.path:  # its sibling modules, as when it runs as a script
+        sys.path.insert(0, str(path.parent))
     spec = importlib.util.spec_from_file_location(f"bench_linux_{stem}", path)
     assert spec is not None and spec.loader is not None, f"{path}: not importable"
     module = importlib.util.module_from_spec(spec)
