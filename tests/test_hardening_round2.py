@@ -5,6 +5,7 @@ runs, with a warning where the result is degenerate); the Python API raises
 from __future__ import annotations
 
 import copy
+import re
 import subprocess
 import sys
 import time
@@ -425,7 +426,9 @@ def test_a_python_controller_error_from_the_command_line_is_one_line(cli, tmp_pa
     scenario = tmp_path / "py.toml"
     scenario.write_text(TINY_TEXT + '\n[[flows]]\ngroup = "py"\ncc = { algorithm = "python", path = "gone.py", class = "A" }\n')
     line = one_line_error(cli("run", str(scenario)))
-    assert line.startswith("error: flows[1].cc.path: ") and line.endswith("gone.py: no such file"), line
+    # a path past 80 characters (a deep temporary folder) is shown cut, with its length
+    assert line.startswith("error: flows[1].cc.path: "), line
+    assert re.search(r"/gone\.py( \(\d+ characters\))?: no such file$", line), line
 
 
 def test_every_link_traced_and_captured_costs_no_scan_per_name():
