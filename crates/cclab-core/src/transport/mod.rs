@@ -11,6 +11,7 @@
 //! [`Endpoint`] puts them behind one enum; the engine only moves packets and fires timers.
 pub mod config;
 pub mod endpoint;
+pub mod held;
 pub mod linux;
 pub mod ns2;
 pub mod pacing;

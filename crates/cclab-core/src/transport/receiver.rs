@@ -3,6 +3,7 @@
 //! the most recently reported ones), delayed ACKs (RFC 5681 §4.2) and ECN echo (RFC 3168:
 //! ECE on every ACK from a CE mark until CWR; ns-2's sink only on ACKs of ECN-capable
 //! segments, `tcp.ns2.ecn`).
+use super::held::hold;
 use super::endpoint::SACK_BLOCK_BYTES;
 use super::{AckInfo, Header, Outbox, Outgoing, SackBlock, Seq, MAX_SACK_BLOCKS};
 use crate::net::packet::ecn;
@@ -260,23 +261,6 @@ impl TcpReceiver {
         self.reported = ack;
         ack
     }
-}
-
-/// Hold out-of-order segment `seq` in `held` (sorted disjoint [start, end) ranges),
-/// merging ranges that come to touch; false if it was held already (a duplicate).
-pub(super) fn hold(held: &mut Vec<SackBlock>, seq: Seq) -> bool {
-    // First range that ends at or after seq: it holds seq, touches it, or lies above.
-    let i = held.partition_point(|&(_, end)| end < seq);
-    match held.get(i).copied() {
-        Some((start, end)) if start <= seq && seq < end => return false,
-        Some((_, end)) if end == seq => held[i].1 = seq + 1,
-        _ => held.insert(i, (seq, seq + 1)),
-    }
-    if i + 1 < held.len() && held[i].1 == held[i + 1].0 {
-        held[i].1 = held[i + 1].1;
-        held.remove(i + 1);
-    }
-    true
 }
 
 /// An ACK as the packet that carries it: `ack_bytes` plus each SACK block's (ns-2

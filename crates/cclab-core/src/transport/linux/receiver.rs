@@ -33,6 +33,7 @@ use super::{jiffies, to_jiffies, ts_ms, JIFFY};
 use crate::net::packet::ecn;
 use crate::sim::Time;
 use crate::transport::endpoint::SACK_BLOCK_BYTES;
+use crate::transport::held::hold;
 use crate::transport::{AckInfo, Header, Outbox, Outgoing, SackBlock, Seq, MAX_SACK_BLOCKS};
 
 /// TCP_MAX_QUICKACKS.
@@ -239,7 +240,7 @@ impl LinuxReceiver {
         } else {
             // Out of order (`tcp_data_queue_ofo`).
             self.ack_scheduled = true;
-            if super::super::receiver::hold(&mut self.held, seq) {
+            if hold(&mut self.held, seq) {
                 self.new_ofo_block(now, seq, ack_bytes, out);
                 self.grow_window();
             } else {

@@ -237,7 +237,7 @@ mod tests {
         for step in 0..20_000 {
             // the receiver's holdings grow by a segment somewhere (mostly at the top)
             let seq = if draw(8) == 0 { draw(3000) } else { 1000 + (step % 2000) as u32 };
-            crate::transport::receiver::hold(&mut held, seq);
+            crate::transport::held::hold(&mut held, seq);
             // as a receiver reports: the block with the newest segment, then those it
             // reported last, then at times another it holds
             let newest = *held.iter().find(|&&(a, b)| a <= seq && seq < b).expect("held");
