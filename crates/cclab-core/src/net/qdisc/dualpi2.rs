@@ -1,0 +1,332 @@
+//! DualPI2, the coupled dual-queue AQM of L4S (RFC 9332; Linux `net/sched/sch_dualpi2.c`,
+//! read, not copied), decided at dequeue. Packets carrying the L4S identifier (ECT(1)) or
+//! CE go to the L queue, the rest to the C queue. One PI controller runs every `tupdate`
+//! on the larger of the two queues' head sojourn times:
+//!
+//! p' ← p' + α·(qdelay − target) + β·(qdelay − qdelay_old)   (RFC 9332 §2.4, A.1)
+//!
+//! clamped to [0, 1]. A C packet is marked (ECT) or dropped with probability p'² (two
+//! independent draws, as the kernel's `dualpi2_classic_marking`); an L packet is marked
+//! with the coupled probability k·p' (`coupling`, k = 2), and besides, by the L queue's
+//! native step AQM, whenever it waited more than `step_threshold` (1 ms). When k·p'
+//! exceeds 1 (overload) L packets are treated as classic ones: dropped with p'² and
+//! otherwise marked (`drop_overload`, the kernel's default; without it they are all
+//! marked and p' is held at 1/k). Nothing is marked or dropped while less than two MTUs
+//! (3000 bytes) stay queued after the packet leaves.
+//!
+//! The scheduler is the kernel's weighted round robin with C-queue protection
+//! (`c_protection`, `c_weight` = 10 %): a credit starts at MTU·(w_C − w_L); the L queue
+//! goes first while the credit is ≤ 0 or the C queue is empty, each L packet sent while C
+//! waits adds w_C·bytes, each C packet sent while L waits takes w_L·bytes, so both
+//! backlogged share 90:10 by bytes. An arrival finding `limit` packets queued (the link's
+//! `buffer`, less the one being sent) is dropped.
+//!
+//! The PI update is exact although it runs lazily: between two enqueues or dequeues
+//! nothing changes the queues, so the head sojourn times at each update instant (multiples
+//! of `tupdate` from the start, as the kernel's timer) are known when the next event
+//! comes, which catches up with every update due before it.
+//!
+//! Deltas from the kernel: probabilities in f64 rather than 32-bit fixed point (α and β
+//! default to the kernel's truncated internal values, 0.160071 and 3.197806 per second,
+//! rather than RFC 9332's nominal 0.16 and 3.2); the MTU is 1500 bytes (the link knows no
+//! device); no GSO splitting or memory limit (the simulator sends whole packets); only the
+//! kernel's defaults for classification (ECT(1) and CE into L, no tc filters),
+//! `min_qlen_step` 0 and drop at dequeue (`drop_early` off).
+use super::{check_duration, Dequeued, DequeueDiscipline, DequeueSpec, DisciplineSpec, QueueItem, QueueStats};
+use crate::schema::Num;
+use crate::sim::rng::RngStream;
+use crate::sim::{Duration, Time};
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// The MTU the kernel takes from the device (`psched_mtu`): the 2-MTU floor and the
+/// scheduler's initial credit.
+pub const DUALPI2_MTU: u32 = 1500;
+
+/// The kernel's α and β, given as 41 and 819 (Hz·256) and scaled to 64-ns units of a
+/// 32-bit probability with truncation (`dualpi2_scale_alpha_beta`): 44 and 879, i.e.
+/// 44·10⁹/(64·(2³²−1)) and 879·10⁹/(64·(2³²−1)) per second.
+const KERNEL_ALPHA: f64 = 44e9 / (64.0 * 4_294_967_295.0);
+const KERNEL_BETA: f64 = 879e9 / (64.0 * 4_294_967_295.0);
+
+/// DualPI2 (RFC 9332) with sch_dualpi2.c's defaults: PI² `target` 15 ms, `tupdate`
+/// 16 ms, `alpha` 0.16 and `beta` 3.2 per second (the kernel's scaled values),
+/// `coupling` k = 2, the L queue's `step_threshold` 1 ms, `c_weight` 10 % (C-queue
+/// protection of the scheduler), `drop_overload` on.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DualPi2Spec {
+    pub target: Duration,
+    pub tupdate: Duration,
+    pub alpha: f64,
+    pub beta: f64,
+    pub coupling: f64,
+    pub step_threshold: Duration,
+    pub c_weight: u32,
+    pub drop_overload: bool,
+}
+
+impl Default for DualPi2Spec {
+    fn default() -> Self {
+        DualPi2Spec {
+            target: Duration::from_millis(15),
+            tupdate: Duration::from_millis(16),
+            alpha: KERNEL_ALPHA,
+            beta: KERNEL_BETA,
+            coupling: 2.0,
+            step_threshold: Duration::from_millis(1),
+            c_weight: 10,
+            drop_overload: true,
+        }
+    }
+}
+
+impl DisciplineSpec for DualPi2Spec {
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        check_duration("target", self.target)?;
+        check_duration("tupdate", self.tupdate)?;
+        check_duration("step_threshold", self.step_threshold)?;
+        for (field, value) in [("alpha", self.alpha), ("beta", self.beta)] {
+            if !(value.is_finite() && value > 0.0 && value <= 1000.0) {
+                return Err((field, format!("{} is not a gain in (0, 1000] per second", Num(value))));
+            }
+        }
+        if !(self.coupling.is_finite() && (1.0..=255.0).contains(&self.coupling)) {
+            return Err(("coupling", format!("{} is outside [1, 255] (the kernel's k is 1 to 255)", Num(self.coupling))));
+        }
+        if self.c_weight > 100 {
+            return Err(("c_weight", format!("{} is not a percentage in [0, 100]", self.c_weight)));
+        }
+        Ok(())
+    }
+}
+
+impl DequeueSpec for DualPi2Spec {
+    type Discipline<P> = DualPi2<P>;
+    fn build<P: QueueItem>(&self, limit: u32, rng: RngStream) -> DualPi2<P> {
+        DualPi2::new(*self, limit, rng)
+    }
+}
+
+/// One of the two queues: its packets with their enqueue times, and its counters.
+#[derive(Clone, Debug)]
+struct Lane<P> {
+    queue: VecDeque<(Time, P)>,
+    sent: u64,
+    delay_sum: u128,
+    delay_max: Time,
+    marks: u64,
+    drops: u64,
+}
+
+impl<P> Lane<P> {
+    fn new() -> Lane<P> {
+        Lane { queue: VecDeque::new(), sent: 0, delay_sum: 0, delay_max: 0, marks: 0, drops: 0 }
+    }
+
+    /// The head's sojourn at `now` (0 when empty).
+    fn head_delay(&self, now: Time) -> Time {
+        self.queue.front().map_or(0, |&(at, _)| now.saturating_sub(at))
+    }
+
+    fn stats(&self, name: &'static str) -> QueueStats {
+        QueueStats {
+            name,
+            packets: self.sent,
+            mean_delay_ms: if self.sent > 0 { self.delay_sum as f64 / self.sent as f64 / 1e6 } else { 0.0 },
+            max_delay_ms: self.delay_max as f64 / 1e6,
+            marks: self.marks,
+            drops: self.drops,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct DualPi2<P> {
+    spec: DualPi2Spec,
+    limit: u32,
+    l: Lane<P>,
+    c: Lane<P>,
+    bytes: u64,
+    /// The base probability p' (RFC 9332's p').
+    pub prob: f64,
+    /// The delay the last update saw, ns.
+    last_qdelay: Time,
+    /// The next update instant.
+    next_update: Time,
+    /// The scheduler's credit (≤ 0: the L queue's turn) and its reset value.
+    credit: i64,
+    credit_init: i64,
+    /// Packets marked by the step (L queue) and by the PI probability (either queue).
+    pub step_marks: u64,
+    /// Arrivals dropped for room (counted in their queue's drops too).
+    overflow: u64,
+    rng: RngStream,
+}
+
+impl<P: QueueItem> DualPi2<P> {
+    pub fn new(spec: DualPi2Spec, limit: u32, rng: RngStream) -> DualPi2<P> {
+        let (wc, wl) = (spec.c_weight as i64, 100 - spec.c_weight as i64);
+        let credit_init = DUALPI2_MTU as i64 * (wc - wl);
+        DualPi2 {
+            spec,
+            limit,
+            l: Lane::new(),
+            c: Lane::new(),
+            bytes: 0,
+            prob: 0.0,
+            last_qdelay: 0,
+            next_update: spec.tupdate.ns().max(1),
+            credit: credit_init,
+            credit_init,
+            step_marks: 0,
+            overflow: 0,
+            rng,
+        }
+    }
+
+    /// One PI update with the queueing delay `qdelay` (ns): RFC 9332 A.1's
+    /// `dualpi2_update`, the kernel's `calculate_probability`.
+    pub fn update(&mut self, qdelay: Time) {
+        let s = &self.spec;
+        let error = (qdelay as f64 - s.target.ns() as f64) / 1e9;
+        let change = (qdelay as f64 - self.last_qdelay as f64) / 1e9;
+        self.prob = (self.prob + s.alpha * error + s.beta * change).clamp(0.0, 1.0);
+        if !s.drop_overload {
+            self.prob = self.prob.min(1.0 / s.coupling);
+        }
+        self.last_qdelay = qdelay;
+    }
+
+    /// Run the updates due by `now` (the queues unchanged since the last event).
+    fn catch_up(&mut self, now: Time) {
+        let tupdate = self.spec.tupdate.ns().max(1);
+        while self.next_update <= now {
+            let at = self.next_update;
+            if self.l.queue.is_empty() && self.c.queue.is_empty() && self.prob == 0.0 && self.last_qdelay == 0 {
+                // Idle and calm: every update until now leaves everything at zero.
+                self.next_update = at + (now - at) / tupdate * tupdate + tupdate;
+                break;
+            }
+            let qdelay = self.l.head_delay(at).max(self.c.head_delay(at));
+            self.update(qdelay);
+            self.next_update = at + tupdate;
+        }
+    }
+
+    fn roll(&mut self, p: f64) -> bool {
+        p > 0.0 && self.rng.gen::<f64>() < p
+    }
+
+    /// The PI² law at dequeue for a packet of the L queue (`l4s`) or the C queue:
+    /// Some(true) drop, Some(false) mark, None leave it (`must_drop`).
+    fn pi2_verdict(&mut self, l4s: bool, ect: bool) -> Option<bool> {
+        let p = self.prob;
+        let scaled = p * self.spec.coupling;
+        let overload = scaled > 1.0;
+        if !l4s {
+            // C: p'² by two draws; dropped if not ECN-capable or under overload.
+            let hit = self.roll(p) && self.roll(p);
+            return hit.then_some(overload || !ect);
+        }
+        if overload {
+            // L under overload: classic drops first, then every packet marked.
+            if self.spec.drop_overload && self.roll(p) && self.roll(p) {
+                return Some(true);
+            }
+            return ect.then_some(false);
+        }
+        self.roll(scaled).then_some(!ect)
+    }
+}
+
+impl<P: QueueItem> DequeueDiscipline<P> for DualPi2<P> {
+    fn enqueue(&mut self, now: Time, packet: P, dropped: &mut Vec<P>) {
+        self.catch_up(now);
+        let full = (self.l.queue.len() + self.c.queue.len()) as u32 >= self.limit;
+        let lane = if packet.l4s() { &mut self.l } else { &mut self.c };
+        if full {
+            lane.drops += 1;
+            self.overflow += 1;
+            dropped.push(packet);
+            return;
+        }
+        self.bytes += packet.bytes() as u64;
+        lane.queue.push_back((now, packet));
+    }
+
+    fn dequeue(&mut self, now: Time, dropped: &mut Vec<P>) -> Option<Dequeued<P>> {
+        self.catch_up(now);
+        loop {
+            let (l_len, c_len) = (self.l.queue.len(), self.c.queue.len());
+            let from_l = l_len > 0 && (c_len == 0 || self.credit <= 0);
+            if l_len == 0 && c_len == 0 {
+                self.credit = self.credit_init;
+                return None;
+            }
+            let lane = if from_l { &mut self.l } else { &mut self.c };
+            let (enqueued, packet) = lane.queue.pop_front().expect("non-empty");
+            let bytes = packet.bytes() as u64;
+            self.bytes -= bytes;
+            let credit_change = match (from_l, from_l && c_len > 0, !from_l && l_len > 0) {
+                (true, true, _) => self.spec.c_weight as i64 * bytes as i64,
+                (false, _, true) => -((100 - self.spec.c_weight as i64) * bytes as i64),
+                _ => 0,
+            };
+            let l4s = from_l;
+            let ect = packet.ect();
+            let mut mark = false;
+            if self.bytes >= 2 * DUALPI2_MTU as u64 {
+                match self.pi2_verdict(l4s, ect) {
+                    Some(true) => {
+                        let lane = if l4s { &mut self.l } else { &mut self.c };
+                        lane.drops += 1;
+                        dropped.push(packet);
+                        continue;
+                    }
+                    Some(false) => mark = true,
+                    None => {}
+                }
+            }
+            let sojourn = now.saturating_sub(enqueued);
+            if l4s && sojourn > self.spec.step_threshold.ns() {
+                if !ect {
+                    self.l.drops += 1;
+                    dropped.push(packet);
+                    continue;
+                }
+                if !mark {
+                    self.step_marks += 1;
+                }
+                mark = true;
+            }
+            self.credit += credit_change;
+            let lane = if l4s { &mut self.l } else { &mut self.c };
+            lane.sent += 1;
+            lane.delay_sum += sojourn as u128;
+            lane.delay_max = lane.delay_max.max(sojourn);
+            lane.marks += mark as u64;
+            return Some(Dequeued { packet, mark_ce: mark, enqueued });
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.l.queue.len() + self.c.queue.len()
+    }
+    fn bytes(&self) -> u64 {
+        self.bytes
+    }
+    fn law_drops(&self) -> u64 {
+        self.l.drops + self.c.drops - self.overflow
+    }
+    fn marks(&self) -> u64 {
+        self.l.marks + self.c.marks
+    }
+    fn packets(&self) -> Box<dyn Iterator<Item = &P> + '_> {
+        Box::new(self.l.queue.iter().chain(self.c.queue.iter()).map(|(_, p)| p))
+    }
+    fn queue_stats(&self) -> Vec<QueueStats> {
+        vec![self.l.stats("L"), self.c.stats("C")]
+    }
+}
