@@ -27,7 +27,7 @@
 //! comes, which catches up with every update due before it.
 //!
 //! Deltas from the kernel: probabilities in f64 rather than 32-bit fixed point (α and β
-//! default to the kernel's truncated internal values, 0.160071 and 3.197806 per second,
+//! default to the kernel's truncated internal values, 0.160071 and 3.197783 per second,
 //! rather than RFC 9332's nominal 0.16 and 3.2); the MTU is 1500 bytes (the link knows no
 //! device); no GSO splitting or memory limit (the simulator sends whole packets); only the
 //! kernel's defaults for classification (ECT(1) and CE into L, no tc filters),
@@ -328,5 +328,171 @@ impl<P: QueueItem> DequeueDiscipline<P> for DualPi2<P> {
     }
     fn queue_stats(&self) -> Vec<QueueStats> {
         vec![self.l.stats("L"), self.c.stats("C")]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::rng::stream;
+
+    const MS: Time = 1_000_000;
+
+    /// A test packet: 1500 bytes, its ECN as the L4S identifier / ECT.
+    #[derive(Clone, Copy, Debug, Default, PartialEq)]
+    struct Pkt {
+        id: u32,
+        ect: bool,
+        l4s: bool,
+        ce: bool,
+    }
+
+    impl QueueItem for Pkt {
+        fn bytes(&self) -> u32 {
+            1500
+        }
+        fn flow_key(&self) -> u32 {
+            self.id
+        }
+        fn ect(&self) -> bool {
+            self.ect
+        }
+        fn mark_ce(&mut self) {
+            self.ce = true;
+        }
+        fn l4s(&self) -> bool {
+            self.l4s
+        }
+    }
+
+    fn dualpi2(spec: DualPi2Spec) -> DualPi2<Pkt> {
+        DualPi2::new(spec, 1000, stream(1, 1))
+    }
+
+    /// RFC 9332 A.1 by hand with α 0.16, β 3.2 per second and target 15 ms: from p' = 0,
+    /// a 20-ms queue (the last 0) gives 0.16·0.005 + 3.2·0.020 = 0.0648; then 18 ms gives
+    /// 0.0648 + 0.16·0.003 + 3.2·(−0.002) = 0.05888; an empty queue 0.05888 + 0.16·(−0.015)
+    /// + 3.2·(−0.018) < 0, so 0. The kernel's defaults are its scaled 41/256 and 819/256.
+    #[test]
+    fn pi_update_by_hand() {
+        let mut q = dualpi2(DualPi2Spec { alpha: 0.16, beta: 3.2, ..Default::default() });
+        q.update(20 * MS);
+        assert!((q.prob - 0.0648).abs() < 1e-12, "{}", q.prob);
+        q.update(18 * MS);
+        assert!((q.prob - 0.05888).abs() < 1e-12, "{}", q.prob);
+        q.update(0);
+        assert_eq!(q.prob, 0.0);
+        let spec = DualPi2Spec::default();
+        assert!((spec.alpha - 0.16007).abs() < 1e-5 && (spec.beta - 3.19778).abs() < 1e-5, "{} {}", spec.alpha, spec.beta);
+        // without drop_overload p' stops at 1/k
+        let mut capped = dualpi2(DualPi2Spec { drop_overload: false, ..Default::default() });
+        for _ in 0..100 {
+            capped.update(500 * MS);
+        }
+        assert_eq!(capped.prob, 0.5);
+    }
+
+    /// The updates run on the tupdate grid, with the head's sojourn at each instant: a
+    /// packet queued at 0 and left alone is 16 ms old at the first update and 32 at the
+    /// second, as the lazy catch-up at 40 ms computes.
+    #[test]
+    fn lazy_updates_see_the_sojourn_at_each_instant() {
+        let spec = DualPi2Spec { alpha: 0.16, beta: 3.2, ..Default::default() };
+        let mut q = dualpi2(spec);
+        let mut dropped = Vec::new();
+        q.enqueue(0, Pkt::default(), &mut dropped);
+        q.enqueue(40 * MS, Pkt::default(), &mut dropped);
+        let mut by_hand = dualpi2(spec);
+        by_hand.update(16 * MS);
+        by_hand.update(32 * MS);
+        assert_eq!(q.prob, by_hand.prob);
+        assert!(q.prob > 0.0);
+    }
+
+    /// ECT(1) (and CE) go to the L queue, the rest to C; with both backlogged the
+    /// scheduler sends 9 L packets for each C one (c_weight 10 %); an L packet that
+    /// waited over 1 ms is marked (the step), a C one is not.
+    #[test]
+    fn classification_scheduler_and_step() {
+        let mut q = dualpi2(DualPi2Spec::default());
+        let mut dropped = Vec::new();
+        for id in 0..100 {
+            q.enqueue(0, Pkt { id, ect: true, l4s: id % 2 == 0, ce: false }, &mut dropped);
+        }
+        let mut order = Vec::new();
+        for _ in 0..40 {
+            let d = q.dequeue(2 * MS, &mut dropped).unwrap();
+            order.push(d.packet.l4s);
+            assert_eq!(d.mark_ce, d.packet.l4s, "the step marks L packets older than 1 ms only");
+        }
+        assert_eq!(order.iter().filter(|&&l| !l).count(), 4, "{order:?}");
+        assert!(order[..9].iter().all(|&l| l) && !order[9]);
+        assert!(dropped.is_empty());
+        let stats = q.queue_stats();
+        assert_eq!((stats[0].name, stats[0].packets, stats[0].marks), ("L", 36, 36));
+        assert_eq!((stats[1].name, stats[1].packets, stats[1].marks), ("C", 4, 0));
+        assert_eq!(q.step_marks, 36);
+    }
+
+    /// With p' = 0.3 (k·p' = 0.6): L packets are marked with 60 %, C packets with
+    /// p'² = 9 %, not-ECT C packets dropped with 9 % (the first of four 1500-byte packets
+    /// dequeued: 4500 bytes stay, over the two-MTU floor).
+    #[test]
+    fn coupled_probabilities() {
+        let n = 20_000;
+        let mut dropped = Vec::new();
+        let mut q = dualpi2(DualPi2Spec { step_threshold: Duration::from_millis(1000), ..Default::default() });
+        let (mut l, mut c, mut cd) = (0u32, 0u32, 0u32);
+        for _ in 0..n {
+            q.prob = 0.3;
+            for id in 0..4 {
+                q.enqueue(0, Pkt { id, ect: true, l4s: true, ce: false }, &mut dropped);
+            }
+            l += q.dequeue(0, &mut dropped).unwrap().mark_ce as u32;
+            while q.dequeue(0, &mut dropped).is_some() {}
+            for id in 0..4 {
+                q.enqueue(0, Pkt { id, ect: id != 3, l4s: false, ce: false }, &mut dropped);
+            }
+            c += q.dequeue(0, &mut dropped).unwrap().mark_ce as u32;
+            while q.dequeue(0, &mut dropped).is_some() {}
+            q.prob = 0.3;
+            for id in 0..4 {
+                q.enqueue(0, Pkt { id, ect: false, l4s: false, ce: false }, &mut dropped);
+            }
+            let before = dropped.len();
+            q.dequeue(0, &mut dropped);
+            cd += (dropped.len() > before) as u32;
+            while q.dequeue(0, &mut dropped).is_some() {}
+        }
+        let frac = |x: u32| x as f64 / n as f64;
+        assert!((frac(l) - 0.6).abs() < 0.02, "L marks {}", frac(l));
+        assert!((frac(c) - 0.09).abs() < 0.01, "C marks {}", frac(c));
+        assert!((frac(cd) - 0.09).abs() < 0.01, "C drops {}", frac(cd));
+    }
+
+    /// An arrival finding `limit` packets queued is dropped, and counted in its queue.
+    #[test]
+    fn overflow_drops_the_arrival() {
+        let mut q: DualPi2<Pkt> = DualPi2::new(DualPi2Spec::default(), 3, stream(1, 1));
+        let mut dropped = Vec::new();
+        for id in 0..5 {
+            q.enqueue(0, Pkt { id, ect: true, l4s: true, ce: false }, &mut dropped);
+        }
+        assert_eq!((q.len(), dropped.len(), q.law_drops()), (3, 2, 0));
+        assert_eq!(q.queue_stats()[0].drops, 2);
+    }
+
+    #[test]
+    fn bad_parameters_name_the_field() {
+        for (spec, field) in [
+            (DualPi2Spec { alpha: 0.0, ..Default::default() }, "alpha"),
+            (DualPi2Spec { beta: f64::NAN, ..Default::default() }, "beta"),
+            (DualPi2Spec { coupling: 0.5, ..Default::default() }, "coupling"),
+            (DualPi2Spec { c_weight: 101, ..Default::default() }, "c_weight"),
+            (DualPi2Spec { target: Duration::from_millis(0), ..Default::default() }, "target"),
+            (DualPi2Spec { step_threshold: Duration::from_millis(0), ..Default::default() }, "step_threshold"),
+        ] {
+            assert_eq!(spec.validate().unwrap_err().0, field);
+        }
     }
 }
