@@ -2,7 +2,7 @@
 //! shortcuts still exact around them, packets conserved, and each discipline doing what
 //! its definition says (CoDel's sojourn near its target, PIE's delay near its target,
 //! FQ-CoDel isolating a flow that ignores congestion, DCTCP's queue near the marking
-//! threshold).
+//! threshold, DualPI2's two queues near their targets with Prague and CUBIC sharing).
 use cclab_core::{run, RunResult, Scenario, Simulation};
 
 fn scenario(text: &str) -> Scenario {
@@ -56,13 +56,14 @@ tcp = {{ {tcp} }}
     )
 }
 
-const DISCIPLINES: [&str; 6] = [
+const DISCIPLINES: [&str; 7] = [
     "\"droptail\"",
     "\"red\"",
     "\"codel\"",
     "\"fq_codel\"",
     "\"pie\"",
     "{ kind = \"step_mark\", threshold = 15 }",
+    "\"dualpi2\"",
 ];
 
 #[test]
@@ -226,4 +227,84 @@ fn bad_parameters_name_the_field() {
         assert!(error.contains(needle), "{queue}: {error}");
         assert_eq!(error.lines().count(), 1, "{error}");
     }
+}
+
+/// `prague` and `cubic` flows (`count` each, classic ones with `ecn`) sharing a 20 Mb/s
+/// DualPI2 bottleneck at equal RTTs (10 ms each way), 1000-byte packets, for 60 s.
+fn l4s_dumbbell(count: u32, seed: u64, cubic_ecn: bool, queue: &str) -> String {
+    format!(
+        r#"
+duration = "60s"
+seed = {seed}
+packet_size = "1000B"
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "20Mbps", delay = "10ms", buffer = 1000, queue = {queue} }}
+source_access = {{ rate = "1Gbps", delay = "1ms" }}
+sink_access = {{ rate = "1Gbps", delay = "1ms" }}
+[[flows]]
+group = "prague"
+count = {count}
+cc = "prague"
+[[flows]]
+group = "cubic"
+count = {count}
+cc = "cubic"
+tcp = {{ ecn = {cubic_ecn} }}
+"#
+    )
+}
+
+fn goodput(r: &RunResult, group: &str) -> f64 {
+    r.groups.iter().find(|g| g.name == group).unwrap().goodput_mbps
+}
+
+/// RFC 9332 §1, §2.1: the coupling (k = 2) gives a Prague flow and a CUBIC flow about
+/// equal rates at equal RTTs, while the L queue stays near the step's 1 ms and the C
+/// queue near the PI² target (15 ms); Prague's packets go to L (ECT(1)), CUBIC's to C.
+#[test]
+fn prague_and_cubic_share_a_dualpi2_link() {
+    for (count, seed) in [(1, 1), (1, 2), (2, 1)] {
+        let r = same_without_shortcuts(&l4s_dumbbell(count, seed, false, "\"dualpi2\""));
+        conserved(&r);
+        let (prague, cubic) = (goodput(&r, "prague"), goodput(&r, "cubic"));
+        assert!(prague / cubic < 2.0 && cubic / prague < 2.0, "{count}×2 flows, seed {seed}: prague {prague}, cubic {cubic}");
+        assert!(r.system.bottleneck_utilization > 0.95, "{:?}", r.system);
+        let link = r.links.iter().find(|l| l.name == r.system.bottleneck_link).unwrap();
+        let (l, c) = (&link.queues[0], &link.queues[1]);
+        assert_eq!((l.name, c.name), ("L", "C"));
+        assert!(l.packets > 10_000 && c.packets > 10_000, "{:?}", link.queues);
+        assert!(l.mean_delay_ms > 0.0 && l.mean_delay_ms < 1.0, "L queue {} ms", l.mean_delay_ms);
+        assert!((10.0..=20.0).contains(&c.mean_delay_ms), "C queue {} ms (target 15)", c.mean_delay_ms);
+        // Prague is only marked (ECN, no loss); CUBIC without ECN only dropped
+        assert!(l.marks > 1000 && l.drops == 0, "{l:?}");
+        assert!(c.drops > 0 && c.marks == 0, "{c:?}");
+        assert_eq!(link.ecn_marks, l.marks + c.marks);
+    }
+}
+
+/// Classic ECN flows through DualPI2 are marked in the C queue (RFC 3168 echo, unchanged)
+/// with p'², not dropped; Prague and the ECN-capable CUBIC still share.
+#[test]
+fn dualpi2_marks_classic_ecn_flows_in_the_c_queue() {
+    let r = run(scenario(&l4s_dumbbell(1, 1, true, "\"dualpi2\""))).unwrap();
+    let link = r.links.iter().find(|l| l.name == r.system.bottleneck_link).unwrap();
+    let c = &link.queues[1];
+    assert!(c.marks > 20 && c.drops == 0, "{c:?}");
+    let (prague, cubic) = (goodput(&r, "prague"), goodput(&r, "cubic"));
+    assert!(prague / cubic < 2.0 && cubic / prague < 2.0, "prague {prague}, cubic {cubic}");
+}
+
+/// Without the L4S identifier nothing reaches the L queue: a DCTCP flow (ECT(0), exact
+/// echo) is a classic flow to DualPI2, and Prague on a single-queue AQM is marked there.
+#[test]
+fn only_l4s_packets_use_the_l_queue() {
+    let text = dumbbell("\"dualpi2\"", 1000, "\"dctcp\"", 2, "20s", "");
+    let r = run(scenario(&text)).unwrap();
+    let link = r.links.iter().find(|l| l.name == r.system.bottleneck_link).unwrap();
+    assert_eq!(link.queues[0].packets, 0, "{:?}", link.queues);
+    assert!(link.queues[1].marks > 0, "{:?}", link.queues);
+    let pie = run(scenario(&dumbbell("{ kind = \"pie\", ecn = true }", 1000, "\"prague\"", 2, "20s", ""))).unwrap();
+    assert!(pie.system.bottleneck_ecn_marks > 0 && pie.system.bottleneck_utilization > 0.9, "{:?}", pie.system);
+    assert!(link.queues.len() == 2 && pie.links.iter().all(|l| l.queues.is_empty()));
 }
