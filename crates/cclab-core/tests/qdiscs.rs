@@ -222,9 +222,26 @@ fn bad_parameters_name_the_field() {
         ("{ kind = \"pie\", alpha = -1 }", "topology.bottleneck.queue.alpha"),
         ("{ kind = \"step_mark\" }", "threshold"),
         ("\"codle\"", "unknown kind \"codle\""),
+        ("{ kind = \"dualpi2\", coupling = 0 }", "topology.bottleneck.queue.coupling: 0 is outside [1, 255]"),
+        ("{ kind = \"dualpi2\", alpha = 0 }", "topology.bottleneck.queue.alpha: 0 is not a gain in (0, 1000]"),
+        ("{ kind = \"dualpi2\", beta = -3.2 }", "topology.bottleneck.queue.beta"),
+        ("{ kind = \"dualpi2\", c_weight = 150 }", "topology.bottleneck.queue.c_weight: 150 is not a percentage in [0, 100]"),
+        ("{ kind = \"dualpi2\", step_threshold = \"0s\" }", "topology.bottleneck.queue.step_threshold"),
+        ("{ kind = \"dualpi2\", tupdate = \"16\" }", "tupdate"),
+        ("{ kind = \"dualpi2\", k = 2 }", "k"),
     ] {
         let error = Scenario::from_toml_str(&dumbbell(queue, 100, "\"reno\"", 1, "1s", "")).expect_err(queue).to_string();
         assert!(error.contains(needle), "{queue}: {error}");
+        assert_eq!(error.lines().count(), 1, "{error}");
+    }
+    for (cc, needle) in [
+        ("{ algorithm = \"prague\", g = 2 }", "g: 2 is outside (0, 1]"),
+        ("{ algorithm = \"prague\", rtt_target = \"0s\" }", "rtt_target"),
+        ("{ algorithm = \"prague\", rtt_scaling = \"fast\" }", "rtt_scaling"),
+        ("{ algorithm = \"prague\", initial_alpha = -1 }", "initial_alpha"),
+    ] {
+        let error = Scenario::from_toml_str(&dumbbell("\"dualpi2\"", 100, cc, 1, "1s", "")).expect_err(cc).to_string();
+        assert!(error.contains(needle), "{cc}: {error}");
         assert_eq!(error.lines().count(), 1, "{error}");
     }
 }
