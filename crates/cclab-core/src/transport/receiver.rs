@@ -358,6 +358,24 @@ mod tests {
         assert!(rx.on_segment(130, 5, 0, false).ack.is_some());
     }
 
+    /// AccECN (an L4S flow's receiver): every CE mark counted on the ACKs, also the
+    /// marks of segments whose ACK was delayed; no classic ECE. A classic receiver counts
+    /// too but echoes as RFC 3168 says.
+    #[test]
+    fn accecn_counts_every_ce_mark() {
+        let mut rx = TcpReceiver::new(true, Some(100), 0).with_accecn();
+        let ce = ecn::ECT | ecn::ECT1 | ecn::CE;
+        assert!(rx.on_segment(0, 0, ce, false).ack.is_none());
+        let ack = rx.on_segment(1, 1, ce, false).ack.unwrap();
+        assert_eq!((ack.cumulative, ack.ce_count, ack.ece), (2, 2, false));
+        assert!(rx.on_segment(2, 2, ecn::ECT | ecn::ECT1, false).ack.is_none());
+        let ack = rx.on_segment(3, 3, ce, false).ack.unwrap();
+        assert_eq!((ack.ce_count, ack.ece), (3, false));
+        let mut classic = TcpReceiver::new(true, None, 0);
+        let ack = classic.on_segment(0, 0, ecn::ECT | ecn::CE, false).ack.unwrap();
+        assert_eq!((ack.ce_count, ack.ece), (1, true));
+    }
+
     #[test]
     fn ecn_echo_until_cwr() {
         let mut rx = TcpReceiver::new(true, None, 0);
