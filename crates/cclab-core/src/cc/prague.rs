@@ -1,33 +1,38 @@
 //! TCP Prague (RFC 9331 §4's requirements for L4S senders; after L4STeam's
 //! `net/ipv4/tcp_prague.c`, read, not copied): DCTCP's scalable response on an L4S path.
 //!
-//! - **L4S packets and AccECN.** Prague declares [`EcnUse::L4s`]: its data carries ECT(1)
-//!   (DualPI2 queues it in the L queue) and its receiver counts CE marks on every ACK,
-//!   so the sender sees each mark ([`AckSample::ce_marked`]), not RFC 3168's one ECE per
-//!   window.
-//! - **α per round** (the kernel's `prague_update_alpha`): once per round trip (the data
-//!   in flight at its start delivered), α ← (1 − g)·α + g·F with F the fraction of the
-//!   round's delivered segments that were CE-marked (g = 1/16, α from 1), and only once
-//!   a mark proved an AQM on the path (`saw_ce`).
-//! - **The window.** Growth counts only unmarked segments (`acked − ce_marked`): slow
-//!   start by one per segment, then `ai`/cwnd per segment (`ai_ack_increase`). At most
-//!   once per window of data with new marks (the sender's reduction, Linux's CWR state),
-//!   cwnd ← cwnd·(1 − α/2) and ssthresh ← cwnd (`prague_enter_cwr`); a loss halves
-//!   (`prague_enter_loss`); never below 2 segments.
-//! - **RTT independence** (`rtt_scaling`, the kernel's `prague_rtt_scaling`, default
-//!   `"rate"`): after `rtt_transition` rounds out of slow start (500), a flow with
-//!   SRTT below `rtt_target` (25 ms) grows by (SRTT/target)² per round instead of one
-//!   segment, so it gains rate as a flow at the target RTT would; α is then updated and
-//!   cwnd cut at most once per target RTT. `"scalable"` and `"additive"` are the
-//!   kernel's other heuristics; `"none"` turns it off. SRTTs above 100 ms are not scaled.
-//! - **Pacing** (`prague_update_pacing_rate`): cwnd/SRTT, doubled while cwnd is below
-//!   half of ssthresh.
-//! - **Classic-ECN fallback** (`ecn_fallback`, the kernel's `prague_ecn_fallback = 1`;
-//!   off by default as there): each round a score moves by ½·log₂(mdev/750 µs) and,
-//!   when positive, by ½·log₂(queue depth/2 ms) (depth = SRTT − min RTT, both from slow
-//!   EWMAs of the per-ACK RTT whose gain follows ssthresh), clamped to [0, 17]; above 8
-//!   the cut uses max(α, 0.625·min(score − 8, 1)), competing with classic flows in a
-//!   classic ECN queue.
+//! **L4S packets and AccECN.** Prague declares [`EcnUse::L4s`]: its data carries ECT(1)
+//! (DualPI2 queues it in the L queue) and its receiver counts CE marks on every ACK,
+//! so the sender sees each mark ([`AckSample::ce_marked`]), not RFC 3168's one ECE per
+//! window.
+//!
+//! **α per round** (the kernel's `prague_update_alpha`): once per round trip (the data
+//! in flight at its start delivered), α ← (1 − g)·α + g·F with F the fraction of the
+//! round's delivered segments that were CE-marked (g = 1/16, α from 1), and only once
+//! a mark proved an AQM on the path (`saw_ce`).
+//!
+//! **The window.** Growth counts only unmarked segments (`acked − ce_marked`): slow
+//! start by one per segment, then `ai`/cwnd per segment (`ai_ack_increase`). At most
+//! once per window of data with new marks (the sender's reduction, Linux's CWR state),
+//! cwnd ← cwnd·(1 − α/2) and ssthresh ← cwnd (`prague_enter_cwr`); a loss halves
+//! (`prague_enter_loss`); never below 2 segments.
+//!
+//! **RTT independence** (`rtt_scaling`, the kernel's `prague_rtt_scaling`, default
+//! `"rate"`): after `rtt_transition` rounds out of slow start (500), a flow with
+//! SRTT below `rtt_target` (25 ms) grows by (SRTT/target)² per round instead of one
+//! segment, so it gains rate as a flow at the target RTT would; α is then updated and
+//! cwnd cut at most once per target RTT. `"scalable"` and `"additive"` are the
+//! kernel's other heuristics; `"none"` turns it off. SRTTs above 100 ms are not scaled.
+//!
+//! **Pacing** (`prague_update_pacing_rate`): cwnd/SRTT, doubled while cwnd is below
+//! half of ssthresh.
+//!
+//! **Classic-ECN fallback** (`ecn_fallback`, the kernel's `prague_ecn_fallback = 1`;
+//! off by default as there): each round a score moves by ½·log₂(mdev/750 µs) and,
+//! when positive, by ½·log₂(queue depth/2 ms) (depth = SRTT − min RTT, both from slow
+//! EWMAs of the per-ACK RTT whose gain follows ssthresh), clamped to [0, 17]; above 8
+//! the cut uses max(α, 0.625·min(score − 8, 1)), competing with classic flows in a
+//! classic ECN queue.
 //!
 //! Deltas from tcp_prague.c: floating point for α (the kernel's 20-bit fixed point),
 //! for the fractional window (`frac_cwnd`, here the sender's f64 cwnd), and for the
@@ -41,8 +46,10 @@ use crate::schema::Num;
 use crate::sim::{Duration, Time};
 use serde::{Deserialize, Serialize};
 
+crate::schema::named_choice!(RttScaling, "rtt_scaling", [None => "none", Rate => "rate", Scalable => "scalable", Additive => "additive"]);
+
 /// How Prague makes its growth independent of its RTT (`prague_rtt_scaling`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RttScaling {
     /// RTT_CONTROL_NONE: one segment per round, as DCTCP.

@@ -57,13 +57,26 @@ const KERNEL_BETA: f64 = 879e9 / (64.0 * 4_294_967_295.0);
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DualPi2Spec {
+    /// The PI controller's target queueing delay (RFC 9332 A.1, the kernel: 15 ms).
     pub target: Duration,
+    /// How often the probability is updated (RFC 9332: 16 ms; the kernel: 16 ms).
     pub tupdate: Duration,
+    /// The integral gain α, per second (RFC 9332: 0.16; the kernel's 41/256 scaled:
+    /// 0.160071).
     pub alpha: f64,
+    /// The proportional gain β, per second (RFC 9332: 3.2; the kernel's 819/256 scaled:
+    /// 3.197783).
     pub beta: f64,
+    /// The coupling factor k: L packets are marked with k·p' (RFC 9332 and the kernel: 2).
     pub coupling: f64,
+    /// The L queue's step: an L packet that waited longer is marked (the kernel: 1 ms;
+    /// RFC 9332 suggests 1 ms too, §5.1's "L4S threshold").
     pub step_threshold: Duration,
+    /// The C queue's share when both are backlogged, percent (the kernel's
+    /// `c_protection`: 10).
     pub c_weight: u32,
+    /// Under overload (k·p' > 1) drop L packets with p'² before marking the rest (the
+    /// kernel's default); off: mark them all and hold p' at 1/k.
     pub drop_overload: bool,
 }
 
