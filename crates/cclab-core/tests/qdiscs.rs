@@ -325,3 +325,25 @@ fn only_l4s_packets_use_the_l_queue() {
     assert!(pie.system.bottleneck_ecn_marks > 0 && pie.system.bottleneck_utilization > 0.9, "{:?}", pie.system);
     assert!(link.queues.len() == 2 && pie.links.iter().all(|l| l.queues.is_empty()));
 }
+
+/// tcp_prague.c's classic-ECN fallback (`ecn_fallback`): in a single classic ECN queue
+/// (PIE marking, 15 ms) Prague's small cuts take most of the link from an ECN CUBIC flow;
+/// with the fallback it detects the classic queue (the RTT's variation and standing
+/// queue) and cuts as a classic flow, so they share. On DualPI2 it detects nothing: the
+/// run is the same with it or without.
+#[test]
+fn prague_falls_back_to_classic_ecn_in_a_single_queue() {
+    let text = |queue: &str, fallback: bool| {
+        l4s_dumbbell(1, 1, true, queue).replace("cc = \"prague\"", &format!("cc = {{ algorithm = \"prague\", ecn_fallback = {fallback} }}"))
+    };
+    let pie = "{ kind = \"pie\", ecn = true }";
+    let plain = run(scenario(&text(pie, false))).unwrap();
+    assert!(goodput(&plain, "prague") > 4.0 * goodput(&plain, "cubic"), "{:?}", plain.groups);
+    let fallback = run(scenario(&text(pie, true))).unwrap();
+    let (prague, cubic) = (goodput(&fallback, "prague"), goodput(&fallback, "cubic"));
+    assert!(prague / cubic < 1.5 && cubic / prague < 1.5, "prague {prague}, cubic {cubic}");
+    // (the flow's traced state has the score, 0, besides)
+    let strip = |r: RunResult| serde_json::to_string(&(r.system, r.groups, r.links, r.events)).unwrap();
+    let dual = |fallback| run(scenario(&text("\"dualpi2\"", fallback))).unwrap();
+    assert_eq!(strip(dual(false)), strip(dual(true)));
+}
