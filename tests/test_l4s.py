@@ -54,3 +54,17 @@ def test_bad_parameters_are_refused_in_one_line(queue, cc, needle):
         cclab.run(dumbbell(queue, [{"cc": cc}], duration="1s"))
     message = str(error.value)
     assert needle in message and len(message.splitlines()) == 1, message
+
+
+def test_a_sweep_stores_the_queue_table(tmp_path):
+    from cclab.runs.runner import run_plan
+    from cclab.store.sweeps import SweepStore
+
+    plan = {"sweep": {"name": "l4s", "replications": 1},
+            "scenario": dumbbell("dualpi2", [{"cc": "prague"}, {"cc": "cubic"}], duration="3s"),
+            "axes": {"topology.bottleneck.queue": ["dualpi2", "pie"]}}
+    outcome = run_plan(plan, store=tmp_path / "l4s.duckdb", jobs=1)
+    assert (outcome.total, outcome.failed) == (2, 0), outcome.failures
+    with SweepStore(tmp_path / "l4s.duckdb", read_only=True) as store:
+        queues = store.table("queues")
+    assert set(queues["queue"]) == {"L", "C"} and len(queues) == 4  # two links of the dualpi2 run only
