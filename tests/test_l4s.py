@@ -68,3 +68,24 @@ def test_a_sweep_stores_the_queue_table(tmp_path):
     with SweepStore(tmp_path / "l4s.duckdb", read_only=True) as store:
         queues = store.table("queues")
     assert set(queues["queue"]) == {"L", "C"} and len(queues) == 4  # two links of the dualpi2 run only
+
+
+def test_from_a_scenario_file_the_cli_prints_the_queues(cli, tmp_path):
+    scenario = tmp_path / "l4s.toml"
+    scenario.write_text("""
+duration = "3s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "10Mbps", delay = "10ms", buffer = 200, queue = { kind = "dualpi2", step_threshold = "2ms" } }
+source_access = { rate = "100Mbps", delay = "1ms" }
+sink_access = { rate = "100Mbps", delay = "1ms" }
+[[flows]]
+group = "prague"
+cc = { algorithm = "prague", rtt_scaling = "none" }
+[[flows]]
+group = "cubic"
+cc = "cubic"
+""")
+    completed = cli("run", scenario)
+    assert completed.returncode == 0, completed.stderr
+    assert "queues" in completed.stdout and "prague" in completed.stdout and "r1-r2" in completed.stdout
