@@ -437,6 +437,28 @@ mod tests {
         assert_eq!(none.ai_increase(), 1.0);
     }
 
+    /// Once RTT-independent (out of slow start, after the transition), a second CE
+    /// reduction within the target RTT (25 ms) of the last is skipped; before, every
+    /// reduction the sender asks for cuts.
+    #[test]
+    fn rtt_independence_spaces_the_cuts() {
+        let w = Window { cwnd: 40.0, ssthresh: 20.0 };
+        let mut early = PragueConfig::default().build(); // round 0 < 500
+        early.window = w;
+        early.alpha = 0.5;
+        assert_eq!(early.on_congestion(&w, &ecn_event(0)).cwnd, 30.0);
+        assert_eq!(early.on_congestion(&w, &ecn_event(10_000_000)).cwnd, 30.0);
+        let mut late = PragueConfig { rtt_transition: 0, ..Default::default() }.build();
+        late.window = w;
+        late.alpha = 0.5;
+        assert_eq!(late.on_congestion(&w, &ecn_event(0)).cwnd, 30.0);
+        late.window = w;
+        let held = late.on_congestion(&w, &ecn_event(10_000_000));
+        assert_eq!((held.cwnd, held.ssthresh), (40.0, 20.0), "within 25 ms: no cut");
+        late.window = w;
+        assert_eq!(late.on_congestion(&w, &ecn_event(25_000_000)).cwnd, 30.0);
+    }
+
     /// The pacing rate is cwnd/SRTT, doubled below half of ssthresh.
     #[test]
     fn pacing_rate_follows_the_window() {

@@ -483,6 +483,38 @@ mod tests {
         assert!((frac(cd) - 0.09).abs() < 0.01, "C drops {}", frac(cd));
     }
 
+    /// Overload (k·p' > 1): L packets are dropped with p'² and the rest marked; without
+    /// `drop_overload` p' never passes 1/k, so L packets are marked with k·p' ≤ 1 and
+    /// never dropped.
+    #[test]
+    fn overload_drops_l_packets_with_the_classic_probability() {
+        let n = 20_000;
+        let mut dropped = Vec::new();
+        let mut q = dualpi2(DualPi2Spec { step_threshold: Duration::from_millis(1000), ..Default::default() });
+        let (mut marks, mut drops) = (0u32, 0u32);
+        for _ in 0..n {
+            q.prob = 0.7; // k·p' = 1.4; p'² = 0.49
+            for id in 0..4 {
+                q.enqueue(0, Pkt { id, ect: true, l4s: true, ce: false }, &mut dropped);
+            }
+            let before = dropped.len();
+            let first = q.dequeue(0, &mut dropped).unwrap();
+            if dropped.len() > before {
+                drops += 1;
+            } else {
+                marks += first.mark_ce as u32;
+            }
+            while q.dequeue(0, &mut dropped).is_some() {}
+        }
+        let frac = |x: u32| x as f64 / n as f64;
+        assert!((frac(drops) - 0.49).abs() < 0.02, "drops {}", frac(drops));
+        assert_eq!(drops + marks, n, "every L packet not dropped is marked");
+        let mut held = dualpi2(DualPi2Spec { drop_overload: false, ..Default::default() });
+        held.update(1000 * MS);
+        assert_eq!(held.prob, 0.5);
+        assert_eq!(held.pi2_verdict(true, true), Some(false), "k·p' = 1: always marked, never dropped");
+    }
+
     /// An arrival finding `limit` packets queued is dropped, and counted in its queue.
     #[test]
     fn overflow_drops_the_arrival() {
