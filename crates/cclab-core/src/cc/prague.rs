@@ -39,8 +39,12 @@
 //! fallback's logarithms (the kernel's integer logs with carried remainders); the cut is
 //! applied at once (the kernel walks cwnd down one segment per ACK); RTTs in ns (the
 //! kernel's 128-µs units); no GSO burst sizing (the simulator sends single segments);
-//! the round ends by the delivered count (the kernel's by snd_nxt); AccECN is assumed
-//! negotiated (no fall back to `prague-reno`).
+//! the round ends by the delivered count (the kernel's by snd_nxt); the increase does not
+//! check that the window limits the sender (`tcp_is_cwnd_limited`); AccECN is assumed
+//! negotiated (no fall back to `prague-reno`). Under the `linux` profile the same rules
+//! run (mainline has no tcp_prague.c), the linux sender's PRR walking cwnd down to the
+//! cut; that pairing is less tested (one run: Prague 6.6, CUBIC 12.6 Mb/s on the 20-Mb/s
+//! DualPI2 link where the default profile gives 11.1 and 8.1).
 use super::{AckSample, Algorithm, CongestionControl, CongestionEvent, CongestionSignal, EcnUse, Reduction, Window};
 use crate::schema::Num;
 use crate::sim::{Duration, Time};
