@@ -347,3 +347,44 @@ fn prague_falls_back_to_classic_ecn_in_a_single_queue() {
     let dual = |fallback| run(scenario(&text("\"dualpi2\"", fallback))).unwrap();
     assert_eq!(strip(dual(false)), strip(dual(true)));
 }
+
+/// tcp_prague.c's RTT independence (`rtt_scaling = "rate"`, target 25 ms): two Prague
+/// flows with base RTTs of 4 and 40 ms through one DualPI2 L queue. Without it the short
+/// flow takes almost everything (DCTCP-like growth of one segment per RTT); with it, the
+/// short flow grows as if its RTT were 25 ms and the long one keeps a fair part.
+#[test]
+fn prague_rtt_independence_narrows_the_rtt_unfairness() {
+    let text = |scaling: &str| {
+        format!(
+            r#"
+duration = "120s"
+seed = 1
+packet_size = "1000B"
+[topology]
+kind = "graph"
+links = [
+  {{ from = "a", to = "r", rate = "1Gbps", delay = "1ms" }},
+  {{ from = "b", to = "r", rate = "1Gbps", delay = "19ms" }},
+  {{ from = "r", to = "s", rate = "40Mbps", delay = "1ms", buffer = 2000, queue = "dualpi2" }},
+]
+[[flows]]
+group = "short"
+from = "a"
+to = "s"
+cc = {{ algorithm = "prague", rtt_scaling = "{scaling}" }}
+[[flows]]
+group = "long"
+from = "b"
+to = "s"
+cc = {{ algorithm = "prague", rtt_scaling = "{scaling}" }}
+"#
+        )
+    };
+    let ratio = |r: &RunResult| goodput(r, "short") / goodput(r, "long");
+    let none = run(scenario(&text("none"))).unwrap();
+    let rate = run(scenario(&text("rate"))).unwrap();
+    assert_eq!(none.flows.iter().map(|f| f.base_rtt_ms).collect::<Vec<_>>(), vec![4.0, 40.0]);
+    assert!(ratio(&none) > 10.0, "without RTT independence: {}", ratio(&none));
+    assert!(ratio(&rate) < 4.0 && ratio(&rate) > 1.0, "with it: {}", ratio(&rate));
+    assert!(rate.system.bottleneck_utilization > 0.95 && none.system.bottleneck_utilization > 0.95);
+}
