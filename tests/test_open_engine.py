@@ -8,9 +8,9 @@ import pytest
 
 import cclab
 
-QUEUES = ["droptail", "red", "codel", "fq_codel", "pie", {"kind": "step_mark", "threshold": 15}]
+QUEUES = ["droptail", "red", "codel", "fq_codel", "pie", {"kind": "step_mark", "threshold": 15}, "dualpi2"]
 ALGORITHMS = {"cubic": ["cc_w_max", "cc_k_s"], "bbr": ["cc_mode", "cc_btl_bw_pps", "cc_min_rtt_s", "cc_pacing_rate_pps"],
-              "vegas": ["cc_diff", "cc_base_rtt_ms"], "dctcp": ["cc_alpha"]}
+              "vegas": ["cc_diff", "cc_base_rtt_ms"], "dctcp": ["cc_alpha"], "prague": ["cc_alpha", "cc_ai", "cc_round"]}
 
 
 def dumbbell(queue, flows, duration="4s"):

@@ -302,7 +302,7 @@ NOT_SCENARIO_TABLES = {
     "SystemMetrics", "LinkMetrics", "GroupMetrics", "FlowMetrics", "Conservation", "Bins", "FlowTrace",
     "QueueTrace", "Traces", "Capture", "LinkTrace", "RunResult", "RedStats", "TopologyDescription",
     "LinkDescription", "FlowRoute", "FlowPlan", "FctSummary", "FctBucket", "FctTable", "DelayHistogram", "DelayColumns",
-    "FlowInterval",
+    "FlowInterval", "QueueStats",
     # transparent wrappers documented as the struct they wrap, and tagged enums whose
     # variants have their own sections
     "TcpInverseConfig", "SqrtInverseConfig", "SqrtConfig", "IiadConfig", "AppSpec", "LossSpec", "QueueSpec", "DroptailSpec",
@@ -490,6 +490,8 @@ def render(validate) -> str:
                 continue
             out += ["", "| field | type | unit | default | description and range |", "| --- | --- | --- | --- | --- |"]
             for f in item.fields:
+                if f.attrs.strip() == "skip":  # not a scenario field (set from others)
+                    continue
                 name = re.search(r'rename\s*=\s*"([^"]+)"', f.attrs)
                 name = name.group(1) if name else f.name
                 implicit = re.search(r'default\s*=\s*"yes"', f.attrs)

@@ -28,6 +28,8 @@ class Result:
       UDP flows and the other way round).
     * ``links``: one row per link direction (name, from, to, rate, drops, marks,
       utilization, mean queueing delay, ...).
+    * ``queues``: one row per internal queue of a multi-queue discipline (DualPI2's L and C:
+      packets, mean/max delay, marks, drops), or None.
     * ``bins``: per-flow goodput per time bin (bin_start_s, flow_id, group, delivered_bytes,
       goodput_mbps).
     * ``bottleneck_bins``: the bottleneck per bin (arrivals, drops, transmitted bytes,
@@ -132,9 +134,20 @@ class Result:
     def links(self) -> pd.DataFrame:
         import pandas as pd
 
-        links = pd.DataFrame(self.raw["links"])
+        links = pd.DataFrame([{k: v for k, v in link.items() if k != "queues"} for link in self.raw["links"]])
         first = ["name", "from", "to", "rate_mbps", "delay_ms", "buffer_packets"]
         return links[first + [c for c in links.columns if c not in first]]
+
+    @cached_property
+    def queues(self) -> Optional[pd.DataFrame]:
+        """One row per internal queue of a discipline that has several (DualPI2's L and C):
+        link, queue, packets sent, mean and max queueing delay (ms), marks, drops; None
+        when no link has one."""
+        import pandas as pd
+
+        rows = [{"link": link["name"], "queue": q["name"], **{k: v for k, v in q.items() if k != "name"}}
+                for link in self.raw["links"] for q in link.get("queues", [])]
+        return pd.DataFrame(rows) if rows else None
 
     @cached_property
     def bins(self) -> pd.DataFrame:
@@ -230,11 +243,11 @@ class Result:
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """Every table of this result by file stem: flows, groups, links, bins, system_bins,
-        with finite flows fcts and fct_by_size, and when traced trace_flows,
+        with finite flows fcts and fct_by_size, with DualPI2 queues, and when traced trace_flows,
         trace_bottleneck_queue and trace_links."""
         tables = {"flows": self.flows, "groups": self.groups, "links": self.links, "bins": self.bins,
                   "system_bins": self.system_bins}
-        for name in ("fcts", "fct_by_size"):
+        for name in ("fcts", "fct_by_size", "queues"):
             table = getattr(self, name)
             if table is not None:
                 tables[name] = table

@@ -296,6 +296,7 @@ impl FlowGroup {
                 let ecn = self.cc.get_or_insert_with(CcConfig::default).ecn();
                 let tcp = self.tcp.get_or_insert_with(TcpConfig::default);
                 tcp.ecn |= ecn != crate::cc::EcnUse::AsConfigured; // (DCTCP: ECN-capable by definition)
+                tcp.l4s = ecn == crate::cc::EcnUse::L4s;
                 tcp.normalize(profile).map_err(|(field, message)| {
                     let field = match field {
                         "ns2.sack1_recovery" => "tcp.ns2.sack1_recovery",

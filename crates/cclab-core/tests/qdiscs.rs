@@ -2,7 +2,7 @@
 //! shortcuts still exact around them, packets conserved, and each discipline doing what
 //! its definition says (CoDel's sojourn near its target, PIE's delay near its target,
 //! FQ-CoDel isolating a flow that ignores congestion, DCTCP's queue near the marking
-//! threshold).
+//! threshold, DualPI2's two queues near their targets with Prague and CUBIC sharing).
 use cclab_core::{run, RunResult, Scenario, Simulation};
 
 fn scenario(text: &str) -> Scenario {
@@ -56,13 +56,14 @@ tcp = {{ {tcp} }}
     )
 }
 
-const DISCIPLINES: [&str; 6] = [
+const DISCIPLINES: [&str; 7] = [
     "\"droptail\"",
     "\"red\"",
     "\"codel\"",
     "\"fq_codel\"",
     "\"pie\"",
     "{ kind = \"step_mark\", threshold = 15 }",
+    "\"dualpi2\"",
 ];
 
 #[test]
@@ -221,9 +222,169 @@ fn bad_parameters_name_the_field() {
         ("{ kind = \"pie\", alpha = -1 }", "topology.bottleneck.queue.alpha"),
         ("{ kind = \"step_mark\" }", "threshold"),
         ("\"codle\"", "unknown kind \"codle\""),
+        ("{ kind = \"dualpi2\", coupling = 0 }", "topology.bottleneck.queue.coupling: 0 is outside [1, 255]"),
+        ("{ kind = \"dualpi2\", alpha = 0 }", "topology.bottleneck.queue.alpha: 0 is not a gain in (0, 1000]"),
+        ("{ kind = \"dualpi2\", beta = -3.2 }", "topology.bottleneck.queue.beta"),
+        ("{ kind = \"dualpi2\", c_weight = 150 }", "topology.bottleneck.queue.c_weight: 150 is not a percentage in [0, 100]"),
+        ("{ kind = \"dualpi2\", step_threshold = \"0s\" }", "topology.bottleneck.queue.step_threshold"),
+        ("{ kind = \"dualpi2\", tupdate = \"16\" }", "tupdate"),
+        ("{ kind = \"dualpi2\", k = 2 }", "k"),
     ] {
         let error = Scenario::from_toml_str(&dumbbell(queue, 100, "\"reno\"", 1, "1s", "")).expect_err(queue).to_string();
         assert!(error.contains(needle), "{queue}: {error}");
         assert_eq!(error.lines().count(), 1, "{error}");
     }
+    for (cc, needle) in [
+        ("{ algorithm = \"prague\", g = 2 }", "g: 2 is outside (0, 1]"),
+        ("{ algorithm = \"prague\", rtt_target = \"0s\" }", "rtt_target"),
+        ("{ algorithm = \"prague\", rtt_scaling = \"fast\" }", "rtt_scaling"),
+        ("{ algorithm = \"prague\", initial_alpha = -1 }", "initial_alpha"),
+    ] {
+        let error = Scenario::from_toml_str(&dumbbell("\"dualpi2\"", 100, cc, 1, "1s", "")).expect_err(cc).to_string();
+        assert!(error.contains(needle), "{cc}: {error}");
+        assert_eq!(error.lines().count(), 1, "{error}");
+    }
+}
+
+/// `prague` and `cubic` flows (`count` each, classic ones with `ecn`) sharing a 20 Mb/s
+/// DualPI2 bottleneck at equal RTTs (10 ms each way), 1000-byte packets, for 60 s.
+fn l4s_dumbbell(count: u32, seed: u64, cubic_ecn: bool, queue: &str) -> String {
+    format!(
+        r#"
+duration = "60s"
+seed = {seed}
+packet_size = "1000B"
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "20Mbps", delay = "10ms", buffer = 1000, queue = {queue} }}
+source_access = {{ rate = "1Gbps", delay = "1ms" }}
+sink_access = {{ rate = "1Gbps", delay = "1ms" }}
+[[flows]]
+group = "prague"
+count = {count}
+cc = "prague"
+[[flows]]
+group = "cubic"
+count = {count}
+cc = "cubic"
+tcp = {{ ecn = {cubic_ecn} }}
+"#
+    )
+}
+
+fn goodput(r: &RunResult, group: &str) -> f64 {
+    r.groups.iter().find(|g| g.name == group).unwrap().goodput_mbps
+}
+
+/// RFC 9332 §1, §2.1: the coupling (k = 2) gives a Prague flow and a CUBIC flow about
+/// equal rates at equal RTTs, while the L queue stays near the step's 1 ms and the C
+/// queue near the PI² target (15 ms); Prague's packets go to L (ECT(1)), CUBIC's to C.
+#[test]
+fn prague_and_cubic_share_a_dualpi2_link() {
+    for (count, seed) in [(1, 1), (1, 2), (2, 1)] {
+        let r = same_without_shortcuts(&l4s_dumbbell(count, seed, false, "\"dualpi2\""));
+        conserved(&r);
+        let (prague, cubic) = (goodput(&r, "prague"), goodput(&r, "cubic"));
+        assert!(prague / cubic < 2.0 && cubic / prague < 2.0, "{count}×2 flows, seed {seed}: prague {prague}, cubic {cubic}");
+        assert!(r.system.bottleneck_utilization > 0.95, "{:?}", r.system);
+        let link = r.links.iter().find(|l| l.name == r.system.bottleneck_link).unwrap();
+        let (l, c) = (&link.queues[0], &link.queues[1]);
+        assert_eq!((l.name, c.name), ("L", "C"));
+        assert!(l.packets > 10_000 && c.packets > 10_000, "{:?}", link.queues);
+        assert!(l.mean_delay_ms > 0.0 && l.mean_delay_ms < 1.0, "L queue {} ms", l.mean_delay_ms);
+        assert!((10.0..=20.0).contains(&c.mean_delay_ms), "C queue {} ms (target 15)", c.mean_delay_ms);
+        // Prague is only marked (ECN, no loss); CUBIC without ECN only dropped
+        assert!(l.marks > 1000 && l.drops == 0, "{l:?}");
+        assert!(c.drops > 0 && c.marks == 0, "{c:?}");
+        assert_eq!(link.ecn_marks, l.marks + c.marks);
+    }
+}
+
+/// Classic ECN flows through DualPI2 are marked in the C queue (RFC 3168 echo, unchanged)
+/// with p'², not dropped; Prague and the ECN-capable CUBIC still share.
+#[test]
+fn dualpi2_marks_classic_ecn_flows_in_the_c_queue() {
+    let r = run(scenario(&l4s_dumbbell(1, 1, true, "\"dualpi2\""))).unwrap();
+    let link = r.links.iter().find(|l| l.name == r.system.bottleneck_link).unwrap();
+    let c = &link.queues[1];
+    assert!(c.marks > 20 && c.drops == 0, "{c:?}");
+    let (prague, cubic) = (goodput(&r, "prague"), goodput(&r, "cubic"));
+    assert!(prague / cubic < 2.0 && cubic / prague < 2.0, "prague {prague}, cubic {cubic}");
+}
+
+/// Without the L4S identifier nothing reaches the L queue: a DCTCP flow (ECT(0), exact
+/// echo) is a classic flow to DualPI2, and Prague on a single-queue AQM is marked there.
+#[test]
+fn only_l4s_packets_use_the_l_queue() {
+    let text = dumbbell("\"dualpi2\"", 1000, "\"dctcp\"", 2, "20s", "");
+    let r = run(scenario(&text)).unwrap();
+    let link = r.links.iter().find(|l| l.name == r.system.bottleneck_link).unwrap();
+    assert_eq!(link.queues[0].packets, 0, "{:?}", link.queues);
+    assert!(link.queues[1].marks > 0, "{:?}", link.queues);
+    let pie = run(scenario(&dumbbell("{ kind = \"pie\", ecn = true }", 1000, "\"prague\"", 2, "20s", ""))).unwrap();
+    assert!(pie.system.bottleneck_ecn_marks > 0 && pie.system.bottleneck_utilization > 0.9, "{:?}", pie.system);
+    assert!(link.queues.len() == 2 && pie.links.iter().all(|l| l.queues.is_empty()));
+}
+
+/// tcp_prague.c's classic-ECN fallback (`ecn_fallback`): in a single classic ECN queue
+/// (PIE marking, 15 ms) Prague's small cuts take most of the link from an ECN CUBIC flow;
+/// with the fallback it detects the classic queue (the RTT's variation and standing
+/// queue) and cuts as a classic flow, so they share. On DualPI2 it detects nothing: the
+/// run is the same with it or without.
+#[test]
+fn prague_falls_back_to_classic_ecn_in_a_single_queue() {
+    let text = |queue: &str, fallback: bool| {
+        l4s_dumbbell(1, 1, true, queue).replace("cc = \"prague\"", &format!("cc = {{ algorithm = \"prague\", ecn_fallback = {fallback} }}"))
+    };
+    let pie = "{ kind = \"pie\", ecn = true }";
+    let plain = run(scenario(&text(pie, false))).unwrap();
+    assert!(goodput(&plain, "prague") > 4.0 * goodput(&plain, "cubic"), "{:?}", plain.groups);
+    let fallback = run(scenario(&text(pie, true))).unwrap();
+    let (prague, cubic) = (goodput(&fallback, "prague"), goodput(&fallback, "cubic"));
+    assert!(prague / cubic < 1.5 && cubic / prague < 1.5, "prague {prague}, cubic {cubic}");
+    // (the flow's traced state has the score, 0, besides)
+    let strip = |r: RunResult| serde_json::to_string(&(r.system, r.groups, r.links, r.events)).unwrap();
+    let dual = |fallback| run(scenario(&text("\"dualpi2\"", fallback))).unwrap();
+    assert_eq!(strip(dual(false)), strip(dual(true)));
+}
+
+/// tcp_prague.c's RTT independence (`rtt_scaling = "rate"`, target 25 ms): two Prague
+/// flows with base RTTs of 4 and 40 ms through one DualPI2 L queue. Without it the short
+/// flow takes almost everything (DCTCP-like growth of one segment per RTT); with it, the
+/// short flow grows as if its RTT were 25 ms and the long one keeps a fair part.
+#[test]
+fn prague_rtt_independence_narrows_the_rtt_unfairness() {
+    let text = |scaling: &str| {
+        format!(
+            r#"
+duration = "120s"
+seed = 1
+packet_size = "1000B"
+[topology]
+kind = "graph"
+links = [
+  {{ from = "a", to = "r", rate = "1Gbps", delay = "1ms" }},
+  {{ from = "b", to = "r", rate = "1Gbps", delay = "19ms" }},
+  {{ from = "r", to = "s", rate = "40Mbps", delay = "1ms", buffer = 2000, queue = "dualpi2" }},
+]
+[[flows]]
+group = "short"
+from = "a"
+to = "s"
+cc = {{ algorithm = "prague", rtt_scaling = "{scaling}" }}
+[[flows]]
+group = "long"
+from = "b"
+to = "s"
+cc = {{ algorithm = "prague", rtt_scaling = "{scaling}" }}
+"#
+        )
+    };
+    let ratio = |r: &RunResult| goodput(r, "short") / goodput(r, "long");
+    let none = run(scenario(&text("none"))).unwrap();
+    let rate = run(scenario(&text("rate"))).unwrap();
+    assert_eq!(none.flows.iter().map(|f| f.base_rtt_ms).collect::<Vec<_>>(), vec![4.0, 40.0]);
+    assert!(ratio(&none) > 10.0, "without RTT independence: {}", ratio(&none));
+    assert!(ratio(&rate) < 4.0 && ratio(&rate) > 1.0, "with it: {}", ratio(&rate));
+    assert!(rate.system.bottleneck_utilization > 0.95 && none.system.bottleneck_utilization > 0.95);
 }

@@ -150,6 +150,11 @@ def print_summary(raw: dict) -> None:
                "mean_queue_delay_ms"]
     title = "links" if len(shown) == len(used) else f"the {LINKS_SHOWN} busiest of {len(used)} links in use"
     print_table(title, columns, [tuple(link[c] for c in columns) for link in shown], console)
+    queues = [(link["name"], q["name"], q["packets"], q["mean_delay_ms"], q["max_delay_ms"], q["marks"], q["drops"])
+              for link in shown for q in link.get("queues", []) if q["packets"] > 0]
+    if queues:  # a discipline with several queues (DualPI2's L and C)
+        print_table("queues", ["link", "queue", "packets", "mean_delay_ms", "max_delay_ms", "marks", "drops"],
+                    queues, console)
 
 
 def register(app: typer.Typer) -> None:

@@ -63,7 +63,7 @@ from cclab.runs.plan import Plan, Run, axis_label
 from cclab.scenario import scenario_toml
 
 RESULT_TABLES = ("flows", "groups", "links", "bins", "system_bins", "trace_flows", "trace_bottleneck_queue",
-                 "trace_links", "fcts", "fct_by_size", "trace_delay_histogram")
+                 "trace_links", "fcts", "fct_by_size", "trace_delay_histogram", "queues")
 # Columns of ``runs`` that describe a run rather than measure it.
 BOOKKEEPING_COLUMNS = ("run_id", "plan_hash", "plan_name", "point_index", "params", "replication", "seed",
                        "scenario_toml", "status", "error", "cclab_version", "git_commit", "host", "finished_utc")

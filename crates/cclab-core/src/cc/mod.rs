@@ -17,6 +17,7 @@ pub mod external;
 pub mod kernel;
 pub mod minmax;
 pub mod mraimd;
+pub mod prague;
 pub mod reno;
 pub mod vegas;
 pub mod westwood;
@@ -62,8 +63,11 @@ pub struct AckSample {
     /// sender's clock counts it: exact, or ns-2's whole ticks (`t_rtt_·tcpTick_`) with
     /// `tcp.ns2.tick_clock`. (NonZero: the sample costs the ACK no extra word.)
     pub timed_rtt: Option<std::num::NonZeroU64>,
-    /// The ACK carried ECN-Echo.
+    /// The ACK carried ECN-Echo (for an L4S flow: it reported new CE marks).
     pub ece: bool,
+    /// L4S flows (AccECN feedback): data segments this ACK newly reports CE-marked (the
+    /// increase of the receiver's CE counter); 0 for other flows.
+    pub ce_marked: u32,
     /// Segments delivered to the receiver so far (cumulative + SACKed), for rate estimators.
     pub delivered: u64,
     /// Segments in flight after this ACK.
@@ -295,6 +299,11 @@ pub enum EcnUse {
     /// ECN-capable whatever `tcp.ecn` says, its receiver echoing each segment's CE mark
     /// exactly (DCTCP, RFC 8257 §3.2).
     ExactEcho,
+    /// An L4S flow (RFC 9331): data marked ECT(1), and AccECN feedback, the receiver
+    /// counting CE marks on every ACK so the sender sees each one
+    /// ([`AckSample::ce_marked`]); its window cut comes once per window of data with new
+    /// marks (TCP Prague).
+    L4s,
 }
 
 /// Whose ns-2 agent an algorithm was, as it declares it ([`Algorithm::ns2_agent`]): the
@@ -508,6 +517,8 @@ algorithms! {
     "dctcp" => Dctcp(dctcp::DctcpConfig),
     /// BBR v1 (Cardwell et al. 2016, Linux tcp_bbr.c): a paced model of the path.
     "bbr" => Bbr(bbr::BbrConfig),
+    /// TCP Prague (RFC 9331, L4STeam tcp_prague.c): L4S (ECT(1), AccECN), DCTCP-like.
+    "prague" => Prague(prague::PragueConfig),
     /// Written in Python: the front end supplies each flow's controller.
     "python" => External(external::ExternalConfig),
     /// Driven by an environment between steps (cclab.gym): Aurora's rate change, Orca's

@@ -60,6 +60,10 @@ pub struct LinkMetrics {
     pub utilization: f64,
     /// Mean time admitted packets waited before their transmission started.
     pub mean_queue_delay_ms: f64,
+    /// A discipline with several queues (DualPI2): each one's packets, delays, marks and
+    /// drops; absent otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub queues: Vec<crate::net::qdisc::QueueStats>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]

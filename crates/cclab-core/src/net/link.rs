@@ -882,6 +882,11 @@ impl<P: QueueItem + Default> Link<P> {
         aqm.map_or(0, |aqm| aqm.marks()) + self.scheduler.as_ref().map_or(0, |s| s.discipline.marks())
     }
 
+    /// Statistics of the discipline's internal queues (DualPI2's L and C), if it has several.
+    pub fn queue_stats(&self) -> Vec<super::qdisc::QueueStats> {
+        self.scheduler.as_ref().map_or_else(Vec::new, |s| s.discipline.queue_stats())
+    }
+
     /// Packets an active queue discipline dropped early (RED's early and forced drops,
     /// PIE's, CoDel's at dequeue), as opposed to a full buffer.
     pub fn aqm_drops(&self) -> u64 {

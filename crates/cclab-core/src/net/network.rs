@@ -42,7 +42,7 @@ pub fn build_links<P: QueueItem + Default>(graph: &Graph, seed: u64) -> Vec<Link
                 link.extras_mut().aqm = Some(aqm);
             }
             // The buffer counts the packet being sent: the discipline holds the rest.
-            if let Some(discipline) = params.queue.dequeue(direction.buffer.saturating_sub(1).max(1)) {
+            if let Some(discipline) = params.queue.dequeue(direction.buffer.saturating_sub(1).max(1), seed, id as LinkId) {
                 link.set_scheduler(discipline);
             }
             link

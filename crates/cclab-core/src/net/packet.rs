@@ -10,6 +10,9 @@ pub mod ecn {
     pub const ECT: u8 = 1;
     /// Congestion experienced: set by a marking queue.
     pub const CE: u8 = 2;
+    /// With ECT: the L4S identifier, ECT(1) rather than ECT(0) (RFC 9331); DualPI2's L
+    /// queue takes these packets (and CE ones).
+    pub const ECT1: u8 = 4;
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -44,5 +47,9 @@ impl<H: Copy, C: Copy> super::qdisc::QueueItem for Packet<H, C> {
     #[inline]
     fn mark_ce(&mut self) {
         self.ecn |= ecn::CE;
+    }
+    #[inline]
+    fn l4s(&self) -> bool {
+        self.ecn & (ecn::ECT1 | ecn::CE) != 0
     }
 }

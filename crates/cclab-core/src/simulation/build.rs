@@ -112,8 +112,10 @@ pub(super) fn tcp_pair(
         receiver = receiver.with_ns2_ecn();
     }
     let cc = group.cc();
-    if cc.ecn() == crate::cc::EcnUse::ExactEcho {
-        receiver = receiver.with_dctcp_echo();
+    match cc.ecn() {
+        crate::cc::EcnUse::ExactEcho => receiver = receiver.with_dctcp_echo(),
+        crate::cc::EcnUse::L4s => receiver = receiver.with_accecn(),
+        crate::cc::EcnUse::AsConfigured => {}
     }
     let linux = tcp.profile() == crate::transport::TcpProfile::Linux;
     if linux {

@@ -30,7 +30,7 @@ impl Outbox for EngineOutbox<'_> {
     fn send(&mut self, out: Outgoing) {
         let class = out.header.class();
         self.counts.sent[class as usize] += 1;
-        let ect = if out.ect { ecn::ECT } else { 0 };
+        let ect = if out.ect { ecn::ECT | if out.l4s { ecn::ECT1 } else { 0 } } else { 0 };
         if self.link.dequeues {
             return self.defer(out.size, out.header, ect);
         }

@@ -191,6 +191,7 @@ impl Simulation {
                     aqm_drops: link.aqm_drops(),
                     utilization: link.utilization(),
                     mean_queue_delay_ms: link.mean_queue_delay_ns() / 1e6,
+                    queues: link.queue_stats(),
                 }
             })
             .collect()

@@ -62,6 +62,10 @@ pub struct TcpConfig {
     pub delayed_ack_timeout: Option<Duration>,
     /// Mark data ECT and react to ECN-Echo once per window (RFC 3168).
     pub ecn: bool,
+    /// Set from the algorithm (not a scenario field): an L4S flow, ECT(1) and AccECN
+    /// ([`crate::cc::EcnUse::L4s`]).
+    #[serde(skip)]
+    pub l4s: bool,
     /// linux profile: the socket paces whatever its algorithm (Linux's `sk_pacing_status`
     /// set: the fq qdisc, or a socket created under BBR and switched to another algorithm,
     /// as iperf3 does when BBR is the default), at 200 % of cwnd/SRTT in early slow
@@ -95,6 +99,7 @@ impl Default for TcpConfig {
             delayed_ack: None,
             delayed_ack_timeout: None,
             ecn: false,
+            l4s: false,
             pacing: false,
             profile: None,
             ns2: Ns2Switches::default(),

@@ -16,6 +16,8 @@ pub struct Outgoing {
     pub size: u32,
     /// ECN-capable transport (RFC 3168 ECT): RED may mark it instead of dropping it.
     pub ect: bool,
+    /// With `ect`: ECT(1), the L4S identifier (RFC 9331), rather than ECT(0).
+    pub l4s: bool,
 }
 
 /// Where an endpoint puts the packets it sends. The engine's outbox makes them packets
@@ -70,7 +72,7 @@ impl Endpoint {
             }
             (Endpoint::TfrcSender { sender, data_bytes }, Header::TfrcFeedback(feedback)) => {
                 let (size, ect) = (*data_bytes, sender.ecn());
-                sender.on_feedback(now, feedback, |data| out.send(Outgoing { header: Header::TfrcData(data), size, ect }));
+                sender.on_feedback(now, feedback, |data| out.send(Outgoing { header: Header::TfrcData(data), size, ect, l4s: false }));
                 0
             }
             (endpoint, header) => {
@@ -91,7 +93,7 @@ impl Endpoint {
             Endpoint::UdpSink(_) => false,
             Endpoint::TfrcSender { sender, data_bytes } => {
                 let (size, ect) = (*data_bytes, sender.ecn());
-                sender.on_timer(now, |data| out.send(Outgoing { header: Header::TfrcData(data), size, ect }))
+                sender.on_timer(now, |data| out.send(Outgoing { header: Header::TfrcData(data), size, ect, l4s: false }))
             }
             Endpoint::TfrcReceiver { receiver, feedback_bytes } => match receiver.on_timer(now) {
                 Some(feedback) => {
@@ -156,5 +158,5 @@ impl Endpoint {
 }
 
 fn feedback_packet(feedback: super::tfrc::Feedback, bytes: u32) -> Outgoing {
-    Outgoing { header: Header::TfrcFeedback(feedback), size: bytes, ect: false }
+    Outgoing { header: Header::TfrcFeedback(feedback), size: bytes, ect: false, l4s: false }
 }

@@ -55,6 +55,11 @@ pub struct AckInfo {
     pub sack: [SackBlock; MAX_SACK_BLOCKS],
     pub sack_count: u8,
     pub ece: bool,
+    /// Accurate ECN (RFC 9768's r.cep, as Linux's AccECN counts it): CE-marked data
+    /// segments the receiver has received so far, on every ACK (a plain 32-bit count, not
+    /// the 3-bit ACE field and the option's byte counters). Only an L4S sender reads it
+    /// ([`crate::cc::EcnUse::L4s`]); the classic echo is `ece`.
+    pub ce_count: u32,
     /// RFC 7323 timestamps, in ms (linux profile only; 0 otherwise): the receiver's clock
     /// when it sent the ACK, and the echo of a data segment's TSval.
     pub tsval: u32,

@@ -29,6 +29,10 @@ pub struct TcpReceiver {
     /// DCTCP's echo (RFC 8257 §3.2): ECE is the CE state of the segments acknowledged,
     /// and a change of state is ACKed at once (`echo_ce` holds the state).
     dctcp: bool,
+    /// AccECN's count of CE-marked segments received (RFC 9768 r.cep; on every ACK,
+    /// `ce_count`); an L4S receiver (`accecn`) sets no classic ECE.
+    ce_count: u32,
+    accecn: bool,
     first_data: Seq,
     /// With the linux profile, Linux's receiver does all of the above its own way.
     linux: Option<Box<super::linux::receiver::LinuxReceiver>>,
@@ -56,6 +60,8 @@ impl TcpReceiver {
             ece_only_on_ect: false,
             ect_since_ack: false,
             dctcp: false,
+            ce_count: 0,
+            accecn: false,
             first_data,
             linux: None,
         }
@@ -67,6 +73,9 @@ impl TcpReceiver {
         if self.dctcp {
             linux = linux.with_dctcp_echo();
         }
+        if self.accecn {
+            linux = linux.with_accecn();
+        }
         self.linux = Some(Box::new(linux));
         self
     }
@@ -74,6 +83,13 @@ impl TcpReceiver {
     /// Echo CE marks as DCTCP needs them (RFC 8257 §3.2).
     pub fn with_dctcp_echo(mut self) -> TcpReceiver {
         self.dctcp = true;
+        self
+    }
+
+    /// Feed back as an L4S flow needs (AccECN): every CE mark counted in `ce_count`, no
+    /// classic ECE.
+    pub fn with_accecn(mut self) -> TcpReceiver {
+        self.accecn = true;
         self
     }
 
@@ -133,7 +149,10 @@ impl TcpReceiver {
     #[inline]
     pub fn receive(&mut self, now: Time, seq: Seq, ecn_bits: u8, cwr: bool, ack_bytes: u32, out: &mut impl Outbox) -> u32 {
         let mut immediate = seq != self.rcv_nxt || !self.held.is_empty() || seq < self.first_data;
-        if self.dctcp {
+        self.ce_count = self.ce_count.wrapping_add((ecn_bits & ecn::CE != 0) as u32);
+        if self.accecn {
+            // AccECN: the count on every ACK says it all; no ECE state.
+        } else if self.dctcp {
             let ce = ecn_bits & ecn::CE != 0;
             if ce != self.echo_ce {
                 // The delayed ACK, if any, goes now with the state of what it covers.
@@ -223,13 +242,14 @@ impl TcpReceiver {
         self.unacked_segments = 0;
         self.delayed_ack_deadline = None;
         let ece = self.echo_ce && (self.ect_since_ack || !self.ece_only_on_ect);
+        let ce_count = self.ce_count;
         self.ect_since_ack = false;
         if self.sack && !self.held.is_empty() {
-            return out.send(ack_packet(self.ack_with_sack_blocks(ece, newest), ack_bytes));
+            return out.send(ack_packet(AckInfo { ce_count, ..self.ack_with_sack_blocks(ece, newest) }, ack_bytes));
         }
         // Only the blocks of the last ACK are read later: none.
         self.reported.sack_count = 0;
-        out.send(ack_packet(AckInfo { cumulative: self.rcv_nxt, ece, ..Default::default() }, ack_bytes))
+        out.send(ack_packet(AckInfo { cumulative: self.rcv_nxt, ece, ce_count, ..Default::default() }, ack_bytes))
     }
 
     /// An ACK with SACK blocks (RFC 2018 §4): the block holding the newest segment first,
@@ -267,7 +287,7 @@ impl TcpReceiver {
 /// TCPSink/Sack1).
 #[inline(always)]
 fn ack_packet(ack: AckInfo, ack_bytes: u32) -> Outgoing {
-    Outgoing { header: Header::TcpAck(ack), size: ack_bytes + SACK_BLOCK_BYTES * ack.sack_count as u32, ect: false }
+    Outgoing { header: Header::TcpAck(ack), size: ack_bytes + SACK_BLOCK_BYTES * ack.sack_count as u32, ect: false, l4s: false }
 }
 
 /// The ACK among packets a receiver sent (it sends one at most per call).
@@ -320,6 +340,24 @@ mod tests {
         assert_eq!(rx.on_delayed_ack_timer(120).unwrap().cumulative, 3);
         // out of order: immediate
         assert!(rx.on_segment(130, 5, 0, false).ack.is_some());
+    }
+
+    /// AccECN (an L4S flow's receiver): every CE mark counted on the ACKs, also the
+    /// marks of segments whose ACK was delayed; no classic ECE. A classic receiver counts
+    /// too but echoes as RFC 3168 says.
+    #[test]
+    fn accecn_counts_every_ce_mark() {
+        let mut rx = TcpReceiver::new(true, Some(100), 0).with_accecn();
+        let ce = ecn::ECT | ecn::ECT1 | ecn::CE;
+        assert!(rx.on_segment(0, 0, ce, false).ack.is_none());
+        let ack = rx.on_segment(1, 1, ce, false).ack.unwrap();
+        assert_eq!((ack.cumulative, ack.ce_count, ack.ece), (2, 2, false));
+        assert!(rx.on_segment(2, 2, ecn::ECT | ecn::ECT1, false).ack.is_none());
+        let ack = rx.on_segment(3, 3, ce, false).ack.unwrap();
+        assert_eq!((ack.ce_count, ack.ece), (3, false));
+        let mut classic = TcpReceiver::new(true, None, 0);
+        let ack = classic.on_segment(0, 0, ecn::ECT | ecn::CE, false).ack.unwrap();
+        assert_eq!((ack.ce_count, ack.ece), (1, true));
     }
 
     #[test]

@@ -155,6 +155,17 @@ impl TcpSender {
         if ack.cumulative < tcb.snd_una || ack.cumulative > tcb.snd_max {
             return; // stale or corrupt
         }
+        let accecn;
+        let ack = if tcb.cfg.l4s {
+            // AccECN: the marks this ACK newly reports; an ACK with any stands for
+            // ECN-Echo in the sender's once-per-window reduction.
+            tcb.ce_delta = ack.ce_count.wrapping_sub(tcb.ce_count);
+            tcb.ce_count = ack.ce_count;
+            accecn = AckInfo { ece: tcb.ce_delta > 0, ..*ack };
+            &accecn
+        } else {
+            ack
+        };
         match recovery {
             LossRecovery::Sack(sack) => Self::on_ack_with(tcb, sack, now, ack, out),
             LossRecovery::NewReno(newreno) => Self::on_ack_with(tcb, newreno, now, ack, out),

@@ -421,6 +421,39 @@ fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
     assert!(!out.is_empty() && out.iter().all(|packet| !packet.ect));
 }
 
+/// An L4S sender (AccECN): data ECT(1), retransmissions too; an ACK whose CE count
+/// grew stands for ECN-Echo (one reduction per window of data), and congestion control
+/// sees how many segments it newly reports marked.
+#[test]
+fn l4s_sender_reads_the_ce_count() {
+    let mut s = sender(|cfg| {
+        cfg.ecn = true;
+        cfg.l4s = true;
+    });
+    let mut out = Vec::new();
+    s.on_timer(0, &mut out);
+    assert!(out.iter().all(|packet| packet.ect && packet.l4s));
+    let marked = |cumulative, ce_count| AckInfo { ce_count, ..ack(cumulative, &[]) };
+    deliver(&mut s, 10 * MS, marked(1, 0));
+    assert_eq!((s.stats().ecn_reductions, s.tcb.ce_delta), (0, 0));
+    deliver(&mut s, 11 * MS, marked(2, 2));
+    assert_eq!((s.stats().ecn_reductions, s.tcb.ce_delta), (1, 2));
+    let cut = s.window().cwnd;
+    deliver(&mut s, 12 * MS, marked(3, 3)); // the same window of data: no second cut
+    assert_eq!((s.stats().ecn_reductions, s.tcb.ce_delta), (1, 1));
+    deliver(&mut s, 13 * MS, marked(4, 3)); // nothing new marked: the window grows
+    assert_eq!(s.tcb.ce_delta, 0);
+    assert!(s.window().cwnd > cut);
+    // a classic ECN sender ignores the count
+    let mut classic = sender(|cfg| cfg.ecn = true);
+    classic.on_timer(0, &mut Vec::new());
+    deliver(&mut classic, 10 * MS, marked(1, 5));
+    assert_eq!(classic.stats().ecn_reductions, 0);
+    let mut out = Vec::new();
+    classic.on_ack(11 * MS, &ack(2, &[]), &mut out);
+    assert!(out.iter().all(|packet| packet.ect && !packet.l4s));
+}
+
 #[test]
 fn stale_and_impossible_acks_are_ignored() {
     let mut s = sender(|_| {});

@@ -144,6 +144,10 @@ pub(super) struct Tcb {
     pub(super) started_at: Time,
     pub(super) reductions: u64,
     pub(super) ecn_recover: Seq,
+    /// An L4S sender's AccECN state: the receiver's CE count on the last ACK, and how
+    /// many segments the current ACK newly reports marked.
+    pub(super) ce_count: u32,
+    pub(super) ce_delta: u32,
     pub(super) syn_bytes: u32,
     /// With `tick_clock`: ns-2's clock is a double, so a timer due at the same instant as
     /// another event in exact arithmetic fires just before or just after it as rounding
@@ -198,6 +202,8 @@ impl Tcb {
             data_end: Seq::MAX,
             reductions: 0,
             ecn_recover: 0,
+            ce_count: 0,
+            ce_delta: 0,
             pending_cwr: false,
             delivered: 0,
             round_end: 0,
@@ -300,7 +306,9 @@ impl Tcb {
             header: Header::TcpData { seq, syn, cwr, sent_at: now, tsecr: self.ts_recent },
             size: if syn { self.syn_bytes } else { self.data_bytes },
             // (ns-2 marks its retransmissions ECN-capable too: `ns2.ecn`)
-            ect: self.cfg.ecn && !syn && (!retransmission || self.rules.ecn),
+            // (an L4S flow's are too: AccECN allows it, and Prague's are ECT(1))
+            ect: self.cfg.ecn && !syn && (!retransmission || self.rules.ecn || self.cfg.l4s),
+            l4s: self.cfg.l4s && !syn,
         });
         self.arm_timer_if_idle(now);
     }
@@ -680,6 +688,7 @@ impl Tcb {
         AckSample {
             now,
             ece: ack.ece,
+            ce_marked: self.ce_delta,
             segments_sacked: newly_sacked,
             duplicate: ack.cumulative == self.snd_una,
             in_recovery: self.in_recovery,

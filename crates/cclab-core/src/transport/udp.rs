@@ -38,6 +38,7 @@ impl UdpSource {
                 header: Header::Udp { seq: self.packets_sent as u32, sent_at: at },
                 size: self.packet_bytes,
                 ect: false,
+                l4s: false,
             });
             self.packets_sent += 1;
             sent = true;

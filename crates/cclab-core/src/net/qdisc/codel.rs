@@ -38,7 +38,7 @@ impl DisciplineSpec for CodelSpec {
 
 impl DequeueSpec for CodelSpec {
     type Discipline<P> = Codel<P>;
-    fn build<P: QueueItem>(&self, limit: u32) -> Codel<P> {
+    fn build<P: QueueItem>(&self, limit: u32, _rng: crate::sim::rng::RngStream) -> Codel<P> {
         Codel::new(self.params(), limit)
     }
 }

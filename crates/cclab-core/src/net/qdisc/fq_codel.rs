@@ -51,7 +51,7 @@ impl DisciplineSpec for FqCodelSpec {
 
 impl DequeueSpec for FqCodelSpec {
     type Discipline<P> = FqCodel<P>;
-    fn build<P: QueueItem>(&self, limit: u32) -> FqCodel<P> {
+    fn build<P: QueueItem>(&self, limit: u32, _rng: crate::sim::rng::RngStream) -> FqCodel<P> {
         FqCodel::new(codel_params(self.target, self.interval, self.ecn), self.flows, self.quantum, limit)
     }
 }

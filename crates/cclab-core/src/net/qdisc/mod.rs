@@ -24,6 +24,7 @@
 //! [`AdmissionAqm`] and [`DequeueAqm`].
 pub mod codel;
 pub mod droptail;
+pub mod dualpi2;
 pub mod fq_codel;
 pub mod pie;
 pub mod red;
@@ -65,12 +66,13 @@ pub trait AdmissionSpec: DisciplineSpec {
     fn build(&self, link: &LinkContext, rng: RngStream) -> Self::Discipline;
 }
 
-/// A discipline decided at dequeue: its spec builds it holding at most `limit` packets.
+/// A discipline decided at dequeue: its spec builds it holding at most `limit` packets,
+/// with its own random stream (one per link direction; unused by the deterministic ones).
 pub trait DequeueSpec: DisciplineSpec {
     /// The discipline holding packets of type `P` (a [`DequeueDiscipline<P>`] for every
     /// `P: QueueItem`).
     type Discipline<P>;
-    fn build<P: QueueItem>(&self, limit: u32) -> Self::Discipline<P>;
+    fn build<P: QueueItem>(&self, limit: u32, rng: RngStream) -> Self::Discipline<P>;
 }
 
 /// A positive duration no longer than a day (a discipline's timescale).
@@ -142,6 +144,27 @@ pub trait DequeueDiscipline<P: QueueItem> {
     fn marks(&self) -> u64;
     /// The waiting packets, in no particular order.
     fn packets(&self) -> Box<dyn Iterator<Item = &P> + '_>;
+    /// Statistics of its internal queues, for a discipline with several (DualPI2's L and
+    /// C queues); none by default.
+    fn queue_stats(&self) -> Vec<QueueStats> {
+        Vec::new()
+    }
+}
+
+/// One internal queue of a discipline, over the run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct QueueStats {
+    /// The queue's name ("L", "C").
+    pub name: &'static str,
+    /// Packets sent from it.
+    pub packets: u64,
+    /// Mean time its sent packets waited, ms.
+    pub mean_delay_ms: f64,
+    /// The largest such wait, ms.
+    pub max_delay_ms: f64,
+    /// Packets it marked CE, and dropped (by its law or for room).
+    pub marks: u64,
+    pub drops: u64,
 }
 
 /// A packet as a discipline sees it.
@@ -154,6 +177,10 @@ pub trait QueueItem: Copy {
     fn ect(&self) -> bool;
     /// Set Congestion Experienced.
     fn mark_ce(&mut self);
+    /// Carries the L4S identifier (ECT(1), RFC 9331) or CE: DualPI2's L queue takes it.
+    fn l4s(&self) -> bool {
+        false
+    }
 }
 
 /// The packet a dequeue-time discipline sends next, whether to mark it, and when it
@@ -227,10 +254,11 @@ macro_rules! disciplines {
                 }
             }
 
-            /// The dequeue-time discipline, holding at most `limit` packets, if the spec is one.
-            pub fn dequeue<P: QueueItem>(&self, limit: u32) -> Option<DequeueAqm<P>> {
+            /// The dequeue-time discipline of link direction `link`, holding at most
+            /// `limit` packets (its own random stream from `seed`), if the spec is one.
+            pub fn dequeue<P: QueueItem>(&self, limit: u32, seed: u64, link: LinkId) -> Option<DequeueAqm<P>> {
                 match self {
-                    $(QueueSpec::$dvariant(spec) => Some(DequeueAqm::$dvariant(DequeueSpec::build(spec, limit))),)+
+                    $(QueueSpec::$dvariant(spec) => Some(DequeueAqm::$dvariant(DequeueSpec::build(spec, limit, stream(seed, AQM_STREAMS + link as u64)))),)+
                     _ => None,
                 }
             }
@@ -314,6 +342,9 @@ macro_rules! disciplines {
             fn packets(&self) -> Box<dyn Iterator<Item = &P> + '_> {
                 match self { $(DequeueAqm::$dvariant(q) => DequeueDiscipline::packets(q),)+ }
             }
+            fn queue_stats(&self) -> Vec<QueueStats> {
+                match self { $(DequeueAqm::$dvariant(q) => DequeueDiscipline::queue_stats(q),)+ }
+            }
         }
     };
     (@first_fifo $variant:ident($spec:ty) $($rest:tt)*) => {
@@ -333,7 +364,7 @@ impl<'de> Deserialize<'de> for QueueSpec {
         deserialize_tagged(
             d,
             "kind",
-            "\"droptail\", \"red\", \"codel\", \"fq_codel\", \"pie\" or { kind = \"step_mark\", threshold = 20 }",
+            "\"droptail\", \"red\", \"codel\", \"fq_codel\", \"pie\", \"dualpi2\" or { kind = \"step_mark\", threshold = 20 }",
             QueueSpec::from_parts,
         )
     }
@@ -357,6 +388,8 @@ disciplines! {
         "codel" => Codel(codel::CodelSpec),
         /// FQ-CoDel (RFC 8290).
         "fq_codel" => FqCodel(fq_codel::FqCodelSpec),
+        /// DualPI2, the coupled L4S dual queue (RFC 9332; Linux sch_dualpi2.c).
+        "dualpi2" => DualPi2(dualpi2::DualPi2Spec),
     }
 }
 

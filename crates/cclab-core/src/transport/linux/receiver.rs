@@ -106,6 +106,10 @@ pub struct LinuxReceiver {
     /// ECN: echo CE until CWR; or DCTCP's exact echo (the CE state of the last segment).
     echo_ce: bool,
     dctcp: bool,
+    /// AccECN's count of CE-marked segments received (on every ACK, `ce_count`), and
+    /// an L4S flow's receiver, which then sets no classic ECE.
+    ce_count: u32,
+    accecn: bool,
     sack: bool,
     first_data: Seq,
 }
@@ -139,9 +143,16 @@ impl LinuxReceiver {
             ts_recent: 0,
             echo_ce: false,
             dctcp: false,
+            ce_count: 0,
+            accecn: false,
             sack,
             first_data,
         }
+    }
+
+    pub fn with_accecn(mut self) -> LinuxReceiver {
+        self.accecn = true;
+        self
     }
 
     pub fn with_dctcp_echo(mut self) -> LinuxReceiver {
@@ -191,7 +202,10 @@ impl LinuxReceiver {
         out: &mut impl Outbox,
     ) -> u32 {
         let ce = ecn_bits & ecn::CE != 0;
-        if self.dctcp {
+        self.ce_count = self.ce_count.wrapping_add(ce as u32);
+        if self.accecn {
+            // AccECN: the count on every ACK says it all.
+        } else if self.dctcp {
             // `dctcp_ece_ack_update`: a change of CE state first ACKs what came before
             // with the old state (if an ACK was being delayed), then ACKs at once.
             if ce != self.echo_ce {
@@ -494,6 +508,7 @@ impl LinuxReceiver {
         let mut ack = AckInfo {
             cumulative: self.rcv_nxt,
             ece: self.echo_ce,
+            ce_count: self.ce_count,
             tsval: ts_ms(now),
             tsecr: self.ts_recent,
             ..Default::default()
@@ -527,7 +542,7 @@ impl LinuxReceiver {
         self.rcv_wup = self.rcv_nxt;
         let blocks = ack.sack_count as u32;
         let size = ack_bytes + if blocks > 0 { SACK_OPTION_BYTES + SACK_BLOCK_BYTES * blocks } else { 0 };
-        out.send(Outgoing { header: Header::TcpAck(ack), size, ect: false });
+        out.send(Outgoing { header: Header::TcpAck(ack), size, ect: false, l4s: false });
     }
 
     #[cfg(test)]

@@ -407,6 +407,7 @@ impl LinuxRecovery {
             rtt: ca_rtt.map(|us| us.max(1) as Time * 1000),
             timed_rtt: seq_rtt.and_then(|us| std::num::NonZeroU64::new(us as u64 * 1000)),
             ece: ack.ece,
+            ce_marked: tcb.ce_delta,
             delivered: tcb.delivered,
             in_flight: tcb.pipe(),
             duplicate: !flags.snd_una_advanced,
