@@ -100,12 +100,15 @@ pub struct RateSample {
     pub in_flight: u32,
     /// The ACK's RTT sample (Karn's rule applied), ns.
     pub rtt: Option<Time>,
-    /// The rest is filled by `linux`-profile senders only (zero otherwise): segments this
-    /// ACK newly marked lost (`rs->losses`), all marked lost so far (`tp->lost`), what was
-    /// in flight before the ACK (`rs->prior_in_flight`), the sender's recovery state, and
-    /// how far its next departure lies ahead of now (`tcp_wstamp_ns − now`, EDT pacing).
+    /// Segments newly taken for lost since the previous sample (`rs->losses`) and all so
+    /// far (`tp->lost`): as the `linux` sender marks them; with the other profiles, the
+    /// segments retransmitted (each resend repairs a segment the recovery or a timeout
+    /// took for lost), counted when resent.
     pub losses: u32,
     pub lost_total: u64,
+    /// The rest is filled by `linux`-profile senders only (zero otherwise): what was in
+    /// flight before the ACK (`rs->prior_in_flight`), the sender's recovery state, and
+    /// how far its next departure lies ahead of now (`tcp_wstamp_ns − now`, EDT pacing).
     pub prior_in_flight: u32,
     pub ca_state: CaState,
     pub pacing_ahead: Time,
