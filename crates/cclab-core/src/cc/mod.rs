@@ -9,6 +9,7 @@
 pub mod agent;
 pub mod aimd;
 pub mod bbr;
+pub mod bbr3;
 pub mod binomial;
 pub mod cubic;
 pub mod dctcp;
@@ -511,6 +512,8 @@ algorithms! {
     "dctcp" => Dctcp(dctcp::DctcpConfig),
     /// BBR v1 (Cardwell et al. 2016, Linux tcp_bbr.c): a paced model of the path.
     "bbr" => Bbr(bbr::BbrConfig),
+    /// BBRv3 (google/bbr v3, draft-ietf-ccwg-bbr): BBR with loss/ECN bounds on in-flight data.
+    "bbr3" => Bbr3(bbr3::Bbr3Config),
     /// Written in Python: the front end supplies each flow's controller.
     "python" => External(external::ExternalConfig),
     /// Driven by an environment between steps (cclab.gym): Aurora's rate change, Orca's
