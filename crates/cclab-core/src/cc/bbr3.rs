@@ -38,7 +38,9 @@
 //! (`tx.in_flight`, `tx.lost`, `delivered_ce`); here the sender's rate samples carry
 //! per-ACK counts, so "the loss rate is too high" is the share of segments lost among
 //! those delivered or lost since the start of the previous round (1–2 round trips, as a
-//! segment's flight spans one), the CE rate likewise over delivered segments, and a
+//! segment's flight spans one; the window restarts when REFILL begins a probe, as a
+//! segment never counts losses from before it was sent), the CE rate likewise over
+//! delivered segments, and a
 //! segment's `tx_in_flight` is what was in flight before the ACK (`prior_in_flight` under
 //! the `linux` profile, in flight + newly delivered otherwise). Under the rfc/ns2
 //! profiles a loss is counted when the segment is retransmitted. "Window-limited" (the
@@ -561,8 +563,16 @@ impl Bbr3 {
         self.bw_probe_up_cnt = (cwnd / growth).floor().max(1.0);
     }
 
+    /// The loss/CE window starts afresh: what the probe's own segments see (the kernel's
+    /// per-segment counts never include losses from before the segment was sent).
+    fn restart_loss_window(&mut self) {
+        self.counts_now = Counts { delivered: self.delivered, lost: self.lost_total, ce: self.delivered_ce };
+        self.counts_prev = self.counts_now;
+    }
+
     fn start_probe_refill(&mut self, up_rounds: u32) {
         self.reset_lower_bounds();
+        self.restart_loss_window();
         self.bw_probe_up_rounds = up_rounds.min(30);
         self.bw_probe_up_acks = 0.0;
         self.stopped_risky_probe = false;
