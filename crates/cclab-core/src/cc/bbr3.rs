@@ -164,45 +164,56 @@ impl Default for Bbr3Config {
     }
 }
 
-/// Err((field, "value is not in range")) unless lo ≤ value ≤ hi (open ends by flag).
-fn check(field: &'static str, value: f64, lo: f64, hi: f64, open_lo: bool, open_hi: bool) -> Result<(), (&'static str, String)> {
-    let above = if open_lo { value > lo } else { value >= lo };
-    let below = if open_hi { value < hi } else { value <= hi };
-    if above && below {
+/// Err((field, message with the value)) unless `ok`.
+fn within(field: &'static str, message: &'static str, value: f64, ok: bool) -> Result<(), (&'static str, String)> {
+    if ok {
         return Ok(());
     }
-    let range = format!("{}{}, {}{}", if open_lo { "(" } else { "[" }, Num(lo), Num(hi), if open_hi { ")" } else { "]" });
-    Err((field, format!("{} is not in {range}", Num(value))))
+    Err((field, message.replacen("{}", &Num(value).to_string(), 1)))
 }
 
 impl Algorithm for Bbr3Config {
     type Controller = Bbr3;
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
-        check("startup_pacing_gain", self.startup_pacing_gain, 1.0, 10.0, true, false)?;
-        check("startup_cwnd_gain", self.startup_cwnd_gain, 1.0, 10.0, false, false)?;
-        check("drain_pacing_gain", self.drain_pacing_gain, 0.0, 1.0, true, true)?;
-        check("cwnd_gain", self.cwnd_gain, 1.0, 10.0, false, false)?;
-        check("probe_up_cwnd_gain", self.probe_up_cwnd_gain, self.cwnd_gain, 10.0, false, false)?;
-        check("probe_up_pacing_gain", self.probe_up_pacing_gain, 1.0, 10.0, true, false)?;
-        check("probe_down_pacing_gain", self.probe_down_pacing_gain, 0.0, 1.0, true, true)?;
-        check("loss_thresh", self.loss_thresh, 0.0, 1.0, true, true)?;
-        check("beta", self.beta, 0.0, 1.0, true, false)?;
-        check("inflight_headroom", self.inflight_headroom, 0.0, 1.0, false, true)?;
-        check("full_loss_count", self.full_loss_count as f64, 0.0, 15.0, false, false)?;
-        check("ecn_thresh", self.ecn_thresh, 0.0, 1.0, true, false)?;
-        check("ecn_factor", self.ecn_factor, 0.0, 1.0, false, false)?;
-        check("ecn_max_rtt", self.ecn_max_rtt.secs_f64(), 0.0, 3600.0, true, false)?;
-        check("full_ecn_count", self.full_ecn_count as f64, 1.0, 3.0, false, false)?;
-        check("probe_wait_base", self.probe_wait_base.secs_f64(), 0.0, 3600.0, true, false)?;
-        check("probe_wait_rand", self.probe_wait_rand.secs_f64(), 0.0, 3600.0, false, false)?;
-        check("probe_max_rounds", self.probe_max_rounds as f64, 1.0, 255.0, false, false)?;
-        check("probe_rand_rounds", self.probe_rand_rounds as f64, 1.0, self.probe_max_rounds as f64, false, false)?;
-        check("min_rtt_window", self.min_rtt_window.secs_f64(), 0.0, 3600.0, true, false)?;
-        check("probe_rtt_interval", self.probe_rtt_interval.secs_f64(), 0.0, self.min_rtt_window.secs_f64(), true, false)?;
-        check("probe_rtt_duration", self.probe_rtt_duration.secs_f64(), 0.0, 3600.0, true, false)?;
-        check("probe_rtt_cwnd_gain", self.probe_rtt_cwnd_gain, 0.0, 1.0, true, false)?;
-        check("extra_acked_gain", self.extra_acked_gain, 0.0, 10.0, false, false)?;
+        let c = self;
+        let gain = |g: f64, lo: f64| g >= lo && g <= 10.0;
+        let fraction = |f: f64| f > 0.0 && f < 1.0;
+        let secs = |d: Duration| d.secs_f64() > 0.0 && d.secs_f64() <= 3600.0;
+        let v = c.startup_pacing_gain;
+        within("startup_pacing_gain", "{} is not in (1, 10]", v, v > 1.0 && v <= 10.0)?;
+        within("startup_cwnd_gain", "{} is not in [1, 10]", c.startup_cwnd_gain, gain(c.startup_cwnd_gain, 1.0))?;
+        within("drain_pacing_gain", "{} is not in (0, 1)", c.drain_pacing_gain, fraction(c.drain_pacing_gain))?;
+        within("cwnd_gain", "{} is not in [1, 10]", c.cwnd_gain, gain(c.cwnd_gain, 1.0))?;
+        within("probe_up_cwnd_gain", "{} is not in [cwnd_gain, 10]", c.probe_up_cwnd_gain, gain(c.probe_up_cwnd_gain, c.cwnd_gain))?;
+        let v = c.probe_up_pacing_gain;
+        within("probe_up_pacing_gain", "{} is not in (1, 10]", v, v > 1.0 && v <= 10.0)?;
+        within("probe_down_pacing_gain", "{} is not in (0, 1)", c.probe_down_pacing_gain, fraction(c.probe_down_pacing_gain))?;
+        within("loss_thresh", "{} is not in (0, 1)", c.loss_thresh, fraction(c.loss_thresh))?;
+        within("beta", "{} is not in (0, 1]", c.beta, c.beta > 0.0 && c.beta <= 1.0)?;
+        let v = c.inflight_headroom;
+        within("inflight_headroom", "{} is not in [0, 1)", v, (0.0..1.0).contains(&v))?;
+        within("full_loss_count", "{} is not in [0, 15]", c.full_loss_count as f64, c.full_loss_count <= 15)?;
+        within("ecn_thresh", "{} is not in (0, 1]", c.ecn_thresh, c.ecn_thresh > 0.0 && c.ecn_thresh <= 1.0)?;
+        within("ecn_factor", "{} is not in [0, 1]", c.ecn_factor, (0.0..=1.0).contains(&c.ecn_factor))?;
+        within("ecn_max_rtt", "{} is not in (0, 3600] s", c.ecn_max_rtt.secs_f64(), secs(c.ecn_max_rtt))?;
+        let v = c.full_ecn_count;
+        within("full_ecn_count", "{} is not in [1, 3]", v as f64, (1..=3).contains(&v))?;
+        within("probe_wait_base", "{} is not in (0, 3600] s", c.probe_wait_base.secs_f64(), secs(c.probe_wait_base))?;
+        let v = c.probe_wait_rand.secs_f64();
+        within("probe_wait_rand", "{} is not in [0, 3600] s", v, (0.0..=3600.0).contains(&v))?;
+        let v = c.probe_max_rounds;
+        within("probe_max_rounds", "{} is not in [1, 255]", v as f64, (1..=255).contains(&v))?;
+        let v = c.probe_rand_rounds;
+        within("probe_rand_rounds", "{} is not in [1, probe_max_rounds]", v as f64, v >= 1 && v <= c.probe_max_rounds)?;
+        within("min_rtt_window", "{} is not in (0, 3600] s", c.min_rtt_window.secs_f64(), secs(c.min_rtt_window))?;
+        let v = c.probe_rtt_interval.secs_f64();
+        within("probe_rtt_interval", "{} is not in (0, min_rtt_window] s", v, v > 0.0 && v <= c.min_rtt_window.secs_f64())?;
+        within("probe_rtt_duration", "{} is not in (0, 3600] s", c.probe_rtt_duration.secs_f64(), secs(c.probe_rtt_duration))?;
+        let v = c.probe_rtt_cwnd_gain;
+        within("probe_rtt_cwnd_gain", "{} is not in (0, 1]", v, v > 0.0 && v <= 1.0)?;
+        let v = c.extra_acked_gain;
+        within("extra_acked_gain", "{} is not in [0, 10]", v, (0.0..=10.0).contains(&v))?;
         Ok(())
     }
 
@@ -1447,8 +1458,9 @@ mod tests {
         assert_eq!(err(Bbr3Config { ecn_thresh: f64::NAN, ..base.clone() }).split(':').next(), Some("ecn_thresh"));
         assert_eq!(err(Bbr3Config { startup_pacing_gain: 1.0, ..base.clone() }), "startup_pacing_gain: 1 is not in (1, 10]");
         assert_eq!(err(Bbr3Config { probe_down_pacing_gain: 1.0, ..base.clone() }), "probe_down_pacing_gain: 1 is not in (0, 1)");
-        assert!(err(Bbr3Config { probe_rtt_interval: Duration::from_secs_f64(20.0), ..base.clone() }).starts_with("probe_rtt_interval: 20 is not in (0, 10]"));
-        assert!(err(Bbr3Config { probe_up_cwnd_gain: 1.5, ..base.clone() }).starts_with("probe_up_cwnd_gain: 1.5 is not in [2, 10]"));
-        assert!(err(Bbr3Config { full_loss_count: 99, ..base.clone() }).starts_with("full_loss_count: 99"));
+        assert_eq!(err(Bbr3Config { probe_rtt_interval: Duration::from_secs_f64(20.0), ..base.clone() }), "probe_rtt_interval: 20 is not in (0, min_rtt_window] s");
+        assert_eq!(err(Bbr3Config { probe_up_cwnd_gain: 1.5, ..base.clone() }), "probe_up_cwnd_gain: 1.5 is not in [cwnd_gain, 10]");
+        assert_eq!(err(Bbr3Config { full_loss_count: 99, ..base.clone() }), "full_loss_count: 99 is not in [0, 15]");
+        assert_eq!(err(Bbr3Config { probe_rand_rounds: 0, ..base.clone() }), "probe_rand_rounds: 0 is not in [1, probe_max_rounds]");
     }
 }
