@@ -169,3 +169,40 @@ fn bbr3_single_flow_fills_the_link_with_a_small_queue() {
     let min_rtt_ms = 1e3 * column(trace, "cc_min_rtt_s").last().unwrap();
     assert!((min_rtt_ms - base_rtt_ms).abs() < 1.0, "min RTT {min_rtt_ms} ms, base {base_rtt_ms} ms");
 }
+
+/// BBRv3 with ECN (`ecn = true`, a min RTT under its 5 ms ECN limit) on DCTCP's step
+/// marking (K = 20 packets, 100 Mb/s, 2.8 ms RTT): the CE fraction passing 50 % while
+/// probing sets inflight_hi (no loss ever does here), so the flow runs at the marking
+/// threshold — full link, no drops, a queue of about K. Without ECN inflight_hi stays
+/// unset.
+#[test]
+fn bbr3_ecn_marks_bound_inflight_hi() {
+    let run_with = |ecn: bool| {
+        run(scenario(&format!(
+            r#"
+duration = "10s"
+seed = 1
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "100Mbps", delay = "1ms", buffer = 300, queue = {{ kind = "step_mark", threshold = 20 }} }}
+source_access = {{ rate = "1Gbps", delay = "0.2ms" }}
+sink_access = {{ rate = "1Gbps", delay = "0.2ms" }}
+[[flows]]
+cc = {{ algorithm = "bbr3", ecn = {ecn} }}
+[trace]
+flows = true
+"#
+        )))
+        .unwrap()
+    };
+    let marked = run_with(true);
+    let inflight_hi = *column(&marked.traces.as_ref().unwrap().flows[0], "cc_inflight_hi").last().unwrap();
+    assert!(inflight_hi > 0.0 && inflight_hi < 80.0, "inflight_hi {inflight_hi}");
+    assert!(marked.system.bottleneck_ecn_marks > 0 && marked.system.bottleneck_drops == 0, "{:?}", marked.system);
+    assert!(marked.system.bottleneck_utilization > 0.9, "{:?}", marked.system);
+    // K = 20 packets of 1040 bytes at 100 Mb/s is 1.7 ms
+    assert!(marked.system.mean_queue_delay_ms < 2.5, "{:?}", marked.system);
+    let unmarked = run_with(false);
+    assert_eq!(unmarked.system.bottleneck_ecn_marks, 0);
+    assert_eq!(*column(&unmarked.traces.as_ref().unwrap().flows[0], "cc_inflight_hi").last().unwrap(), -1.0);
+}
