@@ -530,8 +530,10 @@ impl Bbr3 {
         self.inflight_latest = 0.0;
     }
 
+    /// `bbr_save_cwnd`: the window before recovery or PROBE_RTT cut it.
     fn save_cwnd(&mut self, cwnd: f64) {
-        self.prior_cwnd = if !self.in_recovery && self.mode != Mode::ProbeRtt { cwnd } else { self.prior_cwnd.max(cwnd) };
+        let cut = self.in_recovery || (self.linux && self.prev_ca_state >= CaState::Recovery) || self.mode == Mode::ProbeRtt;
+        self.prior_cwnd = if cut { self.prior_cwnd.max(cwnd) } else { cwnd };
     }
 
     fn handle_queue_too_high_in_startup(&mut self) {
@@ -1165,13 +1167,14 @@ impl CongestionControl for Bbr3 {
         self.enter_loss(window.cwnd);
     }
 
-    fn undo_cwnd(&mut self, window: &Window, _prior_cwnd: f64) -> f64 {
+    /// A spurious reduction: the bounds before the loss episode, and the saved window.
+    fn undo_cwnd(&mut self, _window: &Window, _prior_cwnd: f64) -> f64 {
         self.reset_full_bw();
         self.loss_in_round = false;
         self.bw_lo = self.bw_lo.max(self.undo.0);
         self.inflight_lo = self.inflight_lo.max(self.undo.1);
         self.inflight_hi = self.inflight_hi.max(self.undo.2);
-        self.prior_cwnd.max(MIN_CWND).max(window.cwnd.min(MIN_CWND))
+        self.prior_cwnd.max(MIN_CWND)
     }
 
     fn use_linux_rules(&mut self, _linux: super::LinuxSocket) {
