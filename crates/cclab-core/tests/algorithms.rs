@@ -113,3 +113,96 @@ fn vegas_keeps_alpha_to_beta_segments_queued() {
     let mean = late.iter().sum::<f64>() / late.len() as f64;
     assert!((2.0..=4.0).contains(&mean), "Vegas's diff averages {mean} segments");
 }
+
+/// `count` flows of `cc` (started 0.2 s apart) on a 20 Mb/s, 44 ms-RTT dumbbell with a
+/// DropTail `buffer`: (bottleneck utilisation, retransmitted / data segments sent).
+fn many_flows(cc: &str, count: u32, buffer: &str, seed: u64) -> (f64, f64) {
+    let r = run(scenario(&format!(
+        r#"
+duration = "40s"
+seed = {seed}
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "20Mbps", delay = "20ms", queue = "droptail", buffer = "{buffer}" }}
+source_access = {{ rate = "1Gbps", delay = "1ms" }}
+sink_access = {{ rate = "1Gbps", delay = "1ms" }}
+[[flows]]
+count = {count}
+cc = "{cc}"
+start = {{ stagger = "0.2s" }}
+"#
+    )))
+    .unwrap();
+    let sent: u64 = r.flows.iter().map(|f| f.data_packets_sent).sum();
+    let resent: u64 = r.flows.iter().map(|f| f.retransmitted_packets.unwrap_or(0)).sum();
+    (r.system.bottleneck_utilization, resent as f64 / sent as f64)
+}
+
+/// BBRv3's point (google/bbr v3, draft-ietf-ccwg-bbr): its in-flight bounds keep losses
+/// near the 2 % loss threshold where BBR v1, which ignores loss, keeps its rate and loses
+/// far more. Many flows on a shallow buffer (8 and 16 flows; 0.25 and 0.5 BDP).
+#[test]
+fn bbr3_retransmissions_bounded_by_its_loss_threshold_where_v1_is_not() {
+    for (count, buffer) in [(8, "0.25bdp"), (8, "0.5bdp"), (16, "0.5bdp")] {
+        let (v3_util, v3_retx) = many_flows("bbr3", count, buffer, 1);
+        let (v1_util, v1_retx) = many_flows("bbr", count, buffer, 1);
+        let label = format!("{count} flows, {buffer}: bbr3 {v3_util:.3} / {v3_retx:.4}, bbr {v1_util:.3} / {v1_retx:.4}");
+        assert!(v3_retx < 3.0 * 0.02, "{label}");
+        assert!(v1_retx > 0.08, "{label}");
+        assert!(v1_retx > 3.0 * v3_retx, "{label}");
+        assert!(v3_util > 0.9, "{label}");
+    }
+}
+
+/// A single BBRv3 flow fills a 1-BDP buffer's link (utilisation over 40 s, PROBE_RTT and
+/// start-up included) while keeping the queue small.
+#[test]
+fn bbr3_single_flow_fills_the_link_with_a_small_queue() {
+    let r = one_flow("\"bbr3\"", "20Mbps", "20ms", "\"1bdp\"", "40s");
+    let base_rtt_ms = r.flows[0].base_rtt_ms;
+    assert!(r.system.bottleneck_utilization > 0.93, "{:?}", r.system);
+    assert!(r.system.mean_queue_delay_ms < 0.25 * base_rtt_ms, "{:?}", r.system);
+    let trace = &r.traces.as_ref().unwrap().flows[0];
+    // the model: bandwidth within 5 % of 20 Mb/s in 1040-byte packets, min RTT the path's
+    let bw = *column(trace, "cc_bw_hi_pps").last().unwrap();
+    assert!((bw / (20e6 / 8.0 / 1040.0) - 1.0).abs() < 0.05, "bw {bw}");
+    let min_rtt_ms = 1e3 * column(trace, "cc_min_rtt_s").last().unwrap();
+    assert!((min_rtt_ms - base_rtt_ms).abs() < 1.0, "min RTT {min_rtt_ms} ms, base {base_rtt_ms} ms");
+}
+
+/// BBRv3 with ECN (`ecn = true`, a min RTT under its 5 ms ECN limit) on DCTCP's step
+/// marking (K = 20 packets, 100 Mb/s, 2.8 ms RTT): the CE fraction passing 50 % while
+/// probing sets inflight_hi (no loss ever does here), so the flow runs at the marking
+/// threshold — full link, no drops, a queue of about K. Without ECN inflight_hi stays
+/// unset.
+#[test]
+fn bbr3_ecn_marks_bound_inflight_hi() {
+    let run_with = |ecn: bool| {
+        run(scenario(&format!(
+            r#"
+duration = "10s"
+seed = 1
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "100Mbps", delay = "1ms", buffer = 300, queue = {{ kind = "step_mark", threshold = 20 }} }}
+source_access = {{ rate = "1Gbps", delay = "0.2ms" }}
+sink_access = {{ rate = "1Gbps", delay = "0.2ms" }}
+[[flows]]
+cc = {{ algorithm = "bbr3", ecn = {ecn} }}
+[trace]
+flows = true
+"#
+        )))
+        .unwrap()
+    };
+    let marked = run_with(true);
+    let inflight_hi = *column(&marked.traces.as_ref().unwrap().flows[0], "cc_inflight_hi").last().unwrap();
+    assert!(inflight_hi > 0.0 && inflight_hi < 80.0, "inflight_hi {inflight_hi}");
+    assert!(marked.system.bottleneck_ecn_marks > 0 && marked.system.bottleneck_drops == 0, "{:?}", marked.system);
+    assert!(marked.system.bottleneck_utilization > 0.9, "{:?}", marked.system);
+    // K = 20 packets of 1040 bytes at 100 Mb/s is 1.7 ms
+    assert!(marked.system.mean_queue_delay_ms < 2.5, "{:?}", marked.system);
+    let unmarked = run_with(false);
+    assert_eq!(unmarked.system.bottleneck_ecn_marks, 0);
+    assert_eq!(*column(&unmarked.traces.as_ref().unwrap().flows[0], "cc_inflight_hi").last().unwrap(), -1.0);
+}

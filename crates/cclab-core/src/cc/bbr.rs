@@ -43,6 +43,34 @@ const MIN_CWND: f64 = 4.0;
 /// Pacing 1 % below the estimate (Linux `bbr_pacing_margin_percent`).
 const PACING_MARGIN: f64 = 0.01;
 
+/// Packet-timed round trips (Linux `bbr_update_round_start`): a round ends when an ACK
+/// delivers a segment sent after the round began, i.e. whose delivered count at sending
+/// reached the count the round began at. Shared by BBR v1 and BBRv3 ([`super::bbr3`]).
+#[derive(Clone, Debug, Default)]
+pub struct PacketRounds {
+    /// The delivered count the current round ends at (Linux `next_rtt_delivered`).
+    next_delivered: u64,
+    /// Rounds counted so far.
+    pub count: u64,
+}
+
+impl PacketRounds {
+    /// Whether this valid sample (`interval` > 0) starts a new round.
+    pub fn update(&mut self, rs: &RateSample) -> bool {
+        if rs.interval > 0 && rs.prior_delivered >= self.next_delivered {
+            self.next_delivered = rs.delivered_total;
+            self.count += 1;
+            return true;
+        }
+        false
+    }
+
+    /// Start a round now: it ends once a segment sent after `delivered` was delivered.
+    pub fn restart(&mut self, delivered: u64) {
+        self.next_delivered = delivered;
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct BbrConfig {
@@ -107,8 +135,7 @@ pub struct Bbr {
     /// Min RTT (s) and when it was taken.
     pub min_rtt: Option<f64>,
     min_rtt_at: f64,
-    round_count: u64,
-    next_round_delivered: u64,
+    rounds: PacketRounds,
     round_start: bool,
     full_bw: f64,
     full_bw_rounds: u32,
@@ -175,17 +202,14 @@ impl Bbr {
     /// The model: rounds, bandwidth, gain cycle, full pipe, drain, min RTT (`bbr_update_model`).
     fn update_model(&mut self, window: &mut Window, rs: &RateSample, now: f64) {
         // rounds
-        self.round_start = false;
-        if rs.interval > 0 && rs.prior_delivered >= self.next_round_delivered {
-            self.next_round_delivered = rs.delivered_total;
-            self.round_count += 1;
-            self.round_start = true;
+        self.round_start = self.rounds.update(rs);
+        if self.round_start {
             self.packet_conservation = false;
         }
         // bandwidth
         if let Some(rate) = rs.rate() {
             if !rs.app_limited || rate >= self.bandwidth() {
-                self.bw.update(BW_ROUNDS, self.round_count, rate);
+                self.bw.update(BW_ROUNDS, self.rounds.count, rate);
             }
         }
         // gain cycling
@@ -229,7 +253,7 @@ impl Bbr {
                 None if (rs.in_flight as f64) <= MIN_CWND => {
                     self.probe_rtt_done_at = Some(now + self.probe_rtt_duration);
                     self.probe_rtt_round_done = false;
-                    self.next_round_delivered = rs.delivered_total;
+                    self.rounds.restart(rs.delivered_total);
                 }
                 Some(done_at) => {
                     self.probe_rtt_round_done |= self.round_start;
@@ -357,7 +381,7 @@ impl CongestionControl for Bbr {
             self.in_recovery = true;
             self.packet_conservation = true;
             // a round starts now (Linux: next_rtt_delivered = delivered)
-            self.next_round_delivered = 0;
+            self.rounds.restart(0);
         }
         // BBR keeps its model; the window holds what is in flight (a timeout's 1 is the sender's)
         Reduction { ssthresh: window.ssthresh, cwnd: (event.flight_size as f64).max(MIN_CWND).min(window.cwnd.max(MIN_CWND)) }

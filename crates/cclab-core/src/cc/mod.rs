@@ -9,6 +9,7 @@
 pub mod agent;
 pub mod aimd;
 pub mod bbr;
+pub mod bbr3;
 pub mod binomial;
 pub mod cubic;
 pub mod dctcp;
@@ -104,12 +105,15 @@ pub struct RateSample {
     pub in_flight: u32,
     /// The ACK's RTT sample (Karn's rule applied), ns.
     pub rtt: Option<Time>,
-    /// The rest is filled by `linux`-profile senders only (zero otherwise): segments this
-    /// ACK newly marked lost (`rs->losses`), all marked lost so far (`tp->lost`), what was
-    /// in flight before the ACK (`rs->prior_in_flight`), the sender's recovery state, and
-    /// how far its next departure lies ahead of now (`tcp_wstamp_ns − now`, EDT pacing).
+    /// Segments newly taken for lost since the previous sample (`rs->losses`) and all so
+    /// far (`tp->lost`): as the `linux` sender marks them; with the other profiles, the
+    /// segments retransmitted (each resend repairs a segment the recovery or a timeout
+    /// took for lost), counted when resent.
     pub losses: u32,
     pub lost_total: u64,
+    /// The rest is filled by `linux`-profile senders only (zero otherwise): what was in
+    /// flight before the ACK (`rs->prior_in_flight`), the sender's recovery state, and
+    /// how far its next departure lies ahead of now (`tcp_wstamp_ns − now`, EDT pacing).
     pub prior_in_flight: u32,
     pub ca_state: CaState,
     pub pacing_ahead: Time,
@@ -519,6 +523,8 @@ algorithms! {
     "bbr" => Bbr(bbr::BbrConfig),
     /// TCP Prague (RFC 9331, L4STeam tcp_prague.c): L4S (ECT(1), AccECN), DCTCP-like.
     "prague" => Prague(prague::PragueConfig),
+    /// BBRv3 (google/bbr v3, draft-ietf-ccwg-bbr): BBR with loss/ECN bounds on in-flight data.
+    "bbr3" => Bbr3(bbr3::Bbr3Config),
     /// Written in Python: the front end supplies each flow's controller.
     "python" => External(external::ExternalConfig),
     /// Driven by an environment between steps (cclab.gym): Aurora's rate change, Orca's

@@ -53,6 +53,8 @@ pub struct RateSampler {
     app_limited_until: u64,
     min_rtt: Option<Time>,
     pending: Pending,
+    /// The sender's loss count at the previous sample (for `RateSample::losses`).
+    lost_reported: u64,
 }
 
 impl RateSampler {
@@ -134,6 +136,14 @@ impl RateSampler {
     /// samples are app-limited until what is out now has been delivered.
     pub fn mark_app_limited(&mut self, delivered: u64, in_flight: u32) {
         self.app_limited_until = (delivered + in_flight as u64).max(1);
+    }
+
+    /// Segments lost since the previous call, given the sender's running count of them
+    /// (`RateSample::losses` from `tp->lost`).
+    pub fn new_losses(&mut self, lost_total: u64) -> u32 {
+        let losses = lost_total.saturating_sub(self.lost_reported);
+        self.lost_reported = lost_total;
+        losses.min(u32::MAX as u64) as u32
     }
 
     /// This ACK's sample (Linux `tcp_rate_gen`), `delivered` the sender's total after it,

@@ -433,7 +433,11 @@ impl Tcb {
     #[inline(never)]
     fn rate_sample(&mut self, sample: &AckSample) {
         if let Some(rate) = self.rate.as_mut() {
-            let rate_sample = rate.sample(sample.now, sample.delivered, sample.in_flight, sample.rtt);
+            let mut rate_sample = rate.sample(sample.now, sample.delivered, sample.in_flight, sample.rtt);
+            // Losses as these recoveries know them: each retransmission repairs a segment
+            // the recovery (or a timeout) took for lost.
+            rate_sample.lost_total = self.stats.retransmitted_packets;
+            rate_sample.losses = rate.new_losses(rate_sample.lost_total);
             self.cc.on_rate_sample(&mut self.window, &rate_sample);
         }
     }
