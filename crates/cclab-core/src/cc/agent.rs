@@ -410,9 +410,9 @@ impl CongestionControl for Agent {
         }
     }
 
-    fn use_linux_rules(&mut self, mss_bytes: u32) {
+    fn use_linux_rules(&mut self, linux: super::LinuxSocket) {
         if let Some(base) = self.base.as_deref_mut() {
-            base.use_linux_rules(mss_bytes);
+            base.use_linux_rules(linux);
         }
     }
 
