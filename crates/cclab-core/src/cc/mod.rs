@@ -9,16 +9,22 @@
 pub mod agent;
 pub mod aimd;
 pub mod bbr;
+pub mod bic;
 pub mod binomial;
 pub mod cubic;
 pub mod dctcp;
 pub mod estimators;
 pub mod external;
+pub mod highspeed;
+pub mod htcp;
+pub mod hybla;
 pub mod kernel;
 pub mod minmax;
 pub mod mraimd;
 pub mod reno;
+pub mod scalable;
 pub mod vegas;
+pub mod veno;
 pub mod westwood;
 pub mod westwood_abse;
 pub mod westwood_be;
@@ -508,6 +514,18 @@ algorithms! {
     "dctcp" => Dctcp(dctcp::DctcpConfig),
     /// BBR v1 (Cardwell et al. 2016, Linux tcp_bbr.c): a paced model of the path.
     "bbr" => Bbr(bbr::BbrConfig),
+    /// HighSpeed TCP (RFC 3649), as ns-3.44's TcpHighSpeed.
+    "highspeed" => HighSpeed(highspeed::HighSpeedConfig),
+    /// Scalable TCP (Kelly 2003), as ns-3.44's TcpScalable.
+    "scalable" => Scalable(scalable::ScalableConfig),
+    /// BIC TCP (Xu, Harfoush & Rhee 2004), as ns-3.44's TcpBic.
+    "bic" => Bic(bic::BicConfig),
+    /// H-TCP (Leith & Shorten 2004, draft-leith-tcp-htcp-06), as ns-3.44's TcpHtcp.
+    "htcp" => Htcp(htcp::HtcpConfig),
+    /// TCP Hybla (Caini & Firrincieli 2004), as ns-3.44's TcpHybla.
+    "hybla" => Hybla(hybla::HyblaConfig),
+    /// TCP Veno (Fu & Liew 2003), with ns-3.44's TcpVeno defaults.
+    "veno" => Veno(veno::VenoConfig),
     /// Written in Python: the front end supplies each flow's controller.
     "python" => External(external::ExternalConfig),
     /// Driven by an environment between steps (cclab.gym): Aurora's rate change, Orca's
