@@ -18,7 +18,10 @@ pub mod external;
 pub mod highspeed;
 pub mod htcp;
 pub mod hybla;
+pub mod illinois;
 pub mod kernel;
+pub mod ledbat;
+pub mod lp;
 pub mod minmax;
 pub mod mraimd;
 pub mod reno;
@@ -31,6 +34,7 @@ pub mod westwood_be;
 pub mod westwood_crb;
 pub mod westwood_plus;
 pub mod westwood_re;
+pub mod yeah;
 
 use crate::schema::{deserialize_tagged, parse_params, unknown_variant};
 use crate::sim::Time;
@@ -526,6 +530,14 @@ algorithms! {
     "hybla" => Hybla(hybla::HyblaConfig),
     /// TCP Veno (Fu & Liew 2003), with ns-3.44's TcpVeno defaults.
     "veno" => Veno(veno::VenoConfig),
+    /// TCP-Illinois (Liu, Başar & Srikant 2006), as ns-3.44's TcpIllinois.
+    "illinois" => Illinois(illinois::IllinoisConfig),
+    /// YeAH-TCP (Baiocchi, Castellani & Vacirca 2007), as ns-3.44's TcpYeah.
+    "yeah" => Yeah(yeah::YeahConfig),
+    /// LEDBAT (RFC 6817), a scavenger, as ns-3.44's TcpLedbat.
+    "ledbat" => Ledbat(ledbat::LedbatConfig),
+    /// TCP-LP (Kuzmanovic & Knightly 2003), a low-priority scavenger, as ns-3.44's TcpLp.
+    "lp" => Lp(lp::LpConfig),
     /// Written in Python: the front end supplies each flow's controller.
     "python" => External(external::ExternalConfig),
     /// Driven by an environment between steps (cclab.gym): Aurora's rate change, Orca's
