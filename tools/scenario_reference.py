@@ -547,16 +547,25 @@ ALGORITHMS_PAGE = ROOT / "docs" / "reference" / "algorithms.md"
 
 
 def _module_doc(path: Path) -> str:
-    lines = [line[3:].strip() for line in path.read_text().splitlines() if line.startswith("//!")]
+    """The module's //! header as Markdown: paragraphs joined into lines, except that a
+    line starting with "- " or "* " starts a list item (nested by its indentation)."""
+    lines = [line[3:].rstrip() for line in path.read_text().splitlines() if line.startswith("//!")]
     paragraphs, current = [], []
     for line in lines:
-        if line:
-            current.append(line)
+        text = line.strip()
+        if not text:
+            if current:
+                paragraphs.append("\n".join(current))
+                current = []
+        elif text[:2] in ("- ", "* "):
+            indent = len(line) - len(line.lstrip()) - 1  # the space after //!
+            current.append("    " * (max(indent, 0) // 2) + text)
         elif current:
-            paragraphs.append(" ".join(current))
-            current = []
+            current[-1] += " " + text
+        else:
+            current.append(text)
     if current:
-        paragraphs.append(" ".join(current))
+        paragraphs.append("\n".join(current))
     return "\n\n".join(re.sub(r"\[`([^`]+)`\]", r"`\1`", p) for p in paragraphs)
 
 

@@ -18,9 +18,9 @@
 //!   convergence); ssthresh = cwnd = max(β·cwnd, 2) (β = 0.8), or max(cwnd/2, 2) below
 //!   `low_window`.
 //!
-//! As ns-3 (and unlike Linux, whose fast convergence keeps cwnd·(1 + β)/2 and whose
-//! counter keeps no fractions) the count restarts at zero after each step. Deviation:
-//! below `low_window` the halving is of cwnd (ns-3: BytesInFlight).
+//! As ns-3, fast convergence remembers β·cwnd (Linux: cwnd·(1 + β)/2) and the count
+//! restarts at zero after each step (Linux keeps what is left over). Deviation: below
+//! `low_window` the halving is of cwnd (ns-3: BytesInFlight).
 use super::kernel::whole;
 use super::reno::{cut, slow_start_leftover};
 use super::{AckSample, Algorithm, CongestionControl, CongestionEvent, Reduction, Window};
