@@ -10,12 +10,16 @@
 //!
 //! ρ is recomputed whenever an RTT sample sets a new minimum; as ns-3, from the minimum
 //! RTT and RTT₀ in whole milliseconds. Deviations from ns-3: its slow-start step adds to
-//! a whole-byte window (here the exact 2^ρ − 1 segments); the cut is of cwnd (ns-3:
-//! BytesInFlight).
+//! a whole-byte window (here the exact 2^ρ − 1 segments), and its exponent is unbounded
+//! (here at most 16, as Linux's `tcp_hybla.c`, so a path of over 16·RTT₀ does not jump
+//! to ssthresh at the first ACK); the cut is of cwnd (ns-3: BytesInFlight).
 use super::reno::cut;
 use super::{AckSample, Algorithm, CongestionControl, CongestionEvent, Reduction, Window};
 use crate::sim::{Duration, Time};
 use serde::{Deserialize, Serialize};
+
+/// The largest ρ slow start raises 2 to (Linux: `min(ca->rho, 16U)`).
+const MAX_SLOW_START_EXPONENT: f64 = 16.0;
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -73,7 +77,7 @@ impl CongestionControl for Hybla {
     fn on_ack(&mut self, window: &mut Window, ack: &AckSample) {
         let mut left = ack.segments_acked;
         if window.cwnd < window.ssthresh {
-            window.cwnd = (window.cwnd + self.rho.exp2() - 1.0).min(window.ssthresh);
+            window.cwnd = (window.cwnd + self.rho.min(MAX_SLOW_START_EXPONENT).exp2() - 1.0).min(window.ssthresh);
             left = left.saturating_sub(1);
         }
         if window.cwnd >= window.ssthresh {
@@ -138,6 +142,11 @@ mod tests {
         // a later 100-ms sample is no new minimum: ρ stays 1
         step(&mut h, &mut w, 100);
         assert_eq!(h.rho, 1.0, "not a new minimum");
+        // ρ = 2000/50 = 40: slow start adds 2¹⁶ − 1, not 2⁴⁰ − 1
+        let mut h = HyblaConfig::default().build();
+        let mut w = Window { cwnd: 2.0, ssthresh: 1e9 };
+        step(&mut h, &mut w, 2000);
+        assert_eq!((h.rho, w.cwnd), (40.0, 2.0 + 65535.0));
     }
 
     #[test]
