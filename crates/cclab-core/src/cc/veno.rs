@@ -10,9 +10,10 @@
 //! - A loss with N < β is taken for a random one: ssthresh = cwnd = 4/5·cwnd; else
 //!   cwnd/2 (NewReno). At least 2.
 //!
-//! Deviation from ns-3.44: its TcpVeno restarts its RTT count at every ACK, so it never
-//! holds the 3 samples its Veno branch needs and always grows as NewReno, and its N is
-//! the last ACK's (computed from that one RTT sample, in whole segments). Here the
+//! Deviation from ns-3.44: its TcpVeno restarts its RTT count at every ACK, so it holds
+//! the 3 samples its Veno branch needs only on the first ACK after a recovery and
+//! otherwise grows as NewReno, and its N is the last ACK's (from that ACK's sample, in
+//! whole segments). Here the
 //! count and N are per round trip, as the paper and Linux. The cut is of cwnd (ns-3:
 //! BytesInFlight).
 use super::reno::{additive_increase, cut, slow_start_leftover};
