@@ -109,6 +109,26 @@ _ITEM = re.compile(
     r"[ \t]*pub (struct|enum) (\w+)(?:<[^>{]*>)?\s*([{(;])"
 )
 _CHECK = re.compile(r'\(\s*"([a-z_0-9.]+)",\s*(?:format!\(\s*)?"((?:[^"\\]|\\.)*)"')
+# Table-driven checks: `for (field, value[, min, max]) in [("name", self.name[, MIN, MAX]), ...]
+# { ... format!("message") ... }`, one message for every row.
+_TABLE_CHECK = re.compile(r"for \(field, value(, min, max)?\) in \[(.*?)\]\s*\{(.*?)\n\s*\}\n", re.S)
+_TABLE_ROW = re.compile(r'\(\s*"([a-z_0-9]+)",\s*self\.[a-z_0-9.]+(?:,\s*([-0-9_.e]+),\s*([-0-9_.e]+))?\s*\)')
+_FORMAT = re.compile(r'format!\(\s*"((?:[^"\\]|\\.)*)"')
+
+
+def _table_checks(text: str) -> list[tuple[str, str]]:
+    """(field, message) of each row of the table-driven checks in `text`."""
+    out = []
+    for m in _TABLE_CHECK.finditer(text):
+        message = _FORMAT.search(m.group(3))
+        if not message:
+            continue
+        for name, low, high in _TABLE_ROW.findall(m.group(2)):
+            text_ = message.group(1)
+            if low:
+                text_ = text_.replace("{min}", low.replace("_", "")).replace("{max}", high.replace("_", ""))
+            out.append((name, text_))
+    return out
 
 
 def parse_items() -> dict[str, Item]:
@@ -116,7 +136,7 @@ def parse_items() -> dict[str, Item]:
     for path in sorted(CORE.rglob("*.rs")):
         text = path.read_text()
         checks: dict[str, list[str]] = {}
-        for name, message in _CHECK.findall(text):
+        for name, message in _CHECK.findall(text) + _table_checks(text):
             message = re.sub(r"\{[^{}]*\}", "…", message.replace('\\"', '"'))
             if not re.match(r"… (is|are|bytes|must|makes)\b", message):
                 continue  # messages that do not describe the value (cross-field rules)
@@ -549,16 +569,25 @@ ALGORITHMS_PAGE = ROOT / "docs" / "reference" / "algorithms.md"
 
 
 def _module_doc(path: Path) -> str:
-    lines = [line[3:].strip() for line in path.read_text().splitlines() if line.startswith("//!")]
+    """The module's //! header as Markdown: paragraphs joined into lines, except that a
+    line starting with "- " or "* " starts a list item (nested by its indentation)."""
+    lines = [line[3:].rstrip() for line in path.read_text().splitlines() if line.startswith("//!")]
     paragraphs, current = [], []
     for line in lines:
-        if line:
-            current.append(line)
+        text = line.strip()
+        if not text:
+            if current:
+                paragraphs.append("\n".join(current))
+                current = []
+        elif text[:2] in ("- ", "* "):
+            indent = len(line) - len(line.lstrip()) - 1  # the space after //!
+            current.append("    " * (max(indent, 0) // 2) + text)
         elif current:
-            paragraphs.append(" ".join(current))
-            current = []
+            current[-1] += " " + text
+        else:
+            current.append(text)
     if current:
-        paragraphs.append(" ".join(current))
+        paragraphs.append("\n".join(current))
     return "\n\n".join(re.sub(r"\[`([^`]+)`\]", r"`\1`", p) for p in paragraphs)
 
 

@@ -15,7 +15,9 @@ headers, SACK recovery, initial window 2, no delayed ACKs, min RTO 200 ms);
 Cases: cubic, bbr, vegas, reno (ns-3 TcpNewReno) over a 1-BDP DropTail FIFO (55 packets);
 bbr and cubic over 10 BDP (550); dctcp with a step-marking switch (K = 20; ns-3: RED
 marking on the instantaneous queue); reno under CoDel, FQ-CoDel and PIE with a 1000-packet
-limit, each with cclab's default parameters.
+limit, each with cclab's default parameters; ns-3.44's catalogue (highspeed, scalable, bic,
+htcp, hybla, veno, illinois, yeah, ledbat, lp: TcpHighSpeed … TcpLp) over 1 BDP, ns-3's
+TcpLedbat and TcpLp with TCP timestamps (their one-way delays need them).
 
 Each flow starts when cclab's run of that seed starts it (uniform in the first second),
 in both simulators. cclab after the warm-up: goodput from the per-second bins; queueing delay, drops and
@@ -60,6 +62,9 @@ CASES = {
     "reno codel": ("reno", "codel", 1000, "codel"),
     "reno fq_codel": ("reno", "fq_codel", 1000, "fq_codel"),
     "reno pie": ("reno", "pie", 1000, "pie"),
+    # ns-3.44's catalogue (issue 39), 1 BDP; ns-3's TcpLedbat and TcpLp run with timestamps
+    **{f"{cc} 1bdp": (cc, "droptail", "1bdp", "fifo")
+       for cc in ("highspeed", "scalable", "bic", "htcp", "hybla", "veno", "illinois", "yeah", "ledbat", "lp")},
 }
 DEQUEUE_KINDS = {"codel", "fq_codel"}
 

@@ -45,7 +45,8 @@ import json
 import sys
 
 parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-parser.add_argument("--cc", required=True, choices=["cubic", "bbr", "vegas", "reno", "dctcp"])
+parser.add_argument("--cc", required=True, choices=["cubic", "bbr", "vegas", "reno", "dctcp", "highspeed", "scalable", "bic",
+                                                   "htcp", "hybla", "veno", "illinois", "yeah", "ledbat", "lp"])
 parser.add_argument("--queue", required=True, choices=["fifo", "codel", "fq_codel", "pie", "step_mark"])
 parser.add_argument("--buffer", type=int, required=True, help="cclab's buffer in packets (counting the one in transmission)")
 parser.add_argument("--threshold", type=int, default=20, help="step_mark: cclab's K (mark above K packets, the one in transmission included)")
@@ -173,7 +174,12 @@ void Connect(Probe* probe, Ptr<QueueDisc> disc, Ptr<NetDevice> device) {
 """)
 
 CLASSES = {"cubic": "ns3::TcpCubic", "bbr": "ns3::TcpBbr", "vegas": "ns3::TcpVegas", "reno": "ns3::TcpNewReno",
-           "dctcp": "ns3::TcpDctcp"}
+           "dctcp": "ns3::TcpDctcp", "highspeed": "ns3::TcpHighSpeed", "scalable": "ns3::TcpScalable", "bic": "ns3::TcpBic",
+           "htcp": "ns3::TcpHtcp", "hybla": "ns3::TcpHybla", "veno": "ns3::TcpVeno", "illinois": "ns3::TcpIllinois",
+           "yeah": "ns3::TcpYeah", "ledbat": "ns3::TcpLedbat", "lp": "ns3::TcpLp"}
+# TcpLedbat and TcpLp measure one-way delays from TCP timestamps (without them they run
+# NewReno's increase throughout): their runs carry timestamps, 12 more bytes a packet.
+TIMESTAMPS = args.cc in ("ledbat", "lp")
 
 d = ns.Config.SetDefault
 d("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(ns.TypeId.LookupByName(CLASSES[args.cc])))
@@ -185,7 +191,7 @@ d("ns3::TcpSocket::SndBufSize", ns.UintegerValue(1 << 24))
 d("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(1 << 24))
 d("ns3::TcpSocket::ConnTimeout", ns.TimeValue(ns.Seconds(3)))
 d("ns3::TcpSocket::DataRetries", ns.UintegerValue(1000))
-d("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
+d("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(TIMESTAMPS))
 d("ns3::TcpSocketBase::Sack", ns.BooleanValue(True))
 d("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.MilliSeconds(200)))
 d("ns3::TcpSocketBase::ClockGranularity", ns.TimeValue(ns.MilliSeconds(10)))

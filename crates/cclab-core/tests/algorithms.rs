@@ -1,7 +1,9 @@
 //! The modern congestion controls through the engine, against their definitions:
 //! CUBIC's window follows W(t) = C(t − K)³ + W_max between losses (RFC 9438 Eq. 1), BBR
 //! keeps a deep buffer nearly empty where CUBIC fills it and measures the path (btl_bw,
-//! min_rtt), Vegas keeps α to β segments queued.
+//! min_rtt), Vegas keeps α to β segments queued; of ns-3's catalogue, the scavengers
+//! (LEDBAT, TCP-LP) yield to Reno and the high-speed controls outgrow it on a long lossy
+//! path.
 use cclab_core::metrics::FlowTrace;
 use cclab_core::{run, RunResult, Scenario};
 
@@ -205,4 +207,94 @@ flows = true
     let unmarked = run_with(false);
     assert_eq!(unmarked.system.bottleneck_ecn_marks, 0);
     assert_eq!(*column(&unmarked.traces.as_ref().unwrap().flows[0], "cc_inflight_hi").last().unwrap(), -1.0);
+}
+
+/// Flows of the given algorithms sharing a dumbbell bottleneck (1-Gb/s, 1-ms access links,
+/// 1000-byte payloads), all started at 0; `loss` a Bernoulli rate on the bottleneck.
+fn shared(ccs: &[&str], rate: &str, delay: &str, buffer: u32, duration: &str, loss: Option<f64>) -> RunResult {
+    let loss = loss.map_or(String::new(), |p| format!(", loss = {{ model = \"bernoulli\", rate = {p} }}"));
+    let flows: String = ccs.iter().map(|cc| format!("[[flows]]\ncc = \"{cc}\"\n")).collect();
+    run(scenario(&format!(
+        r#"
+duration = "{duration}"
+seed = 1
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "{rate}", delay = "{delay}", buffer = {buffer}{loss} }}
+source_access = {{ rate = "1Gbps", delay = "1ms", buffer = 10000 }}
+sink_access = {{ rate = "1Gbps", delay = "1ms", buffer = 10000 }}
+{flows}"#
+    )))
+    .unwrap()
+}
+
+/// LEDBAT (RFC 6817) and TCP-LP exist to take only what standard TCP leaves: sharing a
+/// 10-Mb/s bottleneck with a 250-ms buffer, which Reno fills far past LEDBAT's 100-ms
+/// target and LP's early-congestion threshold, each gets well under a fifth of Reno's
+/// goodput — while LEDBAT alone fills the link and holds the queue below its target
+/// (Reno alone keeps it near 200 ms).
+#[test]
+fn scavengers_yield_to_reno() {
+    for scavenger in ["ledbat", "lp"] {
+        let r = shared(&["reno", scavenger], "10Mbps", "20ms", 300, "60s", None);
+        let (reno, other) = (r.flows[0].goodput_mbps, r.flows[1].goodput_mbps);
+        assert!(other < 0.2 * reno, "{scavenger} {other} Mb/s against Reno's {reno}");
+        assert!(reno > 8.0, "Reno takes the link: {reno}");
+    }
+    let alone = shared(&["ledbat"], "10Mbps", "20ms", 300, "60s", None);
+    assert!(alone.system.bottleneck_utilization > 0.9, "{:?}", alone.system);
+    let delay = alone.system.mean_queue_delay_ms;
+    assert!((30.0..105.0).contains(&delay), "LEDBAT alone queues {delay} ms (target 100)");
+    let reno = shared(&["reno"], "10Mbps", "20ms", 300, "60s", None);
+    assert!(reno.system.mean_queue_delay_ms > 150.0, "{:?}", reno.system);
+}
+
+/// The high-speed controls exist for long fat paths where Reno's one segment per RTT and
+/// halving cannot fill the pipe: 100 Mb/s, 104-ms RTT (a BDP of 1250 segments, as much
+/// buffer), 10⁻⁴ random loss. Reno reaches ~13 Mb/s (Mathis: 1.22/√p segments per RTT);
+/// each of these gets at least the stated multiple of it. Hybla counts from ρ = 104/50 ≈ 2
+/// (RTT in whole ms over 50 ms); Veno takes most of these random losses as non-congestive
+/// (4/5 cut).
+#[test]
+fn high_speed_controls_outgrow_reno_on_a_long_lossy_path() {
+    let goodput = |cc: &str| shared(&[cc], "100Mbps", "50ms", 1250, "60s", Some(1e-4)).flows[0].goodput_mbps;
+    let reno = goodput("reno");
+    assert!((8.0..20.0).contains(&reno), "Reno {reno} Mb/s");
+    for (cc, multiple) in [("highspeed", 1.8), ("scalable", 4.0), ("bic", 2.5), ("htcp", 2.0), ("hybla", 1.5), ("veno", 1.4), ("illinois", 3.0), ("yeah", 3.0)] {
+        let g = goodput(cc);
+        assert!(g > multiple * reno, "{cc} {g} Mb/s, Reno {reno}: below {multiple}×");
+    }
+    // the scavengers are no faster than Reno here
+    for cc in ["ledbat", "lp"] {
+        assert!(goodput(cc) < 1.1 * reno, "{cc}");
+    }
+}
+
+/// Hybla exists for long-delay (satellite) paths: a 10-Mb/s link with a 604-ms RTT
+/// (ρ = 604/50 ≈ 12) and 10⁻³ random loss, the receiver's window 1500 segments (2 BDP).
+/// Reno, growing one segment per 604 ms, gets ~1 Mb/s; Hybla, ρ² = 144 segments per RTT,
+/// over 2.5 times that.
+#[test]
+fn hybla_outgrows_reno_on_a_long_delay_lossy_path() {
+    let goodput = |cc: &str| {
+        let r = run(scenario(&format!(
+            r#"
+duration = "60s"
+seed = 1
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "10Mbps", delay = "300ms", buffer = 750, loss = {{ model = "bernoulli", rate = 0.001 }} }}
+source_access = {{ rate = "1Gbps", delay = "1ms", buffer = 10000 }}
+sink_access = {{ rate = "1Gbps", delay = "1ms", buffer = 10000 }}
+[[flows]]
+cc = "{cc}"
+tcp = {{ max_window = 1500 }}
+"#
+        )))
+        .unwrap();
+        r.flows[0].goodput_mbps
+    };
+    let (reno, hybla) = (goodput("reno"), goodput("hybla"));
+    assert!(reno < 1.5, "Reno {reno} Mb/s");
+    assert!(hybla > 2.5 * reno, "Hybla {hybla} Mb/s, Reno {reno}");
 }

@@ -73,6 +73,27 @@ fn bases() -> Vec<Value> {
             ],
             "trace": {"flows": true, "queue": true}
         }),
+        // ns-3.44's catalogue, each with its parameters written out.
+        json!({
+            "duration": "0.5s", "seed": 11,
+            "topology": {"kind": "dumbbell",
+                "bottleneck": {"rate": "20Mbps", "delay": "10ms", "buffer": 40, "loss": {"model": "bernoulli", "rate": 0.01}},
+                "source_access": {"rate": "100Mbps", "delay": "1ms"},
+                "sink_access": {"rate": "100Mbps", "delay": "1ms"}},
+            "flows": [
+                {"cc": "highspeed"},
+                {"cc": {"algorithm": "scalable", "ai_factor": 50, "md_factor": 0.125}},
+                {"cc": {"algorithm": "bic", "beta": 0.8, "max_increment": 16, "low_window": 14, "smooth_part": 5, "binary_search_coefficient": 4}},
+                {"cc": {"algorithm": "htcp", "default_backoff": 0.5, "throughput_ratio": 0.2, "delta_l": "1s"}},
+                {"cc": {"algorithm": "hybla", "reference_rtt": "50ms"}, "start": "0.05s"},
+                {"cc": {"algorithm": "veno", "beta": 3}},
+                {"cc": {"algorithm": "illinois", "alpha_min": 0.3, "alpha_max": 10, "beta_min": 0.125, "win_thresh": 15, "theta": 5}},
+                {"cc": {"algorithm": "yeah", "alpha": 80, "gamma": 1, "delta": 3, "epsilon": 1, "phy": 8, "rho": 16, "zeta": 50}},
+                {"cc": {"algorithm": "ledbat", "target": "100ms", "gain": 1, "noise_filter_len": 4, "min_cwnd": 2}, "tcp": {"delayed_ack": true}},
+                {"cc": "lp", "direction": "reverse"}
+            ],
+            "trace": {"flows": true}
+        }),
     ]
 }
 

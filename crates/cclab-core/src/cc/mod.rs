@@ -10,23 +10,33 @@ pub mod agent;
 pub mod aimd;
 pub mod bbr;
 pub mod bbr3;
+pub mod bic;
 pub mod binomial;
 pub mod cubic;
 pub mod dctcp;
 pub mod estimators;
 pub mod external;
+pub mod highspeed;
+pub mod htcp;
+pub mod hybla;
+pub mod illinois;
 pub mod kernel;
+pub mod ledbat;
+pub mod lp;
 pub mod minmax;
 pub mod mraimd;
 pub mod prague;
 pub mod reno;
+pub mod scalable;
 pub mod vegas;
+pub mod veno;
 pub mod westwood;
 pub mod westwood_abse;
 pub mod westwood_be;
 pub mod westwood_crb;
 pub mod westwood_plus;
 pub mod westwood_re;
+pub mod yeah;
 
 use crate::schema::{deserialize_tagged, parse_params, unknown_variant};
 use crate::sim::Time;
@@ -525,6 +535,26 @@ algorithms! {
     "prague" => Prague(prague::PragueConfig),
     /// BBRv3 (google/bbr v3, draft-ietf-ccwg-bbr): BBR with loss/ECN bounds on in-flight data.
     "bbr3" => Bbr3(bbr3::Bbr3Config),
+    /// HighSpeed TCP (RFC 3649), as ns-3.44's TcpHighSpeed.
+    "highspeed" => HighSpeed(highspeed::HighSpeedConfig),
+    /// Scalable TCP (Kelly 2003), as ns-3.44's TcpScalable.
+    "scalable" => Scalable(scalable::ScalableConfig),
+    /// BIC TCP (Xu, Harfoush & Rhee 2004), as ns-3.44's TcpBic.
+    "bic" => Bic(bic::BicConfig),
+    /// H-TCP (Leith & Shorten 2004, draft-leith-tcp-htcp-06), as ns-3.44's TcpHtcp.
+    "htcp" => Htcp(htcp::HtcpConfig),
+    /// TCP Hybla (Caini & Firrincieli 2004), as ns-3.44's TcpHybla.
+    "hybla" => Hybla(hybla::HyblaConfig),
+    /// TCP Veno (Fu & Liew 2003), with ns-3.44's TcpVeno defaults.
+    "veno" => Veno(veno::VenoConfig),
+    /// TCP-Illinois (Liu, Başar & Srikant 2006), as ns-3.44's TcpIllinois.
+    "illinois" => Illinois(illinois::IllinoisConfig),
+    /// YeAH-TCP (Baiocchi, Castellani & Vacirca 2007), as ns-3.44's TcpYeah.
+    "yeah" => Yeah(yeah::YeahConfig),
+    /// LEDBAT (RFC 6817), a scavenger, as ns-3.44's TcpLedbat.
+    "ledbat" => Ledbat(ledbat::LedbatConfig),
+    /// TCP-LP (Kuzmanovic & Knightly 2003), a low-priority scavenger, as ns-3.44's TcpLp.
+    "lp" => Lp(lp::LpConfig),
     /// Written in Python: the front end supplies each flow's controller.
     "python" => External(external::ExternalConfig),
     /// Driven by an environment between steps (cclab.gym): Aurora's rate change, Orca's

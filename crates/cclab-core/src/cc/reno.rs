@@ -180,6 +180,19 @@ pub fn increase(window: &mut Window, alpha: f64) {
     }
 }
 
+/// ns-3's `TcpNewReno::SlowStart` as the ns-3 catalogue's algorithms run it: below
+/// ssthresh one segment for the ACK ([`slow_start`]), its other segments returned for
+/// congestion avoidance (at or above ssthresh, all of them are).
+#[inline]
+pub fn slow_start_leftover(window: &mut Window, segments_acked: u32) -> u32 {
+    if window.cwnd < window.ssthresh {
+        slow_start(window);
+        segments_acked.saturating_sub(1)
+    } else {
+        segments_acked
+    }
+}
+
 /// The lowest ssthresh any decrease may set (RFC 5681: 2 segments).
 pub const MIN_SSTHRESH: f64 = 2.0;
 
