@@ -131,6 +131,15 @@ def test_a_scenario_without_a_rate_or_a_trace_names_the_rate(tmp_path):
         cclab.validate(document)
 
 
+@pytest.mark.parametrize("kind", [[], {}, [[]], 3])
+def test_a_schedule_kind_that_is_no_name_is_one_line(kind):
+    # (the front end looked the kind up among the trace kinds: a TypeError for a list)
+    document = scenario_dict()
+    document["topology"]["bottleneck"]["rate_schedule"] = {"kind": kind, "file": "up.trace"}
+    with pytest.raises(cclab.ScenarioError, match=r"^topology\.bottleneck\.rate_schedule\.kind: .* is not a name$"):
+        cclab.run(document)
+
+
 def scenario_dict() -> dict:
     return {"duration": "1s", "topology": {"kind": "dumbbell",
             "bottleneck": {"delay": "10ms", "rate_schedule": {"kind": "mahimahi", "opportunities": [[1, 1]]}},

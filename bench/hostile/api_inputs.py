@@ -101,6 +101,26 @@ SHORT_FLOWS = {
     ],
     "trace": {"delays": True, "delay_histogram": "1ms"},
 }
+# Issues 37-40's fields: DualPI2, TCP Prague (L4S), BBRv3 and ns-3.44's catalogue (their
+# parameters written out by normalising), a linux-profile group paced, and a link that
+# delivers by a Mahimahi trace with a release lag.
+MAHIMAHI_TRACE = str(REPO / "bench" / "linux" / "traces" / "markov-seed1.trace")
+RELEASE_LAG = str(REPO / "bench" / "linux" / "lag" / "ack.txt")
+CATALOGUE = ("highspeed", "scalable", "bic", "htcp", "hybla", "veno", "illinois", "yeah", "ledbat", "lp")
+FRONTIER = {
+    "name": "hostile-frontier", "duration": "0.3s", "seed": 11, "packet_size": "1000B",
+    "topology": {"kind": "graph", "links": [
+        {"from": "a", "to": "b", "rate": "50Mbps", "delay": "1ms", "buffer": 200, "queue": {"kind": "dualpi2"}},
+        {"from": "b", "to": "c", "delay": "5ms", "buffer": 100,
+         "rate_schedule": {"kind": "mahimahi", "file": MAHIMAHI_TRACE, "lag": {"file": RELEASE_LAG}}},
+    ]},
+    "flows": [
+        {"group": "prague", "from": "a", "to": "c", "cc": "prague"},
+        {"group": "bbr3", "from": "a", "to": "c", "cc": "bbr3", "start": "0.02s"},
+        {"group": "linux", "from": "a", "to": "c", "cc": "cubic", "tcp": {"profile": "linux", "pacing": True}},
+        *({"group": name, "from": "a", "to": "b", "cc": name, "start": "0.01s"} for name in CATALOGUE),
+    ],
+}
 NAN, INF = float("nan"), float("inf")
 PALETTE = [NAN, INF, -INF, -1, 0, 0.5, 1e300, -1e300, 1e-300, 2**63 - 1, 2**64 + 5, 10**300, 1.5, "x", "",
            True, [], {}, "1e999s", "-5ms", "0s", "1ns", "1e12s", "nan", "0Mbps", "1e30Gbps", "1bps", "0bdp",
@@ -143,7 +163,7 @@ def scenario_inputs() -> list[dict]:
     import cclab
 
     inputs = []
-    for base in (SMALL, GRAPH, MODERN, INSTRUMENTED, SHORT_FLOWS):
+    for base in (SMALL, GRAPH, MODERN, INSTRUMENTED, SHORT_FLOWS, FRONTIER):
         normalized = cclab.validate(base)
         normalized["duration"] = base["duration"]
         for path in leaves(normalized):
@@ -153,7 +173,7 @@ def scenario_inputs() -> list[dict]:
                 scenario = copy.deepcopy(normalized)
                 set_path(scenario, path, value)
                 inputs.append({"kind": "scenario", "field": field_name(path), "value": repr(value), "scenario": scenario,
-                               "new": base in (INSTRUMENTED, SHORT_FLOWS), "short_flows": base is SHORT_FLOWS})
+                               "new": base in (INSTRUMENTED, SHORT_FLOWS, FRONTIER), "short_flows": base is SHORT_FLOWS})
         if base is INSTRUMENTED:  # each name of a list of names, not only the whole list
             for path in [("trace", "links", 0), ("trace", "links", 1), ("trace", "pcap", 0),
                          ("flows", 0, "cc", "params", "beta")]:

@@ -26,7 +26,10 @@ Inputs (well over 1 000):
   (FIFOs, devices, huge values and lines, bad rows), damaged and foreign results stores
   through ``report``, ``export``, ``reproduce --from-store`` and ``sweep``, traced links
   that do not exist, Python controllers that exit or are interrupted while made, and
-  short flows piling up under ``--max-memory`` (a peak above the limit is ``wrong``).
+  short flows piling up under ``--max-memory`` (a peak above the limit is ``wrong``);
+* the fields of issues 37-40 (a fourth base scenario): DualPI2, TCP Prague, BBRv3 and the
+  ten algorithms of ns-3.44's catalogue with every parameter, a linux-profile group paced,
+  a link delivering by a Mahimahi trace with a release lag.
 
 Outcomes: ``clean`` (a one-line error naming the field, in cclab's words), ``ran``
 (finished; for scenario runs packet conservation is checked, a violation is ``wrong``),

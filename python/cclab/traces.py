@@ -80,9 +80,11 @@ def resolve_trace_files(scenario: Any, folder: Optional[Path] = None) -> Any:
     from cclab.inputs import file_name
 
     for schedule, field in _schedules(scenario):
-        if schedule.get("kind") in TRACE_KINDS and isinstance(schedule.get("lag"), dict):
+        # a kind that is no name (a list, a table) is the engine's to refuse, in one line
+        is_trace = isinstance(schedule.get("kind"), str) and schedule["kind"] in TRACE_KINDS
+        if is_trace and isinstance(schedule.get("lag"), dict):
             _resolve_lag_file(schedule["lag"], f"{field}.lag", folder)
-        if schedule.get("kind") not in TRACE_KINDS or "file" not in schedule:
+        if not is_trace or "file" not in schedule:
             continue
         name = schedule["file"]
         if not isinstance(name, str) or not name:
