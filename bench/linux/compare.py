@@ -65,6 +65,8 @@ from typing import Any, Iterable, Optional
 # tests reach them as compare's).
 from compare_tables import (CRITERIA, CRITERION_LABEL, MARKERS, git_commit, markdown_table, number,  # noqa: F401
                             write_markdown)
+# A constant rate's trace lines exactly as the kernel side writes them (compare.rate_trace_lines).
+from harness import rate_trace_lines  # noqa: F401
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -141,23 +143,6 @@ def select_cases(reference: dict, only: Optional[str] = None, names: Optional[It
 
 
 # ----------------------------------------------------------------------------- traces
-
-def rate_trace_lines(rate_mbps: float, max_period_ms: int = 12000) -> list[int]:
-    """A constant rate as a Mahimahi trace, as harness.py writes it: one line per 1504-byte
-    opportunity (12 Mb/s per opportunity per ms); N opportunities over P ms with
-    N/P = rate/12, the i-th (i = 1..N) at ms ceil(i·P/N) (12·k Mb/s: k lines of ``1``)."""
-    if rate_mbps <= 0:
-        raise ValueError("rate must be positive")
-    per_ms = rate_mbps / 12.0
-    if abs(per_ms - round(per_ms)) < 1e-9 and round(per_ms) >= 1:
-        return [1] * int(round(per_ms))
-    for period in range(1, max_period_ms + 1):
-        count = per_ms * period
-        if abs(count - round(count)) < 1e-6 and round(count) >= 1:
-            n = int(round(count))
-            return [-(-i * period // n) for i in range(1, n + 1)]
-    raise ValueError(f"no period up to {max_period_ms} ms gives {rate_mbps} Mb/s exactly")
-
 
 def read_trace(path: Path) -> list[int]:
     return [int(line) for line in Path(path).read_text().split()]

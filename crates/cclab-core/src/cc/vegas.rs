@@ -134,13 +134,8 @@ mod tests {
         AckSample { segments_acked: 1, rtt: Some(rtt_ms * 1_000_000), ..Default::default() }
     }
 
-    fn round(vegas: &mut Vegas, w: &mut Window, rtt_ms: u64, acks: usize) {
-        for _ in 0..acks {
-            let ack = rtt_ack(rtt_ms);
-            vegas.on_ack_event(w, &ack);
-            vegas.on_ack(w, &ack);
-        }
-        vegas.on_round(w, 0);
+    fn round(cc: &mut Vegas, w: &mut Window, rtt_ms: u64, acks: usize) {
+        crate::cc::westwood::tests::round_at(cc, w, rtt_ms, acks);
     }
 
     /// baseRTT 100 ms; cwnd 20 in congestion avoidance. A round at 105 ms queues

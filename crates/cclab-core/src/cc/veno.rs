@@ -111,13 +111,8 @@ mod tests {
     use crate::cc::westwood::tests::event;
     use crate::cc::CongestionSignal;
 
-    fn round(v: &mut Veno, w: &mut Window, rtt_ms: u64, acks: usize) {
-        for _ in 0..acks {
-            let a = AckSample { segments_acked: 1, rtt: Some(rtt_ms * 1_000_000), ..Default::default() };
-            v.on_ack_event(w, &a);
-            v.on_ack(w, &a);
-        }
-        v.on_round(w, 0);
+    fn round(cc: &mut Veno, w: &mut Window, rtt_ms: u64, acks: usize) {
+        crate::cc::westwood::tests::round_at(cc, w, rtt_ms, acks);
     }
 
     /// baseRTT 100 ms, cwnd 20 in congestion avoidance. A round at 110 ms: N = 20·10/110

@@ -217,6 +217,17 @@ pub(crate) mod tests {
         }
     }
 
+    /// One round of `acks` single-segment ACKs, each with an RTT sample of `rtt_ms`, fed
+    /// as the sender feeds them (`on_ack_event`, then `on_ack`), then the round's end.
+    pub fn round_at(cc: &mut impl CongestionControl, w: &mut Window, rtt_ms: u64, acks: usize) {
+        for _ in 0..acks {
+            let ack = AckSample { segments_acked: 1, rtt: Some(rtt_ms * 1_000_000), ..Default::default() };
+            cc.on_ack_event(w, &ack);
+            cc.on_ack(w, &ack);
+        }
+        cc.on_round(w, 0);
+    }
+
     pub fn event(signal: CongestionSignal) -> CongestionEvent {
         CongestionEvent {
             now: 0,

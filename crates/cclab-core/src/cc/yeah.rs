@@ -171,13 +171,8 @@ mod tests {
     use crate::cc::westwood::tests::event;
     use crate::cc::CongestionSignal;
 
-    fn round(y: &mut Yeah, w: &mut Window, rtt_ms: u64, acks: usize) {
-        for _ in 0..acks {
-            let a = AckSample { segments_acked: 1, rtt: Some(rtt_ms * 1_000_000), ..Default::default() };
-            y.on_ack_event(w, &a);
-            y.on_ack(w, &a);
-        }
-        y.on_round(w, 0);
+    fn round(cc: &mut Yeah, w: &mut Window, rtt_ms: u64, acks: usize) {
+        crate::cc::westwood::tests::round_at(cc, w, rtt_ms, acks);
     }
 
     /// baseRTT 100 ms. From cwnd 300 a round of 300 ACKs at 105 ms grows +3 (Scalable,
