@@ -1,6 +1,15 @@
 """Per-millisecond release-lag series (µs) behind Mahimahi's tick, in time order: for each
 tick of the steady part (from 3 s) the lag of the first packet that left at it; ticks with
-no packet take the previous tick's lag less 1 ms (at least 0)."""
+no packet take the previous tick's lag less 1 ms (at least 0).
+
+    python3 lag_series.py [RUN ...]     # runs/RUN folders of run.py (default: the idle set below)
+
+The committed series come from runs made with the machine otherwise idle (the recorder paused,
+nothing else running: load average under 0.8), as the reference set's runs are. The first
+series (runs cubic_r48_b160_a, bbr_r48_b160, cubic_r12_b20_a, bbr_r12_b40) were measured with
+the machine loaded (load average 4-6: compilations beside them); their stalls (3-10 % of ticks
+over 3 ms on the data path, against 0.1-0.2 % idle) made cclab's BBR overestimate the link
+and keep twice the kernel's queue (FINDINGS.md, "Timing noise, loaded and idle")."""
 import json, sys
 from pathlib import Path
 HERE = Path(__file__).resolve().parent
@@ -39,9 +48,11 @@ def series(run, kind):
         prev = lag
     return out
 
+IDLE_RUNS = ("idle_cubic_r48_b160", "idle_bbr_r48_b1600", "idle_cubic_r12_b20", "idle_bbr_r12_b400")
+RUNS = tuple(sys.argv[1:]) or IDLE_RUNS
 for kind in ("ack", "data"):
     allv, src = [], []
-    for run in ("cubic_r48_b160_a", "bbr_r48_b160", "cubic_r12_b20_a", "bbr_r12_b40"):
+    for run in RUNS:
         s = series(HERE / "runs" / run, kind)
         src.append(f"{run} ({len(s)} ms)")
         allv += s
@@ -49,7 +60,8 @@ for kind in ("ack", "data"):
     head = (f"# Release lag behind Mahimahi's 1-ms tick, µs, one per millisecond in time order "
             f"({'ACKs at the sender: the downlink' if kind == 'ack' else 'data at the receiver: the uplink, after mm-delay'}):\n"
             f"# for each tick the lag of the first packet that left at it (ticks with none: the previous lag less 1 ms).\n"
-            f"# Measured with pcaps on this machine kind beside the kernel reference set (bench/linux/README.md, 'Timing noise'),\n"
+            f"# Measured with pcaps on this machine kind between runs of the kernel reference set, the machine otherwise idle\n"
+            f"# (bench/linux/README.md, 'Timing noise'; bench/linux/diag/lag_series.py),\n"
             f"# from {', '.join(src)}, steady part (from 3 s), concatenated.\n"
             f"# p50 {pct(.5)}, p90 {pct(.9)}, p99 {pct(.99)}, p99.9 {pct(.999)}, max {q[-1]}\n")
     (HERE.parent / "lag" / f"{kind}.txt").write_text(head + "".join(f"{v}\n" for v in allv))
