@@ -98,8 +98,8 @@ pub const RULES: &[Rule] = &[
         name: "receiver's ACKs",
         rfc: "every segment; every second one or after 100 ms with `delayed_ack`",
         ns2: "as rfc (TCPSink/Sack1, DelAck sink)",
-        linux: "16 quick ACKs at the start, then one per two full segments or after the delayed-ACK timer (ATO from 40 ms); at once for out-of-order data and a filled hole; D-SACK for duplicates; while data is held out of order, three duplicate ACKs at once and then at most one per millisecond",
-        linux_source: "__tcp_ack_snd_check, tcp_event_data_recv, tcp_send_delayed_ack, tcp_sack_compress_send_ack (tcp_input.c, tcp_output.c)",
+        linux: "16 quick ACKs at the start, then one per two full segments or after the delayed-ACK timer (ATO from 40 ms); at once for out-of-order data and a filled hole; D-SACK for duplicates; while data is held out of order, three duplicate ACKs at once and then at most one per millisecond; in-order segments arriving back to back (within 20 µs of each other) with the same TSval and ECN bits are coalesced into one buffer and decided on together when the burst ends (so a burst of four gets one ACK)",
+        linux_source: "__tcp_ack_snd_check, tcp_event_data_recv, tcp_send_delayed_ack, tcp_sack_compress_send_ack (tcp_input.c, tcp_output.c); tcp_gro_receive (tcp_offload.c), tcp_add_backlog (tcp_ipv4.c)",
     },
     Rule {
         name: "window growth",

@@ -69,7 +69,8 @@ impl TcpReceiver {
 
     /// Receive as Linux does (`profile = "linux"`, module [`super::linux::receiver`]).
     pub fn with_linux_rules(mut self) -> TcpReceiver {
-        let mut linux = super::linux::receiver::LinuxReceiver::new(self.sack, self.first_data);
+        let mut linux = super::linux::receiver::LinuxReceiver::new(self.sack, self.first_data)
+            .with_coalescing(super::linux::receiver::COALESCE_WINDOW);
         if self.dctcp {
             linux = linux.with_dctcp_echo();
         }
