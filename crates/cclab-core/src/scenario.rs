@@ -676,6 +676,14 @@ impl Scenario {
                     self.duration
                 ));
             }
+            if g.transport == Transport::Tcp && g.tcp().profile() == crate::transport::TcpProfile::Ns2 && !g.cc().in_ns2() {
+                warnings.push(format!(
+                    "flows[{i}].cc: ns-2.35 has no {name}; under profile = \"ns2\" it runs with ns-2's NewReno agent rules \
+                     (Sack1's recovery, go-back-N after a timeout), which it was not built for and which can cost it most of \
+                     its throughput; profile = \"rfc\" or \"linux\" suits it",
+                    name = g.cc().name()
+                ));
+            }
             if let Some(arrivals) = &g.arrivals {
                 let packet_bytes = self.packet_size.get() + self.header_size;
                 let syn_bytes = if g.tcp().syn { self.ack_size.get() } else { 0 };

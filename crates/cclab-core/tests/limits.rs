@@ -77,6 +77,21 @@ fn suspicious_but_legal_input_gets_a_warning() {
     assert_eq!(run(scenario).unwrap().warnings.len(), 1);
 }
 
+/// An algorithm ns-2.35 lacks, run under the ns2 profile (scenario-wide or for its group),
+/// is warned; one ns-2.35 has, or the same algorithm under another profile, is not.
+#[test]
+fn an_algorithm_without_an_ns2_counterpart_is_warned_under_the_ns2_profile() {
+    let warnings = |flows: &str, top: &str| Scenario::from_toml_str(&dumbbell("", flows, top)).unwrap().warnings();
+    let bbr = warnings("[[flows]]\ncc = \"bbr\"\n[[flows]]\ncc = \"cubic\"", "profile = \"ns2\"");
+    assert_eq!(bbr.len(), 1, "{bbr:?}");
+    assert!(bbr[0].starts_with("flows[0].cc: ns-2.35 has no bbr; under profile = \"ns2\""), "{}", bbr[0]);
+    let per_group = warnings("[[flows]]\ncc = \"dctcp\"\ntcp = { profile = \"ns2\" }\n[[flows]]\ncc = \"prague\"", "");
+    assert_eq!(per_group.len(), 1, "{per_group:?}");
+    assert!(per_group[0].starts_with("flows[0].cc: ns-2.35 has no dctcp"), "{}", per_group[0]);
+    assert!(warnings("[[flows]]\ncc = \"bbr\"", "profile = \"linux\"").is_empty());
+    assert!(warnings("[[flows]]\ncc = \"vegas\"\n[[flows]]\ncc = \"reno\"", "profile = \"ns2\"").is_empty());
+}
+
 #[test]
 fn memory_is_estimated_before_anything_is_allocated() {
     let text = dumbbell("", "[[flows]]\ncount = 100", "bin_width = \"1us\"").replace("duration = \"1s\"", "duration = \"100s\"");

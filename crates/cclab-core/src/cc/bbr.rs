@@ -93,6 +93,10 @@ impl Default for BbrConfig {
 }
 
 impl Algorithm for BbrConfig {
+    /// ns-2.35 predates BBR.
+    fn in_ns2(&self) -> bool {
+        false
+    }
     type Controller = Bbr;
 
     fn validate(&self) -> Result<(), (&'static str, String)> {

@@ -173,6 +173,10 @@ fn within(field: &'static str, message: &'static str, value: f64, ok: bool) -> R
 }
 
 impl Algorithm for Bbr3Config {
+    /// ns-2.35 predates BBR.
+    fn in_ns2(&self) -> bool {
+        false
+    }
     type Controller = Bbr3;
 
     fn validate(&self) -> Result<(), (&'static str, String)> {

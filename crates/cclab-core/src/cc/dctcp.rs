@@ -38,6 +38,10 @@ impl Default for DctcpConfig {
 }
 
 impl Algorithm for DctcpConfig {
+    /// DCTCP's ns-2 code is a separate patch, not in ns-2.35.
+    fn in_ns2(&self) -> bool {
+        false
+    }
     type Controller = Dctcp;
 
     /// ECN-capable by definition (RFC 8257 §3.1), echoed exactly (§3.2).

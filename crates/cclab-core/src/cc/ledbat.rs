@@ -57,6 +57,10 @@ impl Default for LedbatConfig {
 }
 
 impl Algorithm for LedbatConfig {
+    /// ns-2.35 has no LEDBAT.
+    fn in_ns2(&self) -> bool {
+        false
+    }
     type Controller = Ledbat;
 
     fn validate(&self) -> Result<(), (&'static str, String)> {

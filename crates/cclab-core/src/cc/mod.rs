@@ -352,6 +352,12 @@ pub trait Algorithm: Serialize + serde::de::DeserializeOwned + Clone + std::fmt:
     fn ns2_agent(&self) -> Ns2Agent {
         Ns2Agent::Newreno
     }
+    /// Whether ns-2.35 has the algorithm (an agent, or a module of its TCP-Linux). One it
+    /// lacks still runs under the ns-2 profile, with ns-2's agent rules, and a scenario
+    /// doing so is warned.
+    fn in_ns2(&self) -> bool {
+        true
+    }
 }
 
 /// The config as a scenario writes it: `{ algorithm = NAME, ...its fields }`.
@@ -401,6 +407,13 @@ macro_rules! algorithms {
             pub fn ecn(&self) -> EcnUse {
                 match self {
                     $(CcConfig::$variant(c) => Algorithm::ecn(c),)+
+                }
+            }
+
+            /// Whether ns-2.35 has the algorithm ([`Algorithm::in_ns2`]).
+            pub fn in_ns2(&self) -> bool {
+                match self {
+                    $(CcConfig::$variant(c) => Algorithm::in_ns2(c),)+
                 }
             }
 

@@ -101,6 +101,10 @@ impl Default for PragueConfig {
 }
 
 impl Algorithm for PragueConfig {
+    /// ns-2.35 predates TCP Prague.
+    fn in_ns2(&self) -> bool {
+        false
+    }
     type Controller = Prague;
 
     /// ECT(1) and AccECN (RFC 9331 §4.1–4.2).
