@@ -554,6 +554,9 @@ def main(argv: Optional[list[str]] = None) -> int:
                         help="do not pace the linux profile's non-BBR flows (the reference's are paced: bench/linux/diag)")
     parser.add_argument("--no-lag", action="store_true",
                         help="no release lag on the Mahimahi link (default: bench/linux/lag's measured series)")
+    parser.add_argument("--loaded", action="store_true",
+                        help="compare against the kernel runs recorded while other work loaded the machine "
+                             "(reference.json's loaded_runs, which the comparison otherwise leaves out)")
     parser.add_argument("--traces", type=Path, help="keep the trace files written for the runs in this folder")
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the whole comparison as JSON")
     parser.add_argument("--markdown", type=Path, metavar="OUT", action="append", default=[],
@@ -564,6 +567,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     if not args.reference.is_file():
         parser.error(f"{args.reference}: no kernel reference there (record.py writes it; --reference PATH)")
     reference = load_reference(args.reference)
+    if args.loaded:
+        reference = {**reference, "runs": reference.get("loaded_runs", []), "loaded_runs": []}
     names = select_cases(reference, args.only, QUICK_CASES if args.quick else None)
     if not names:
         parser.error("no recorded case matches")
@@ -577,7 +582,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     kernels = {env.get("kernel") for env in reference.get("environments", {}).values()}
     report.update({"profile": args.profile, "seeds": seeds, "commit": git_commit(), "cclab_version": cclab.__version__,
                    "kernel": ", ".join(sorted(k for k in kernels if k)) or "?",
-                   "reference": str(args.reference), "reference_recorded": f"{len(reference.get('runs', []))} runs",
+                   "reference": str(args.reference), "reference_recorded": f"{len(reference.get('runs', []))} runs" + (" (loaded)" if args.loaded else ""),
                    "access_rate": args.access_rate, "delay_at": args.delay_at, "max_window": args.max_window,
                    "pacing": not args.no_pacing, "lag": not args.no_lag,
                    "drain_s": DRAIN_S,

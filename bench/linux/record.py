@@ -23,9 +23,12 @@ one run before any has two):
     trace: cubic alone and bbr alone over traces/markov-seed{1,2,3}.trace (make_trace.py),
            D = 20, buffer 1 BDP at the trace's mean rate, 60 s (the trace's length)
 
-Before each run the machine's CPU is sampled for a second; if other work is using more than
+Before each run the machine's CPU is sampled for a second; while other work is using more than
 --idle-cores cores it waits (up to --idle-wait seconds, then runs anyway). Each run records its
-start load average and the CPU used by itself and by everything else during it. If /dev/urandom
+start load average and the CPU used by itself and by everything else during it. A run during
+which other work used more than --max-others cores is "loaded": Mahimahi's timing tail is then
+tens of times heavier (bench/linux/diag/FINDINGS.md), so it is a different experiment. It is
+kept under "loaded_runs" (never compared by default) and the run is done again. If /dev/urandom
 or /dev/zero has lost its standard mode 666 (iperf3 run as mmuser needs /dev/urandom), it is
 restored, with a line in the output.
 The file's layout is described in README.md ("reference.json").
@@ -144,7 +147,21 @@ def load(path: Path) -> dict:
             raise SystemExit(f"{path}: schema {data.get('schema')!r}, expected {SCHEMA!r}")
         return data
     return {"schema": SCHEMA, "about": __doc__.split("\n\n")[0], "cases": {}, "environments": {}, "runs": [],
-            "failures": []}
+            "loaded_runs": [], "failures": []}
+
+
+def set_loaded_apart(data: dict, max_others: float) -> int:
+    """Move the runs during which other work used more than max_others cores from "runs" to
+    "loaded_runs"; how many moved."""
+    loaded = [r for r in data["runs"] if is_loaded(r, max_others)]
+    if loaded:
+        data["runs"] = [r for r in data["runs"] if not is_loaded(r, max_others)]
+        data.setdefault("loaded_runs", []).extend(loaded)
+    return len(loaded)
+
+
+def is_loaded(run: dict, max_others: float) -> bool:
+    return run.get("cpu_cores_busy", {}).get("others", 0.0) > max_others
 
 
 def dump(data: dict, path: Path) -> None:
@@ -160,6 +177,7 @@ def dump(data: dict, path: Path) -> None:
              ' "cases": ' + block(data["cases"], "{", "}", True),
              ' "environments": ' + block(data["environments"], "{", "}", True),
              ' "runs": ' + block(data["runs"], "[", "]", False),
+             ' "loaded_runs": ' + block(data.get("loaded_runs", []), "[", "]", False),
              ' "failures": ' + block(data["failures"], "[", "]", False)]
     tmp = path.with_suffix(".tmp")
     tmp.write_text("{\n" + ",\n".join(parts) + "\n}\n")
@@ -251,9 +269,12 @@ def main() -> int:
     p.add_argument("--dry-run", action="store_true", help="list the runs still to do, and stop")
     p.add_argument("--summary", action="store_true",
                    help="print a Markdown table of the recorded runs (means and min-max per case), and stop")
-    p.add_argument("--idle-cores", type=float, default=1.5,
-                   help="wait while more than this many cores are busy before a run (default 1.5)")
-    p.add_argument("--idle-wait", type=float, default=60.0, help="wait at most this long, s (default 60)")
+    p.add_argument("--idle-cores", type=float, default=0.25,
+                   help="wait while more than this many cores are busy before a run (default 0.25)")
+    p.add_argument("--idle-wait", type=float, default=3600.0, help="wait at most this long, s (default 3600)")
+    p.add_argument("--max-others", type=float, default=0.25,
+                   help="a run during which other work used more cores than this is loaded: kept apart "
+                        "and done again (default 0.25)")
     args = p.parse_args()
     groups = [g for g in args.groups.split(",") if g]
     for g in groups:
@@ -261,6 +282,12 @@ def main() -> int:
             p.error(f"unknown group {g!r}")
     cases, order = plan(groups, args.runs, args.only)
     data = load(args.output)
+    moved = set_loaded_apart(data, args.max_others)
+    if moved and not (args.summary or args.dry_run):
+        dump(data, args.output)
+    if moved:
+        print(f"{moved} recorded runs were loaded (other work over {args.max_others:g} cores): kept under "
+              f"loaded_runs, to be done again", flush=True)
     if args.summary:
         print(summary_table(data))
         return 0
@@ -276,7 +303,8 @@ def main() -> int:
         raise SystemExit("run as root")
     for name, k in todo:
         case = cases[name]
-        for attempt in (1, 2):
+        attempt = 0
+        while attempt < 2:
             for what in restore_devices():
                 print(f"restored {what}", flush=True)
             busy_before, waited = wait_idle(args.idle_cores, args.idle_wait)
@@ -296,11 +324,18 @@ def main() -> int:
                 data["environments"].setdefault(env_id, env)
                 data["cases"][name] = case
                 rec.pop("ok", None)
-                data["runs"].append({"case": name, "run": k, "env": env_id, "cpu_cores_busy_before": busy_before,
-                                     "idle_wait_s": waited, **rec})
+                run = {"case": name, "run": k, "env": env_id, "cpu_cores_busy_before": busy_before,
+                       "idle_wait_s": waited, **rec}
+                if is_loaded(run, args.max_others):
+                    data.setdefault("loaded_runs", []).append(run)
+                    dump(data, args.output)
+                    print(summary_line(name, k, rec) + " - loaded: kept apart, done again", flush=True)
+                    continue
+                data["runs"].append(run)
                 dump(data, args.output)
                 print(summary_line(name, k, rec), flush=True)
                 break
+            attempt += 1
             data["failures"].append({"case": name, "run": k, "attempt": attempt,
                                      "time_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                                      "error": error})
