@@ -534,6 +534,17 @@ def jsonable(value):
     return value
 
 
+def lag_series(folder: Optional[Path]) -> tuple[Path, Path]:
+    """The (data, ACK) release-lag series: bench/linux/lag's, or those in ``folder``."""
+    if folder is None:
+        return LAG_DATA, LAG_ACK
+    data, ack = Path(folder) / "data.txt", Path(folder) / "ack.txt"
+    for path in (data, ack):
+        if not path.is_file():
+            raise SystemExit(f"--lag-dir: {path} is not a file (a folder with data.txt and ack.txt)")
+    return data, ack
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -554,6 +565,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                         help="do not pace the linux profile's non-BBR flows (the reference's are paced: bench/linux/diag)")
     parser.add_argument("--no-lag", action="store_true",
                         help="no release lag on the Mahimahi link (default: bench/linux/lag's measured series)")
+    parser.add_argument("--lag-dir", type=Path, metavar="DIR",
+                        help="take the release-lag series from DIR/data.txt and DIR/ack.txt (default bench/linux/lag)")
     parser.add_argument("--loaded", action="store_true",
                         help="compare against the kernel runs recorded while other work loaded the machine "
                              "(reference.json's loaded_runs, which the comparison otherwise leaves out)")
@@ -578,13 +591,13 @@ def main(argv: Optional[list[str]] = None) -> int:
     report = compare(reference, args.reference, names, seeds, args.profile, jobs=max(1, args.jobs),
                      trace_folder=args.traces, progress=sys.stderr.isatty() or len(names) > 20,
                      access_rate=args.access_rate, delay_at=args.delay_at, max_window=args.max_window,
-                     pacing=not args.no_pacing, lag=None if args.no_lag else (LAG_DATA, LAG_ACK))
+                     pacing=not args.no_pacing, lag=None if args.no_lag else lag_series(args.lag_dir))
     kernels = {env.get("kernel") for env in reference.get("environments", {}).values()}
     report.update({"profile": args.profile, "seeds": seeds, "commit": git_commit(), "cclab_version": cclab.__version__,
                    "kernel": ", ".join(sorted(k for k in kernels if k)) or "?",
                    "reference": str(args.reference), "reference_recorded": f"{len(reference.get('runs', []))} runs" + (" (loaded)" if args.loaded else ""),
                    "access_rate": args.access_rate, "delay_at": args.delay_at, "max_window": args.max_window,
-                   "pacing": not args.no_pacing, "lag": not args.no_lag,
+                   "pacing": not args.no_pacing, "lag": None if args.no_lag else str(lag_series(args.lag_dir)[0].parent),
                    "drain_s": DRAIN_S,
                    "definitions": "see bench/linux/compare.py's docstring and docs/validation/linux.md"})
     print(markdown_table(report))
