@@ -559,8 +559,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--delay-at", choices=("receiver", "bottleneck"), default="receiver",
                         help="where the one-way delay D sits (default receiver: Mahimahi's order)")
     parser.add_argument("--max-window", type=int, metavar="SEGMENTS",
-                        help="cap each TCP flow's window (the kernel's 4-MiB tcp_wmem allows about 2200 segments "
-                             "in flight; default: no cap)")
+                        help="cap each TCP flow's window (default: no cap; the linux profile's 4-MiB send buffer "
+                             "holds 2100-2850 segments)")
     parser.add_argument("--no-pacing", action="store_true",
                         help="do not pace the linux profile's non-BBR flows (the reference's are paced: bench/linux/diag)")
     parser.add_argument("--no-lag", action="store_true",

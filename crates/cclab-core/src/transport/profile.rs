@@ -140,8 +140,8 @@ pub const RULES: &[Rule] = &[
         name: "sending",
         rfc: "segment by segment as the window opens; paced only by algorithms that pace",
         ns2: "as rfc",
-        linux: "GSO packets of ≈1 ms of the pacing rate (at least 2 segments) leave back to back, deferred until a packet's worth of window is open or 1 ms has passed; BBR is paced, and every algorithm with `tcp.pacing` (the fq qdisc, or a socket created under BBR, as iperf3 does where BBR is the default), one GSO packet per slot at the pacing rate (200 % of cwnd/SRTT in early slow start, 120 % after, for algorithms without their own), the first 10 segments unpaced",
-        linux_source: "tcp_write_xmit, tcp_tso_autosize, tcp_tso_should_defer, tcp_update_skb_after_send",
+        linux: "GSO packets of ≈1 ms of the pacing rate (at least 2 segments) leave back to back, deferred until a packet's worth of window is open or 1 ms has passed; BBR is paced, and every algorithm with `tcp.pacing` (the fq qdisc, or a socket created under BBR, as iperf3 does where BBR is the default), one GSO packet per slot at the pacing rate (200 % of cwnd/SRTT in early slow start, 120 % after, for algorithms without their own), the first 10 segments unpaced; a bulk writer's 4-MiB send buffer (each GSO packet's buffer costing 1032 bytes beyond its payload) bounds what is unacknowledged, refilled once two thirds empty",
+        linux_source: "tcp_write_xmit, tcp_tso_autosize, tcp_tso_should_defer, tcp_update_skb_after_send; sk_stream_write_space, sk_stream_min_wspace",
     },
     Rule {
         name: "congestion-control modules",

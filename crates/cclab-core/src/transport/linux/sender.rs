@@ -34,7 +34,7 @@
 //! 6. **Sending** (`tcp_write_xmit`, module [`super::gso`]): GSO packets of
 //!    min(cwnd/2, room, the GSO size) segments back to back, deferred as Linux defers;
 //!    paced per packet for algorithms that pace; cwnd-limited tracking
-//!    (`tcp_cwnd_validate`); a 4-MiB send buffer bounds what is outstanding.
+//!    (`tcp_cwnd_validate`); a 4-MiB send buffer, refilled by the writer when two thirds empty, bounds what is outstanding.
 //!
 //! One timer slot holds the retransmission, the RACK reordering or the loss-probe timer,
 //! as Linux's `icsk_pending`; all are jiffies timers.
@@ -52,11 +52,14 @@ const REORDERING: u32 = 3;
 const TIMEOUT_MIN: Time = 2_000_000;
 /// `tcp_wmem[2]`: the send buffer, bytes.
 const SEND_BUFFER_BYTES: u64 = 4 * 1024 * 1024;
-/// Bytes a segment in flight costs the send buffer beyond its payload (skb headers, and
-/// the fragments SACK and partial ACKs split GSO packets into), as the kernel reference
-/// shows it: Reno at 96 Mb/s × 40 ms × 10 BDP stops growing with ≈ 2200 segments in flight
-/// (4 MiB / 2200 − 1448).
-const SEND_BUFFER_OVERHEAD: u64 = 458;
+/// Bytes each buffer (skb) of written data costs the send buffer beyond its payload
+/// (`sk_wmem_queued` counts truesize: the sk_buff pair, its header room and shared info).
+/// A buffer holds one GSO packet's worth (`tcp_xmit_size_goal`), so a segment costs
+/// mss + this / segments per packet. Fitted to the kernel reference: Reno at 96 Mb/s ×
+/// 40 ms × 10 BDP (9-segment packets) holds 2216 segments in flight on average, 5/6 of
+/// a buffer of 4 MiB / (1448 + 1032 / 9) bytes by the writer's rule below; at 20 ms, 10 BDP
+/// its slow start overshoots the 1760-segment path by about that buffer (838-1006 drops).
+const SKB_OVERHEAD_BYTES: u64 = 1032;
 
 /// What the one timer slot holds (`icsk_pending`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,8 +134,9 @@ pub struct LinuxRecovery {
     /// The algorithm sets cwnd itself (`cong_control`: BBR), and its own pacing rate.
     cong_control: bool,
     module_paces: bool,
-    /// Segments the send buffer holds.
-    send_buffer: u32,
+    /// How far the application has written (a bulk writer blocked on the send buffer):
+    /// new data goes out only below it.
+    written: Seq,
 }
 
 impl LinuxRecovery {
@@ -145,7 +149,6 @@ impl LinuxRecovery {
             tcb.pacer = Some(Box::default());
         }
         tcb.cc.use_linux_rules(crate::cc::LinuxSocket { mss_bytes: mss, paced });
-        let send_buffer = (SEND_BUFFER_BYTES / (mss as u64 + SEND_BUFFER_OVERHEAD)).max(1) as u32;
         let mut linux = LinuxRecovery {
             state: CaState::Open,
             high_seq: 0,
@@ -175,7 +178,7 @@ impl LinuxRecovery {
             mss,
             cong_control,
             module_paces,
-            send_buffer,
+            written: 0,
         };
         linux.update_pacing_rate(tcb);
         if let Some(rate) = tcb.rate.as_mut() {
@@ -1107,13 +1110,31 @@ impl LinuxRecovery {
         }
     }
 
+    /// The send buffer, segments: `tcp_wmem[2]` over what a segment costs when written
+    /// in buffers of `segments_per_buffer`.
+    fn send_buffer_segments(&self, segments_per_buffer: u32) -> u32 {
+        let cost = self.mss as u64 + SKB_OVERHEAD_BYTES / segments_per_buffer.max(1) as u64;
+        (SEND_BUFFER_BYTES / cost).max(1) as u32
+    }
+
+    /// A bulk writer blocked on a full send buffer is woken once what the buffer holds
+    /// (unacknowledged and unsent) is at most two thirds of it (`sk_stream_write_space`:
+    /// free space ≥ half of what is queued), and fills it again.
+    fn refill_send_buffer(&mut self, tcb: &Tcb, segments_per_buffer: u32) {
+        let buffer = self.send_buffer_segments(segments_per_buffer);
+        let queued = self.written.saturating_sub(tcb.snd_una);
+        if 3 * queued as u64 <= 2 * buffer as u64 {
+            self.written = tcb.snd_una + buffer;
+        }
+    }
+
     /// `tcp_write_xmit`: new data in GSO packets while cwnd, the send buffer, deferral
     /// and pacing allow; `probe`: one packet ignoring cwnd (a tail loss probe).
     fn write_xmit(&mut self, tcb: &mut Tcb, now: Time, probe: bool, out: &mut impl Outbox) {
         let max_segs = self.tso_segs(tcb);
         let mut sent = 0;
         let mut cwnd_limited = false;
-        let window_limit = tcb.cfg.max_window.min(self.send_buffer);
+        self.refill_send_buffer(tcb, max_segs);
         loop {
             if !tcb.may_send_new(now) {
                 tcb.note_app_limited(now);
@@ -1133,7 +1154,7 @@ impl LinuxRecovery {
                 quota = 1;
             }
             quota = quota.min(max_segs);
-            let window_room = window_limit.saturating_sub(tcb.outstanding());
+            let window_room = tcb.cfg.max_window.saturating_sub(tcb.outstanding()).min(self.written.saturating_sub(tcb.snd_max));
             if window_room == 0 {
                 break;
             }

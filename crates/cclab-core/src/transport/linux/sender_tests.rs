@@ -175,3 +175,22 @@ fn tail_loss_probe_after_two_srtt() {
     assert_eq!(seqs(&out).len(), 1, "one probe");
     assert_eq!(s.stats().timeouts, 0);
 }
+
+/// The 4-MiB send buffer, as a bulk writer fills it: a window far above it sends only
+/// what the buffer holds (segments of 1448 bytes plus their share of a buffer's 1032-byte
+/// overhead; before any RTT the buffers are of 45 segments: 4 MiB / (1448 + 22) = 2853);
+/// ACKs that leave it over two thirds full bring no new data (the writer sleeps); an ACK
+/// that takes it to two thirds wakes the writer, which fills it again (1423 queued is two
+/// thirds of the buffer whatever the buffers' size now: 2135 segments for 2-segment ones).
+#[test]
+fn send_buffer_refills_when_two_thirds_empty() {
+    let mut s = sender(100_000.0);
+    let mut out = Vec::new();
+    s.on_timer(0, &mut out);
+    let first = seqs(&out);
+    assert_eq!(first.len(), 2853);
+    assert!(deliver(&mut s, 40 * MS, ack(700, &[])).is_empty(), "2153 of 2853 still queued: over two thirds");
+    let refill = deliver(&mut s, 41 * MS, ack(1430, &[]));
+    assert_eq!(refill.first(), Some(&2853), "1423 queued: the writer wakes");
+    assert!(s.outstanding() as u64 * 1448 <= 4 * 1024 * 1024, "never more than the buffer's bytes outstanding");
+}
