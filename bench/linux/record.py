@@ -12,7 +12,7 @@ skipped, so the command can be stopped and started again and carries on where it
 A run that fails is noted under "failures" and tried once more; it is not counted as done.
 
 The set, in the order it is recorded (pass k = every case's k-th run, so that every case has
-one run before any has two):
+one run before any has two; a run still missing comes before any case's next one):
 
   for k in 1..runs:
     main:  rates 12, 48, 96 Mb/s (constant, harness.py's traces) x one-way delay D = 10, 20 ms
@@ -293,6 +293,16 @@ def main() -> int:
         return 0
     done = {(r["case"], r["run"]) for r in data["runs"]}
     todo = [(c, k) for c, k in order if (c, k) not in done]
+    # A case's next run goes before any case's run beyond it: a case whose first run was set
+    # apart as loaded gets its replacement before the cases that have one get a second.
+    recorded: dict[str, int] = {}
+    for c, _ in done:
+        recorded[c] = recorded.get(c, 0) + 1
+    rank: dict[tuple[str, int], int] = {}
+    for c, k in todo:
+        rank[(c, k)] = recorded.get(c, 0)
+        recorded[c] = recorded.get(c, 0) + 1
+    todo.sort(key=lambda item: rank[item])
     print(f"{len(order)} runs planned, {len(order) - len(todo)} already recorded, {len(todo)} to do "
           f"(about {sum(cases[c]['duration_s'] + 5 for c, _ in todo) / 3600:.1f} h)", flush=True)
     if args.dry_run:
