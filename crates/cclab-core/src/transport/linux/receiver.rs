@@ -138,8 +138,6 @@ pub struct LinuxReceiver {
     /// Receive coalescing: the window (0: off) and the burst being coalesced.
     coalesce: Time,
     burst: Option<Burst>,
-    /// ACKs sent so far (whether a timer sent one).
-    acks_sent: u64,
 }
 
 impl LinuxReceiver {
@@ -177,7 +175,6 @@ impl LinuxReceiver {
             first_data,
             coalesce: 0,
             burst: None,
-            acks_sent: 0,
         }
     }
 
@@ -534,9 +531,9 @@ impl LinuxReceiver {
     /// went out.
     pub fn on_timer(&mut self, now: Time, ack_bytes: u32, out: &mut impl Outbox) -> bool {
         if self.burst.is_some_and(|burst| burst.ends <= now) {
-            let sent = self.acks_sent;
+            // the burst's data scheduled an ACK; sending it clears the flag
             self.end_burst(now, ack_bytes, out);
-            if self.acks_sent != sent {
+            if !self.ack_scheduled {
                 return true;
             }
         }
@@ -610,7 +607,6 @@ impl LinuxReceiver {
         self.ack_now = false;
         self.delack_jiffy = None;
         self.rcv_wup = self.rcv_nxt;
-        self.acks_sent += 1;
         let blocks = ack.sack_count as u32;
         let size = ack_bytes + if blocks > 0 { SACK_OPTION_BYTES + SACK_BLOCK_BYTES * blocks } else { 0 };
         out.send(Outgoing { header: Header::TcpAck(ack), size, ect: false, l4s: false });
