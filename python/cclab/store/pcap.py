@@ -19,7 +19,7 @@ from cclab.core import size_bytes
 
 # Capture kinds and flags, as the engine numbers them (metrics::Capture).
 TCP_DATA, TCP_ACK, UDP, TFRC_DATA, TFRC_FEEDBACK, SYN = range(6)
-CWR, ECE = 1, 2
+CWR, ECE, PSH = 1, 2, 4
 # The engine's ECN bits (net::packet::ecn) and the IP codepoints they become.
 ECT_BIT, CE_BIT = 1, 2
 LINKTYPE_RAW = 101
@@ -86,7 +86,7 @@ def write(capture: dict[str, Any], path: str | Path, payload_bytes: int) -> int:
     rows["ack"] = np.where(kind == TCP_ACK, (ack * payload) & 0xFFFFFFFF, np.where(kind == SYN, 0, 1))
     rows["offset"] = np.where(tcp, 5 << 4, 0)
     tcp_flags = np.where(kind == SYN, 0x02, 0x10)  # SYN, else ACK
-    tcp_flags = tcp_flags | np.where(flags & CWR, 0x80, 0) | np.where(flags & ECE, 0x40, 0)
+    tcp_flags = tcp_flags | np.where(flags & CWR, 0x80, 0) | np.where(flags & ECE, 0x40, 0) | np.where(flags & PSH, 0x08, 0)
     rows["tcp_flags"] = np.where(tcp, tcp_flags, 0)
     rows["window"] = np.where(tcp, 0xFFFF, 0)
     # UDP's length and (absent) checksum sit where TCP's sequence number does

@@ -546,6 +546,7 @@ impl Capture {
     pub const SYN: u8 = 5;
     pub const CWR: u8 = 1;
     pub const ECE: u8 = 2;
+    pub const PSH: u8 = 4;
 
     pub fn len(&self) -> usize {
         self.t_ns.len()

@@ -284,7 +284,9 @@ impl Captures {
         self.room -= 1;
         let (kind, seq, ack, flags) = match packet.header {
             Header::TcpData { seq, syn: true, .. } => (Capture::SYN, seq, 0, 0),
-            Header::TcpData { seq, cwr, .. } => (Capture::TCP_DATA, seq, 0, if cwr { Capture::CWR } else { 0 }),
+            Header::TcpData { seq, cwr, psh, .. } => {
+                (Capture::TCP_DATA, seq, 0, if cwr { Capture::CWR } else { 0 } | if psh { Capture::PSH } else { 0 })
+            }
             Header::TcpAck(ack) => (Capture::TCP_ACK, 0, ack.cumulative, if ack.ece { Capture::ECE } else { 0 }),
             Header::Udp { seq, .. } => (Capture::UDP, seq, 0, 0),
             Header::TfrcData(data) => (Capture::TFRC_DATA, data.seq, 0, 0),

@@ -57,8 +57,8 @@ impl Endpoint {
             sender.on_ack(now, ack, out);
             return 0;
         }
-        if let (Endpoint::TcpSink { receiver, ack_bytes }, &Header::TcpData { seq, cwr, sent_at, tsecr, .. }) = (&mut *self, header) {
-            return receiver.receive_segment(now, seq, sent_at, tsecr, ecn_bits, cwr, *ack_bytes, out);
+        if let (Endpoint::TcpSink { receiver, ack_bytes }, &Header::TcpData { seq, cwr, psh, sent_at, tsecr, .. }) = (&mut *self, header) {
+            return receiver.receive_segment(now, seq, sent_at, tsecr, ecn_bits, (cwr, psh), *ack_bytes, out);
         }
         match (self, header) {
             (Endpoint::UdpSink(sink), &Header::Udp { seq, sent_at }) => sink.on_datagram(now, seq, sent_at),

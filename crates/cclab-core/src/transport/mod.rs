@@ -79,8 +79,9 @@ pub enum Header {
     /// Congestion Window Reduced (RFC 3168), tells the receiver to stop echoing ECE.
     /// `sent_at`: when it left the sender (for one-way delay statistics only).
     /// `tsecr`: RFC 7323's echo of the receiver's latest TSval, ms (linux profile only;
-    /// the segment's own TSval is `sent_at` in ms).
-    TcpData { seq: Seq, syn: bool, cwr: bool, sent_at: Time, tsecr: u32 },
+    /// the segment's own TSval is `sent_at` in ms). `psh`: PSH, which Linux sets on the
+    /// last segment of every GSO packet of two or more (linux profile only).
+    TcpData { seq: Seq, syn: bool, cwr: bool, psh: bool, sent_at: Time, tsecr: u32 },
     TcpAck(AckInfo),
     /// A UDP datagram: its number in the flow and when it left the source.
     Udp { seq: u32, sent_at: Time },
@@ -110,7 +111,7 @@ impl PacketClass {
 /// (The value of a packet slot no packet has filled yet.)
 impl Default for Header {
     fn default() -> Header {
-        Header::TcpData { seq: 0, syn: false, cwr: false, sent_at: 0, tsecr: 0 }
+        Header::TcpData { seq: 0, syn: false, cwr: false, psh: false, sent_at: 0, tsecr: 0 }
     }
 }
 

@@ -98,8 +98,8 @@ pub const RULES: &[Rule] = &[
         name: "receiver's ACKs",
         rfc: "every segment; every second one or after 100 ms with `delayed_ack`",
         ns2: "as rfc (TCPSink/Sack1, DelAck sink)",
-        linux: "16 quick ACKs at the start, then one per two full segments or after the delayed-ACK timer (ATO from 40 ms); at once for out-of-order data and a filled hole; D-SACK for duplicates; while data is held out of order, three duplicate ACKs at once and then at most one per millisecond; in-order segments arriving back to back (within 20 µs of each other) with the same TSval and ECN bits are coalesced into one buffer and decided on together when the burst ends (so a burst of four gets one ACK)",
-        linux_source: "__tcp_ack_snd_check, tcp_event_data_recv, tcp_send_delayed_ack, tcp_sack_compress_send_ack (tcp_input.c, tcp_output.c); tcp_gro_receive (tcp_offload.c), tcp_add_backlog (tcp_ipv4.c)",
+        linux: "16 quick ACKs at the start, then one per two full segments or after the delayed-ACK timer (ATO from 40 ms); at once for out-of-order data and a filled hole; D-SACK for duplicates; while data is held out of order, three duplicate ACKs at once and then at most one per millisecond; in-order segments arriving back to back (within 20 µs of each other) with the same TSval and ECN bits are coalesced into one buffer and decided on together when the burst ends (so a burst of four gets one ACK); a buffer with PSH (which ends every GSO packet of two or more) is ACKed as the application reads it, even a single segment",
+        linux_source: "__tcp_ack_snd_check, tcp_event_data_recv, tcp_send_delayed_ack, tcp_sack_compress_send_ack, tcp_measure_rcv_mss (tcp_input.c, tcp_output.c); tcp_cleanup_rbuf (tcp.c); tcp_gro_receive (tcp_offload.c), tcp_add_backlog (tcp_ipv4.c)",
     },
     Rule {
         name: "window growth",
@@ -140,8 +140,8 @@ pub const RULES: &[Rule] = &[
         name: "sending",
         rfc: "segment by segment as the window opens; paced only by algorithms that pace",
         ns2: "as rfc",
-        linux: "GSO packets of ≈1 ms of the pacing rate (at least 2 segments) leave back to back, deferred until a packet's worth of window is open or 1 ms has passed; BBR is paced, and every algorithm with `tcp.pacing` (the fq qdisc, or a socket created under BBR, as iperf3 does where BBR is the default), one GSO packet per slot at the pacing rate (200 % of cwnd/SRTT in early slow start, 120 % after, for algorithms without their own), the first 10 segments unpaced; a bulk writer's 4-MiB send buffer (each GSO packet's buffer costing 1032 bytes beyond its payload) bounds what is unacknowledged, refilled once two thirds empty",
-        linux_source: "tcp_write_xmit, tcp_tso_autosize, tcp_tso_should_defer, tcp_update_skb_after_send; sk_stream_write_space, sk_stream_min_wspace",
+        linux: "GSO packets of ≈1 ms of the pacing rate (at least 2 segments) leave back to back, deferred until a packet's worth of window is open or 1 ms has passed; BBR is paced, and every algorithm with `tcp.pacing` (the fq qdisc, or a socket created under BBR, as iperf3 does where BBR is the default), one GSO packet per slot at the pacing rate (200 % of cwnd/SRTT in early slow start, 120 % after, for algorithms without their own), the first 10 segments unpaced; the last segment of a GSO packet of two or more carries PSH; a bulk writer's 4-MiB send buffer (each GSO packet's buffer costing 1032 bytes beyond its payload) bounds what is unacknowledged, refilled once two thirds empty",
+        linux_source: "tcp_write_xmit, tcp_tso_autosize, tcp_tso_should_defer, tcp_update_skb_after_send, __tcp_transmit_skb; sk_stream_write_space, sk_stream_min_wspace",
     },
     Rule {
         name: "congestion-control modules",

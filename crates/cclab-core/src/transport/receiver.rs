@@ -115,7 +115,7 @@ impl TcpReceiver {
     }
 
     /// A data segment as the engine delivers it: with its send time (the TSval, for
-    /// Linux's timestamps) and its timestamp echo.
+    /// Linux's timestamps), its timestamp echo and its CWR and PSH flags.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn receive_segment(
@@ -125,12 +125,12 @@ impl TcpReceiver {
         sent_at: Time,
         tsecr: u32,
         ecn_bits: u8,
-        cwr: bool,
+        (cwr, psh): (bool, bool),
         ack_bytes: u32,
         out: &mut impl Outbox,
     ) -> u32 {
         if let Some(linux) = self.linux.as_deref_mut() {
-            return linux.receive(now, seq, super::linux::ts_ms(sent_at), tsecr, ecn_bits, cwr, ack_bytes, out);
+            return linux.receive(now, seq, super::linux::ts_ms(sent_at), tsecr, ecn_bits, (cwr, psh), ack_bytes, out);
         }
         self.receive(now, seq, ecn_bits, cwr, ack_bytes, out)
     }

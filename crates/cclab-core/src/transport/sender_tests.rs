@@ -509,7 +509,7 @@ fn syn_goes_alone_then_the_window_opens() {
     let mut out = Vec::new();
     s.on_timer(0, &mut out);
     assert_eq!(out.len(), 1);
-    assert_eq!((out[0].header, out[0].size), (Header::TcpData { seq: 0, syn: true, cwr: false, sent_at: 0, tsecr: 0 }, 40));
+    assert_eq!((out[0].header, out[0].size), (Header::TcpData { seq: 0, syn: true, cwr: false, psh: false, sent_at: 0, tsecr: 0 }, 40));
     assert_eq!(s.stats().data_packets_sent, 0);
     let (sent, _) = deliver(&mut s, 50 * MS, ack(1, &[]));
     assert_eq!(sent, (1..=10).collect::<Vec<_>>());

@@ -273,16 +273,22 @@ impl Tcb {
     }
 
     pub(super) fn may_send_new(&self, now: Time) -> bool {
-        if self.stop_at.is_some_and(|stop| now >= stop) || self.snd_max >= self.data_end {
+        self.may_send_new_from(now, self.snd_max)
+    }
+
+    /// Whether new segment `seq` (snd_max, or one beyond it once those before are sent)
+    /// could go out at `now`, the congestion window aside.
+    pub(super) fn may_send_new_from(&self, now: Time, seq: Seq) -> bool {
+        if self.stop_at.is_some_and(|stop| now >= stop) || seq >= self.data_end {
             return false;
         }
-        if self.snd_max >= self.first_data && self.written_at(self.snd_max) > now {
+        if seq >= self.first_data && self.written_at(seq) > now {
             return false; // the application has not written this segment yet
         }
-        if self.syn_pending() && self.snd_max >= self.first_data {
+        if self.syn_pending() && seq >= self.first_data {
             return false;
         }
-        self.snd_max - self.snd_una < self.cfg.max_window
+        seq - self.snd_una < self.cfg.max_window
     }
 
     fn arm_timer_if_idle(&mut self, now: Time) {
@@ -291,7 +297,7 @@ impl Tcb {
         }
     }
 
-    fn emit(&mut self, now: Time, seq: Seq, retransmission: bool, out: &mut impl Outbox) {
+    fn emit(&mut self, now: Time, seq: Seq, retransmission: bool, psh: bool, out: &mut impl Outbox) {
         let syn = seq < self.first_data;
         if !syn {
             self.stats.data_packets_sent += 1;
@@ -303,7 +309,7 @@ impl Tcb {
         self.pending_cwr &= !cwr;
         // RFC 3168 §6.1.5: retransmissions (and the SYN) are not ECN-capable.
         out.send(Outgoing {
-            header: Header::TcpData { seq, syn, cwr, sent_at: now, tsecr: self.ts_recent },
+            header: Header::TcpData { seq, syn, cwr, psh, sent_at: now, tsecr: self.ts_recent },
             size: if syn { self.syn_bytes } else { self.data_bytes },
             // (ns-2 marks its retransmissions ECN-capable too: `ns2.ecn`)
             // (an L4S flow's are too: AccECN allows it, and Prague's are ECT(1))
@@ -315,6 +321,11 @@ impl Tcb {
 
     #[inline]
     pub(super) fn send_new(&mut self, now: Time, out: &mut impl Outbox) {
+        self.send_new_segment(now, false, out);
+    }
+
+    /// [`send_new`](Self::send_new), with the PSH flag `psh`.
+    pub(super) fn send_new_segment(&mut self, now: Time, psh: bool, out: &mut impl Outbox) {
         let seq = self.snd_max;
         if self.rate.is_some() {
             self.rate_on_send(now, None);
@@ -325,7 +336,7 @@ impl Tcb {
         if self.rtt_probe.is_none() {
             self.rtt_probe = Some((seq, now));
         }
-        self.emit(now, seq, false, out);
+        self.emit(now, seq, false, psh, out);
     }
 
     pub(super) fn retransmit(&mut self, now: Time, seq: Seq, count_in_pipe: bool, out: &mut impl Outbox) {
@@ -342,7 +353,7 @@ impl Tcb {
         if matches!(self.rtt_probe, Some((probe, _)) if probe == seq) {
             self.rtt_probe = None; // Karn: an ambiguous ACK gives no sample
         }
-        self.emit(now, seq, true, out);
+        self.emit(now, seq, true, false, out);
     }
 
     /// When a CBR application will next have a segment ready, if the sender waits for it.

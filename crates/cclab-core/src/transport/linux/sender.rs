@@ -1035,7 +1035,10 @@ impl LinuxRecovery {
                 }
                 while sent < segments && tcb.may_send_new(now) {
                     let seq = tcb.snd_max;
-                    tcb.send_new(now, out);
+                    // `__tcp_transmit_skb`: the last segment of a GSO packet of two or
+                    // more carries PSH (for GRO at the receiver to flush at once).
+                    let last = sent + 1 == segments || !tcb.may_send_new_from(now, seq + 1);
+                    tcb.send_new_segment(now, last && sent > 0, out);
                     self.rack.on_transmit(seq, now);
                     sent += 1;
                 }

@@ -76,6 +76,37 @@ fn initial_window_then_gso_packets_and_deferral() {
     assert_eq!(deliver(&mut s, 41 * MS, ack(3, &[])), vec![12, 13]);
 }
 
+/// PSH (`__tcp_transmit_skb`): the last segment of each GSO packet of two or more
+/// carries it, a packet of one does not; nor do the rfc profile's segments.
+#[test]
+fn psh_ends_each_gso_packet() {
+    let pushed = |out: &[Outgoing]| -> Vec<Seq> {
+        out.iter().filter_map(|p| match p.header { Header::TcpData { seq, psh: true, .. } => Some(seq), _ => None }).collect()
+    };
+    let mut s = sender(10.0);
+    let mut out = Vec::new();
+    s.on_timer(0, &mut out);
+    assert_eq!(pushed(&out), vec![4, 9], "the initial window goes as two GSO packets of five");
+    // as in initial_window_then_gso_packets_and_deferral: a packet of 2, then another
+    let mut out = Vec::new();
+    s.on_ack(40 * MS, &ack(2, &[]), &mut out);
+    assert_eq!((seqs(&out), pushed(&out)), (vec![10, 11], vec![11]));
+    // a packet cut to one segment (a window of 10 segments): no PSH
+    let cfg = TcpConfig { syn: false, initial_window: Some(10.0), profile: Some(TcpProfile::Linux), max_window: 10, ..Default::default() };
+    let mut capped = TcpSender::new(cfg, Controller::Aimd(Aimd::new(1.0, 0.5)), 0, 1500, 52);
+    capped.use_linux_rules(1448);
+    let mut out = Vec::new();
+    capped.on_timer(0, &mut out);
+    let mut out = Vec::new();
+    capped.on_ack(40 * MS, &ack(1, &[]), &mut out);
+    assert_eq!((seqs(&out), pushed(&out)), (vec![10], vec![]));
+    let cfg = TcpConfig { syn: false, initial_window: Some(10.0), ..Default::default() };
+    let mut rfc = TcpSender::new(cfg, Controller::Aimd(Aimd::new(1.0, 0.5)), 0, 1500, 52);
+    let mut out = Vec::new();
+    rfc.on_timer(0, &mut out);
+    assert_eq!((seqs(&out).len(), pushed(&out)), (10, vec![]));
+}
+
 /// RACK: three segments SACKed above a hole (reordering window 0 from then on) mark it
 /// lost: Recovery starts, ssthresh is half of cwnd, and PRR lets the retransmission out
 /// at once (sndcnt ≥ 1 before anything was sent in recovery); one SACK alone only arms
