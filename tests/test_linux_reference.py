@@ -203,6 +203,29 @@ def test_criteria_are_issue_37s():
     assert math.isclose(abs(bad["shares"]["delta"]), 0.07)
 
 
+def test_misses_are_told_apart_by_the_kernels_own_spread():
+    """A miss counts as reached by the kernel's spread when the ranges of cclab's seeds and of
+    the kernel's runs meet (shares: for every flow); cases with one kernel run are not judged."""
+    def case(kernel_delays, cclab_delays, kernel_shares, cclab_shares):
+        values = lambda v: {"mean": sum(v) / len(v), "values": v}  # noqa: E731
+        kernel = {"runs": len(kernel_delays), "queue_delay_ms": values(kernel_delays), "goodput_mbps": values([10.0] * len(kernel_delays)),
+                  "retransmissions": values([0] * len(kernel_delays)), "shares": kernel_shares[0]}
+        ours = {"runs": len(cclab_delays), "queue_delay_ms": values(cclab_delays), "goodput_mbps": values([10.0] * len(cclab_delays)),
+                "retransmissions": values([0] * len(cclab_delays)), "shares": cclab_shares[0]}
+        return {"kernel": kernel, "cclab": ours, "criteria": compare.judge(kernel, ours, flows=2),
+                "kernel_runs": [{"shares": s} for s in kernel_shares], "cclab_runs": [{"shares": s} for s in cclab_shares]}
+
+    reached = case([15.0, 22.0], [19.0, 30.0, 32.0], [[0.5, 0.5], [0.6, 0.4]], [[0.68, 0.32], [0.55, 0.45]])
+    apart = case([15.0, 16.0], [19.0, 30.0, 32.0], [[0.5, 0.5], [0.52, 0.48]], [[0.68, 0.32], [0.6, 0.4]])
+    alone = case([15.0], [30.0], [[0.5, 0.5]], [[0.7, 0.3]])
+    assert not reached["criteria"]["queue_delay"]["ok"] and not apart["criteria"]["queue_delay"]["ok"]
+    assert compare.overlaps_kernel_runs(reached, "queue_delay") and compare.overlaps_kernel_runs(reached, "shares")
+    assert compare.overlaps_kernel_runs(apart, "queue_delay") is False and compare.overlaps_kernel_runs(apart, "shares") is False
+    assert compare.overlaps_kernel_runs(alone, "queue_delay") is None
+    misses = compare.summary({"reached": reached, "apart": apart, "alone": alone})["misses"]
+    assert misses == {"count": 6, "with_repeated_kernel_runs": 4, "overlapping_kernel_runs": 2}, misses
+
+
 def test_tables_go_between_their_markers(tmp_path):
     kernel_run = {"flow_goodput_mbps": [8.0, 3.0], "goodput_mbps": 11.0, "shares": [8 / 11, 3 / 11],
                   "flow_retransmissions": [50, 10], "retransmissions": 60, "queue_delay_ms": 30.0,

@@ -509,11 +509,35 @@ def compare(reference: dict, reference_path: Path, names: list[str], seeds: list
     return report
 
 
+MEASURE_OF = {"goodput": "goodput_mbps", "queue_delay": "queue_delay_ms", "retransmissions": "retransmissions"}
+
+
+def overlaps_kernel_runs(case: dict, criterion: str) -> Optional[bool]:
+    """Whether the range of cclab's seeds meets the range of the kernel's own runs (for shares:
+    for every flow), for a case with two kernel runs or more; None with fewer."""
+    if case["kernel"]["runs"] < 2:
+        return None
+
+    def meet(kernel: list, ours: list) -> bool:
+        return min(ours) <= max(kernel) and min(kernel) <= max(ours)
+
+    if criterion == "shares":
+        kernel_runs, cclab_runs = [run["shares"] for run in case["kernel_runs"]], [run["shares"] for run in case["cclab_runs"]]
+        return all(meet([r[i] for r in kernel_runs], [r[i] for r in cclab_runs]) for i in range(len(kernel_runs[0])))
+    key = MEASURE_OF[criterion]
+    return meet(case["kernel"][key]["values"], case["cclab"][key]["values"])
+
+
 def summary(cases: dict) -> dict:
     out: dict[str, Any] = {"cases": len(cases), "passing_all": sum(1 for c in cases.values() if c["criteria"]["passes"])}
     for criterion in CRITERIA:
         judged = [c["criteria"][criterion]["ok"] for c in cases.values() if c["criteria"][criterion]["ok"] is not None]
         out[criterion] = {"pass": sum(judged), "judged": len(judged)}
+    # A miss where cclab's seeds and the kernel's runs overlap is one the kernel's own spread reaches.
+    spread = [overlaps_kernel_runs(c, criterion) for c in cases.values() for criterion in CRITERIA
+              if c["criteria"][criterion]["ok"] is False]
+    out["misses"] = {"count": len(spread), "with_repeated_kernel_runs": sum(v is not None for v in spread),
+                     "overlapping_kernel_runs": sum(v is True for v in spread)}
     return out
 
 

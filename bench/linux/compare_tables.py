@@ -99,7 +99,13 @@ def header(report: dict) -> str:
 def summary_line(report: dict) -> str:
     s = report["summary"]
     parts = [f"{CRITERION_LABEL[c]} {s[c]['pass']}/{s[c]['judged']}" for c in CRITERIA]
-    return f"Cases meeting each criterion: {'; '.join(parts)}; all four: {s['passing_all']}/{s['cases']}."
+    line = f"Cases meeting each criterion: {'; '.join(parts)}; all four: {s['passing_all']}/{s['cases']}."
+    misses = s.get("misses")
+    if misses and misses["count"]:
+        line += (f" Of the {misses['count']} misses, {misses['with_repeated_kernel_runs']} are in cases the kernel ran "
+                 f"more than once; in {misses['overlapping_kernel_runs']} of those the range of cclab's seeds meets the range "
+                 f"of the kernel's runs.")
+    return line
 
 
 def markdown_table(report: dict) -> str:
