@@ -136,6 +136,33 @@ def test_the_scenario_is_mahimahis_link(tmp_path):
     assert other["r1-r2"]["delay"] == "10ms" and other["r2-d0"]["delay"] == "0s"
 
 
+def test_iperf3s_control_packets_meet_the_first_flight(tmp_path):
+    """iperf3's two control-connection packets reach the queue just before each flow's first
+    data segment: with a 10-packet buffer, two of the initial window's ten segments drop, as
+    in the kernel's runs (bench/linux/diag/FINDINGS.md), and Reno leaves slow start at once:
+    those two are all it loses in 0.3 s. Without them slow start runs on and overshoots the
+    path by about 30 segments. The measures count the case's TCP flows only."""
+    case = {"link": {"rate_mbps": 12}, "delay_ms": 10, "buffer_pkts": 10, "duration_s": 0.3,
+            "flows": [{"cc": "reno", "start_s": 0.0}]}
+    traces = compare.TraceFiles(tmp_path)
+    runs = {}
+    for control in (True, False):
+        (sc, _), = compare.case_scenarios("c", case, [], [1], "linux", traces, tmp_path / "reference.json",
+                                          control=control, lag=compare.lag_series(None))
+        sc["trace"]["pcap"] = ["r1-r2"]
+        runs[control] = (sc, cclab.run(sc))
+    sc, result = runs[True]
+    control = sc["flows"][1]
+    assert (control["transport"], len(sc["flows"])) == ("udp", 2)
+    capture = next(c for c in result.raw["traces"]["captures"] if c["name"] == "r1-r2")
+    kinds = [k for k in capture["kind"] if k != 5]          # after the SYN
+    assert kinds[:3] == [2, 2, 0], "the two control packets, then the data"
+    first_second = lambda result: result.raw["traces"]["links"][0]["drops"][0]  # noqa: E731
+    assert first_second(result) == 2 and first_second(runs[False][1]) > 20
+    measures = compare.cclab_run_measures(result, case)
+    assert len(measures["flow_goodput_mbps"]) == 1 and measures["retransmissions"] == 2
+
+
 def test_a_full_queue_waits_as_mahimahi_logs_it(tmp_path):
     # 18 Mb/s of 1472-byte datagrams into 12 Mb/s with B = 40: one 1500-byte packet per
     # 1-ms opportunity, the rest dropped; a packet admitted behind the 39 others waiting

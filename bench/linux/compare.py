@@ -35,7 +35,10 @@ delay, the ACKs the delay and then the queue, as inside Mahimahi (``--delay-at b
 puts D on the bottleneck instead; with a 1-ms trace period the two are the same).
 Packets are 1448 B of payload + 52 B of headers (1500 B), ACKs 52 B; a UDP flow sends
 1472-byte datagrams (1500-byte packets) at the rate iperf3 was given (payload bits).
-A trace case's run k starts as far into the trace as the kernel's run k did.
+A trace case's run k starts as far into the trace as the kernel's run k did. iperf3's control
+connection puts two small packets into the uplink queue with each flow's first flight
+(CONTROL_PACKETS): cclab sends two from a UDP source of its own just before each flow's first
+data segment (``--no-control-packets`` leaves them out).
 
 Judged, as issue 37 asks, on the means over cclab's seeds and over the kernel's runs:
 goodput within 5 %; mean queueing delay within 15 % or 3 ms; retransmissions within 30 %
@@ -91,6 +94,14 @@ ACCESS_BUFFER = 10000
 # After the case's duration the senders stop (iperf3 -t) and what they sent drains (the
 # deepest queue, 3200 packets at 96 Mb/s, in 0.4 s): iperf3's receiver counts it.
 DRAIN_S = 2.0
+# iperf3's control connection: as a test starts, the client's two pure ACKs (of the server's
+# TEST_START and TEST_RUNNING) enter Mahimahi's uplink queue with the first flight of data
+# (bench/linux/diag/FINDINGS.md). cclab sends as many packets from a UDP source of its own,
+# just before each TCP flow's first data segment reaches the bottleneck.
+CONTROL_PACKETS = 2
+CONTROL_LEAD_S = 3e-6        # how long before the first data segment they arrive (on a link
+                             # without release lag a tick may fall between: one then leaves first)
+CONTROL_RATE = "12Gbps"      # 1500-byte packets 1 µs apart
 # One-way delays are binned this finely (ms) to read mm-link's integer queueing delays
 # back from them (delay_quantile); 100 bins per ms, at most 100000 bins: up to 1 s.
 DELAY_BIN_MS = 0.01
@@ -221,7 +232,8 @@ def trace_offsets(runs: list[dict]) -> list[int]:
 def scenario(case: dict, seed: int, profile: str, up_trace: Path, down_trace: Optional[Path] = None, *,
              name: str = "", access_rate: str = ACCESS_RATE, delay_at: str = "receiver",
              max_window: Optional[int] = None, pacing: bool = True,
-             lag: Optional[tuple[Path, Path]] = (LAG_DATA, LAG_ACK)) -> dict:
+             lag: Optional[tuple[Path, Path]] = (LAG_DATA, LAG_ACK),
+             control_at: Optional[list[float]] = None) -> dict:
     """The cclab scenario of one reference case: a dumbbell whose bottleneck delivers by
     ``up_trace`` (data) and ``down_trace`` (ACKs; default the same) with droptail queues of
     the case's B packets each way, zero-delay access links of ``access_rate``, and the
@@ -232,7 +244,9 @@ def scenario(case: dict, seed: int, profile: str, up_trace: Path, down_trace: Op
     ``pacing`` (linux profile): every flow paced, as the reference's are (iperf3 sets its
     algorithm after connecting under the default BBR, which leaves the socket paced:
     bench/linux/diag). ``lag``: Mahimahi's release lag, (data, ACKs) series measured on the
-    reference machine (bench/linux/lag), or None for a link exact to the tick."""
+    reference machine (bench/linux/lag), or None for a link exact to the tick. ``control_at``:
+    when each TCP flow's first data segment reaches the bottleneck (s): iperf3's control
+    packets (CONTROL_PACKETS, from a UDP source after the TCP flows) arrive just before."""
     if delay_at not in ("receiver", "bottleneck"):
         raise ValueError(f"delay_at={delay_at!r}: choose 'receiver' or 'bottleneck'")
     delay = f"{case['delay_ms']:g}ms"
@@ -264,6 +278,10 @@ def scenario(case: dict, seed: int, profile: str, up_trace: Path, down_trace: Op
     duration = float(case["duration_s"])
     for flow in flows:
         flow["stop"] = f"{duration:g}s"
+    for i, first_data in enumerate(control_at or []):
+        start = max(0.0, first_data - CONTROL_LEAD_S)
+        flows.append({"group": f"control{i}", "transport": "udp", "app": {"kind": "cbr", "rate": CONTROL_RATE},
+                      "start": f"{start:.9f}s", "stop": f"{start + (CONTROL_PACKETS - 0.5) * 1e-6:.9f}s"})
     return {
         "name": name or "linux reference case",
         "duration": f"{duration + DRAIN_S:g}s",
@@ -280,8 +298,10 @@ def scenario(case: dict, seed: int, profile: str, up_trace: Path, down_trace: Op
 
 
 def case_scenarios(name: str, case: dict, kernel_runs: list[dict], seeds: list[int], profile: str,
-                   traces: TraceFiles, reference_path: Path, **options) -> list[tuple[dict, dict]]:
-    """(scenario, what it ran over) for each seed of one case."""
+                   traces: TraceFiles, reference_path: Path, control: bool = True,
+                   **options) -> list[tuple[dict, dict]]:
+    """(scenario, what it ran over) for each seed of one case; ``control``: with iperf3's
+    control packets (TCP cases)."""
     out = []
     link = case["link"]
     for index, seed in enumerate(seeds):
@@ -295,8 +315,32 @@ def case_scenarios(name: str, case: dict, kernel_runs: list[dict], seeds: list[i
             up = traces.rotated(source, offset, int(math.ceil(float(case["duration_s"]) * 1000)))
             info["trace_offset_ms"] = offset
         down = traces.rate(float(link["down_rate_mbps"])) if "down_rate_mbps" in link else up
-        out.append((scenario(case, seed, profile, up, down, name=f"{name} seed {seed}", **options), info))
+        sc = scenario(case, seed, profile, up, down, name=f"{name} seed {seed}", **options)
+        if control and "flows" in case:
+            sc = scenario(case, seed, profile, up, down, name=f"{name} seed {seed}",
+                          control_at=first_data_arrivals(sc), **options)
+        out.append((sc, info))
     return out
+
+
+def first_data_arrivals(sc: dict) -> list[float]:
+    """When each flow's first data segment left its sender, in s (its access link takes
+    0.12 µs): a short run of the scenario, captured on the senders' links."""
+    import cclab
+
+    count = len(sc["flows"])
+    probe = json.loads(json.dumps(sc))
+    probe["duration"] = "2s"
+    probe["trace"] = {"pcap": [f"s{i}-r1" for i in range(count)]}
+    captures = {c["name"]: c for c in cclab.run(probe).raw["traces"]["captures"]}
+    firsts = []
+    for i in range(count):
+        capture = captures[f"s{i}-r1"]
+        sent = [t for t, kind in zip(capture["t_ns"], capture["kind"]) if kind == 0]   # TCP data
+        if not sent:
+            raise RuntimeError(f"{sc['name']}: flow {i} sent no data in the first 2 s")
+        firsts.append(sent[0] / 1e9)
+    return firsts
 
 
 # ----------------------------------------------------------------------------- measures
@@ -358,9 +402,10 @@ def cclab_run_measures(result, case: dict) -> dict:
     goodput counts every byte delivered, as iperf3's receiver does; the link's numbers are
     those of the packets that arrived in [0, T) (per-second link traces)."""
     duration = float(case["duration_s"])
-    flows = sorted(result.raw["flows"], key=lambda f: f["id"])
-    delivered_bytes = result.raw["bins"]["delivered_bytes"]        # per flow, per bin
     case_flows = case.get("flows") or [{"start_s": 0.0}]
+    # the case's own flows (iperf3's control packets come after them)
+    flows = sorted(result.raw["flows"], key=lambda f: f["id"])[:len(case_flows)]
+    delivered_bytes = result.raw["bins"]["delivered_bytes"]        # per flow, per bin
     goodput = [sum(delivered_bytes[i]) * 8 / (duration - float(case_flows[i].get("start_s", 0))) / 1e6
                for i in range(len(flows))]
     retrans = [f.get("retransmitted_packets") for f in flows]
@@ -587,6 +632,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                              "holds 2100-2850 segments)")
     parser.add_argument("--no-pacing", action="store_true",
                         help="do not pace the linux profile's non-BBR flows (the reference's are paced: bench/linux/diag)")
+    parser.add_argument("--no-control-packets", action="store_true",
+                        help="leave out iperf3's control packets that share the queue with the first flight")
     parser.add_argument("--no-lag", action="store_true",
                         help="no release lag on the Mahimahi link (default: bench/linux/lag's measured series)")
     parser.add_argument("--lag-dir", type=Path, metavar="DIR",
@@ -615,13 +662,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     report = compare(reference, args.reference, names, seeds, args.profile, jobs=max(1, args.jobs),
                      trace_folder=args.traces, progress=sys.stderr.isatty() or len(names) > 20,
                      access_rate=args.access_rate, delay_at=args.delay_at, max_window=args.max_window,
-                     pacing=not args.no_pacing, lag=None if args.no_lag else lag_series(args.lag_dir))
+                     pacing=not args.no_pacing, lag=None if args.no_lag else lag_series(args.lag_dir),
+                     control=not args.no_control_packets)
     kernels = {env.get("kernel") for env in reference.get("environments", {}).values()}
     report.update({"profile": args.profile, "seeds": seeds, "commit": git_commit(), "cclab_version": cclab.__version__,
                    "kernel": ", ".join(sorted(k for k in kernels if k)) or "?",
                    "reference": str(args.reference), "reference_recorded": f"{len(reference.get('runs', []))} runs" + (" (loaded)" if args.loaded else ""),
                    "access_rate": args.access_rate, "delay_at": args.delay_at, "max_window": args.max_window,
-                   "pacing": not args.no_pacing, "lag": None if args.no_lag else str(lag_series(args.lag_dir)[0].parent),
+                   "pacing": not args.no_pacing, "control_packets": 0 if args.no_control_packets else CONTROL_PACKETS, "lag": None if args.no_lag else str(lag_series(args.lag_dir)[0].parent),
                    "drain_s": DRAIN_S,
                    "definitions": "see bench/linux/compare.py's docstring and docs/validation/linux.md"})
     print(markdown_table(report))
