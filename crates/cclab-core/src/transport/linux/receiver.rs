@@ -40,7 +40,8 @@
 //!   PSH segment — the sender's end of a GSO packet — is ACKed as the application reads
 //!   it, one segment or more. Replayed on the reference machine's captured arrivals,
 //!   this rule moves the ACKs per data segment from 0.34 to 0.41 for BBR at 48 Mb/s
-//!   (the kernel sent 0.40) and the ACKs falling where the kernel's did from 64 to 73 %.
+//!   (the kernel sent 0.40) and the ACKs falling where the kernel's did from 65 to 74 %
+//!   (`bench/linux/diag/ack_rules.py`).
 use super::{jiffies, to_jiffies, ts_ms, JIFFY};
 use crate::net::packet::ecn;
 use crate::sim::Time;
