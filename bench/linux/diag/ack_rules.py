@@ -21,6 +21,7 @@ its ACKs the kernel also sent. The rules, as the linux profile's receiver applie
 Out-of-order arrivals end the buffer and are ACKed at once in every rule. The delayed-ACK
 timer is left out (at these rates the next segment always comes first). Standard library only.
 """
+import random
 import struct
 import sys
 from collections import Counter
@@ -58,8 +59,11 @@ def load(run: Path):
     return data, acks
 
 
-def replay(data, coalesce: bool, push: bool, same_tsval: bool = True, direct: int = 0):
-    """The ACK numbers the rule sends on these arrivals."""
+def replay(data, coalesce: bool, push: bool, same_tsval: bool = True, direct: float = 0):
+    """The ACK numbers the rule sends on these arrivals. A fractional ``direct`` takes one
+    segment more alone in that share of the groups (drawn from a seeded stream)."""
+    draws = random.Random(1)
+    group_direct = int(direct)
     sent = []
     rcv_nxt = rcv_wup = None
     buffer_segments, buffer_push, previous = 0, False, None
@@ -84,14 +88,16 @@ def replay(data, coalesce: bool, push: bool, same_tsval: bool = True, direct: in
             continue
         new_group = previous is None or t - previous[0] >= WINDOW_S
         in_group = 1 if new_group else in_group + 1
-        joins = coalesce and not new_group and (ts == previous[1] or not same_tsval) and in_group > direct
+        if new_group:
+            group_direct = int(direct) + (draws.random() < direct - int(direct))
+        joins = coalesce and not new_group and (ts == previous[1] or not same_tsval) and in_group > group_direct
         if not joins:
             end_buffer()
         buffer_segments += 1
         buffer_push |= psh
         rcv_nxt = seq + length
         previous = (t, ts)
-        if in_group <= direct and rcv_nxt - rcv_wup > MSS:
+        if in_group <= group_direct and rcv_nxt - rcv_wup > MSS:
             sent.append(rcv_nxt)   # processed at once, before the application holds the socket
             rcv_wup = rcv_nxt
             buffer_segments, buffer_push = 0, False
@@ -107,6 +113,7 @@ RULES = [
     ("group + PSH", dict(coalesce=True, push=True, same_tsval=False)),
     ("group + PSH, 1 direct", dict(coalesce=True, push=True, same_tsval=False, direct=1)),
     ("group + PSH, 2 direct", dict(coalesce=True, push=True, same_tsval=False, direct=2)),
+    ("group + PSH, 1.3 direct", dict(coalesce=True, push=True, same_tsval=False, direct=1.3)),
 ]
 
 
