@@ -232,8 +232,7 @@ def trace_offsets(runs: list[dict]) -> list[int]:
 def scenario(case: dict, seed: int, profile: str, up_trace: Path, down_trace: Optional[Path] = None, *,
              name: str = "", access_rate: str = ACCESS_RATE, delay_at: str = "receiver",
              max_window: Optional[int] = None, pacing: bool = True,
-             lag: Optional[tuple[Path, Path]] = (LAG_DATA, LAG_ACK),
-             control_at: Optional[list[float]] = None) -> dict:
+             lag: Optional[tuple[Path, Path]] = (LAG_DATA, LAG_ACK)) -> dict:
     """The cclab scenario of one reference case: a dumbbell whose bottleneck delivers by
     ``up_trace`` (data) and ``down_trace`` (ACKs; default the same) with droptail queues of
     the case's B packets each way, zero-delay access links of ``access_rate``, and the
@@ -244,9 +243,7 @@ def scenario(case: dict, seed: int, profile: str, up_trace: Path, down_trace: Op
     ``pacing`` (linux profile): every flow paced, as the reference's are (iperf3 sets its
     algorithm after connecting under the default BBR, which leaves the socket paced:
     bench/linux/diag). ``lag``: Mahimahi's release lag, (data, ACKs) series measured on the
-    reference machine (bench/linux/lag), or None for a link exact to the tick. ``control_at``:
-    when each TCP flow's first data segment reaches the bottleneck (s): iperf3's control
-    packets (CONTROL_PACKETS, from a UDP source after the TCP flows) arrive just before."""
+    reference machine (bench/linux/lag), or None for a link exact to the tick."""
     if delay_at not in ("receiver", "bottleneck"):
         raise ValueError(f"delay_at={delay_at!r}: choose 'receiver' or 'bottleneck'")
     delay = f"{case['delay_ms']:g}ms"
@@ -278,10 +275,6 @@ def scenario(case: dict, seed: int, profile: str, up_trace: Path, down_trace: Op
     duration = float(case["duration_s"])
     for flow in flows:
         flow["stop"] = f"{duration:g}s"
-    for i, first_data in enumerate(control_at or []):
-        start = max(0.0, first_data - CONTROL_LEAD_S)
-        flows.append({"group": f"control{i}", "transport": "udp", "app": {"kind": "cbr", "rate": CONTROL_RATE},
-                      "start": f"{start:.9f}s", "stop": f"{start + (CONTROL_PACKETS - 0.5) * 1e-6:.9f}s"})
     return {
         "name": name or "linux reference case",
         "duration": f"{duration + DRAIN_S:g}s",
@@ -317,10 +310,20 @@ def case_scenarios(name: str, case: dict, kernel_runs: list[dict], seeds: list[i
         down = traces.rate(float(link["down_rate_mbps"])) if "down_rate_mbps" in link else up
         sc = scenario(case, seed, profile, up, down, name=f"{name} seed {seed}", **options)
         if control and "flows" in case:
-            sc = scenario(case, seed, profile, up, down, name=f"{name} seed {seed}",
-                          control_at=first_data_arrivals(sc), **options)
+            sc["flows"] += control_flows(first_data_arrivals(sc))
         out.append((sc, info))
     return out
+
+
+def control_flows(first_data: list[float]) -> list[dict]:
+    """iperf3's control packets (CONTROL_PACKETS per TCP flow, from a UDP source after the
+    TCP flows), arriving just before each flow's first data segment (``first_data``, s)."""
+    flows = []
+    for i, first in enumerate(first_data):
+        start = max(0.0, first - CONTROL_LEAD_S)
+        flows.append({"group": f"control{i}", "transport": "udp", "app": {"kind": "cbr", "rate": CONTROL_RATE},
+                      "start": f"{start:.9f}s", "stop": f"{start + (CONTROL_PACKETS - 0.5) * 1e-6:.9f}s"})
+    return flows
 
 
 def first_data_arrivals(sc: dict) -> list[float]:
@@ -476,6 +479,10 @@ def summarise(samples: list[dict]) -> dict:
     return out
 
 
+# The measure each criterion judges (shares aside).
+MEASURE_OF = {"goodput": "goodput_mbps", "queue_delay": "queue_delay_ms", "retransmissions": "retransmissions"}
+
+
 def judge(kernel: dict, ours: dict, flows: int) -> dict:
     """Issue 37's criteria on the means: {criterion: {ok, kernel, cclab, delta, limit}};
     ok is None where a criterion does not apply (a UDP flow's retransmissions, shares of
@@ -484,10 +491,10 @@ def judge(kernel: dict, ours: dict, flows: int) -> dict:
         return table[key]["mean"] if table.get(key) else None
 
     verdict = {}
-    for key, criterion, tolerance, floor in (("goodput_mbps", "goodput", GOODPUT_TOLERANCE, 0.0),
-                                             ("queue_delay_ms", "queue_delay", DELAY_TOLERANCE, DELAY_FLOOR_MS),
-                                             ("retransmissions", "retransmissions", RETRANS_TOLERANCE, RETRANS_FLOOR)):
-        k, c = mean(kernel, key), mean(ours, key)
+    for criterion, tolerance, floor in (("goodput", GOODPUT_TOLERANCE, 0.0),
+                                        ("queue_delay", DELAY_TOLERANCE, DELAY_FLOOR_MS),
+                                        ("retransmissions", RETRANS_TOLERANCE, RETRANS_FLOOR)):
+        k, c = mean(kernel, MEASURE_OF[criterion]), mean(ours, MEASURE_OF[criterion])
         if k is None or c is None:
             verdict[criterion] = {"ok": None}
             continue
@@ -552,9 +559,6 @@ def compare(reference: dict, reference_path: Path, names: list[str], seeds: list
                                  "kernel_runs": kernel_runs, "cclab_runs": measured[name]}
     report["summary"] = summary(report["cases"])
     return report
-
-
-MEASURE_OF = {"goodput": "goodput_mbps", "queue_delay": "queue_delay_ms", "retransmissions": "retransmissions"}
 
 
 def overlaps_kernel_runs(case: dict, criterion: str) -> Optional[bool]:
