@@ -141,14 +141,16 @@ def test_iperf3s_control_packets_meet_the_first_flight(tmp_path):
     data segment: with a 10-packet buffer, two of the initial window's ten segments drop, as
     in the kernel's runs (bench/linux/diag/FINDINGS.md), and Reno leaves slow start at once:
     those two are all it loses in 0.3 s. Without them slow start runs on and overshoots the
-    path by about 30 segments. The measures count the case's TCP flows only."""
+    path by about 30 segments. The measures count the case's TCP flows only. (The flow starts
+    at once: iperf3's start moves the first flight against the 1-ms ticks, and whether a tick
+    falls between the control packets and the data is the start's business, tested below.)"""
     case = {"link": {"rate_mbps": 12}, "delay_ms": 10, "buffer_pkts": 10, "duration_s": 0.3,
             "flows": [{"cc": "reno", "start_s": 0.0}]}
     traces = compare.TraceFiles(tmp_path)
     runs = {}
     for control in (True, False):
         (sc, _), = compare.case_scenarios("c", case, [], [1], "linux", traces, tmp_path / "reference.json",
-                                          control=control, lag=compare.lag_series(None))
+                                          control=control, iperf3_start=False, lag=compare.lag_series(None))
         sc["trace"]["pcap"] = ["r1-r2"]
         runs[control] = (sc, cclab.run(sc))
     sc, result = runs[True]
@@ -161,6 +163,33 @@ def test_iperf3s_control_packets_meet_the_first_flight(tmp_path):
     assert first_second(result) == 2 and first_second(runs[False][1]) > 20
     measures = compare.cclab_run_measures(result, case)
     assert len(measures["flow_goodput_mbps"]) == 1 and measures["retransmissions"] == 2
+
+
+def test_flows_start_as_late_as_iperf3s_first_data(tmp_path):
+    """iperf3's first data segment leaves five round trips and 3.6 ms after its client starts
+    (216-222 ms at D = 20 ms over the idle kernel runs with pcaps, bench/linux/diag); a cclab
+    flow sends after its handshake, one round trip. With the start modelled, the first data
+    leaves within that range, each flow still runs as long, and the scenario lasts as much
+    longer; without it, after about one round trip. A flow starting behind another's queue
+    has its round trips lengthened by it."""
+    case = {"link": {"rate_mbps": 12}, "delay_ms": 20, "buffer_pkts": 40, "duration_s": 1.0,
+            "flows": [{"cc": "cubic", "start_s": 0.0}, {"cc": "reno", "start_s": 0.5}]}
+    traces = compare.TraceFiles(tmp_path)
+    first_data = {}
+    for start in (True, False):
+        (sc, info), = compare.case_scenarios("s", case, [], [1], "linux", traces, tmp_path / "reference.json",
+                                             control=False, iperf3_start=start, lag=compare.lag_series(None))
+        first_data[start] = compare.first_data_arrivals(sc)
+        if start:
+            delays = [ms / 1000 for ms in info["start_delay_ms"]]
+            seconds = lambda text: float(text.rstrip("s"))  # noqa: E731
+            assert [seconds(f["start"]) for f in sc["flows"]] == pytest.approx([delays[0], 0.5 + delays[1]], abs=1e-5)
+            assert [seconds(f["stop"]) - seconds(f["start"]) for f in sc["flows"]] == pytest.approx([1.0, 0.5])
+            assert seconds(sc["duration"]) == pytest.approx(1.0 + compare.DRAIN_S + max(delays), abs=1e-5)
+    assert 0.210 < first_data[True][0] < 0.230, first_data[True]
+    assert 0.040 < first_data[False][0] < 0.050, first_data[False]
+    queued = first_data[False][1] - 0.5 - 0.040      # the queue flow 0 keeps at 0.5 s
+    assert queued > 0.005 and first_data[True][1] - 0.5 > 5 * (0.040 + queued) - 0.01, first_data
 
 
 def test_a_full_queue_waits_as_mahimahi_logs_it(tmp_path):

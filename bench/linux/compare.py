@@ -38,7 +38,10 @@ Packets are 1448 B of payload + 52 B of headers (1500 B), ACKs 52 B; a UDP flow 
 A trace case's run k starts as far into the trace as the kernel's run k did. iperf3's control
 connection puts two small packets into the uplink queue with each flow's first flight
 (CONTROL_PACKETS): cclab sends two from a UDP source of its own just before each flow's first
-data segment (``--no-control-packets`` leaves them out).
+data segment (``--no-control-packets`` leaves them out). iperf3 sends its first data five round
+trips after its client starts, cclab after one: each flow starts the difference later
+(IPERF3_ROUND_TRIPS; ``--no-iperf3-start``), so that on a varying trace its slow start meets
+the trace where the kernel's did.
 
 Judged, as issue 37 asks, on the means over cclab's seeds and over the kernel's runs:
 goodput within 5 %; mean queueing delay within 15 % or 3 ms; retransmissions within 30 %
@@ -102,6 +105,15 @@ CONTROL_PACKETS = 2
 CONTROL_LEAD_S = 3e-6        # how long before the first data segment they arrive (on a link
                              # without release lag a tick may fall between: one then leaves first)
 CONTROL_RATE = "12Gbps"      # 1500-byte packets 1 µs apart
+# iperf3's start: its first data segment leaves 3.6 ms (the client process starting) and five
+# round trips after the client starts (control connection's handshake, the parameter exchange,
+# the stream's creation, the data connection's handshake, TEST_START and TEST_RUNNING: a sender
+# pcap, bench/linux/diag/FINDINGS.md; 216-222 ms at D = 20 ms, 119-122 ms at D = 10 ms over the
+# idle runs). A cclab flow sends after one, its handshake: each TCP flow starts that much later
+# (``--no-iperf3-start`` starts them at once), which puts its slow start where the kernel's was
+# on a varying trace.
+IPERF3_PROCESS_START_S = 3.6e-3
+IPERF3_ROUND_TRIPS = 5
 # One-way delays are binned this finely (ms) to read mm-link's integer queueing delays
 # back from them (delay_quantile); 100 bins per ms, at most 100000 bins: up to 1 s.
 DELAY_BIN_MS = 0.01
@@ -291,10 +303,10 @@ def scenario(case: dict, seed: int, profile: str, up_trace: Path, down_trace: Op
 
 
 def case_scenarios(name: str, case: dict, kernel_runs: list[dict], seeds: list[int], profile: str,
-                   traces: TraceFiles, reference_path: Path, control: bool = True,
+                   traces: TraceFiles, reference_path: Path, control: bool = True, iperf3_start: bool = True,
                    **options) -> list[tuple[dict, dict]]:
     """(scenario, what it ran over) for each seed of one case; ``control``: with iperf3's
-    control packets (TCP cases)."""
+    control packets, ``iperf3_start``: the flows starting as late as iperf3's do (TCP cases)."""
     out = []
     link = case["link"]
     for index, seed in enumerate(seeds):
@@ -309,10 +321,31 @@ def case_scenarios(name: str, case: dict, kernel_runs: list[dict], seeds: list[i
             info["trace_offset_ms"] = offset
         down = traces.rate(float(link["down_rate_mbps"])) if "down_rate_mbps" in link else up
         sc = scenario(case, seed, profile, up, down, name=f"{name} seed {seed}", **options)
+        if iperf3_start and "flows" in case:
+            info["start_delay_ms"] = [round(1000 * delay, 3) for delay in start_as_iperf3(sc)]
         if control and "flows" in case:
             sc["flows"] += control_flows(first_data_arrivals(sc))
         out.append((sc, info))
     return out
+
+
+def start_as_iperf3(sc: dict) -> list[float]:
+    """Start each TCP flow of ``sc`` as late as iperf3's start puts its first data segment
+    (IPERF3_ROUND_TRIPS round trips and IPERF3_PROCESS_START_S after the client starts;
+    cclab's first data leaves after its handshake, one round trip, measured in a short
+    pre-run; a flow starting behind a queue has its round trips lengthened by it, as the
+    kernel's iperf3 does): the flows run as long as before, the scenario as much longer.
+    Returns each flow's delay, s."""
+    seconds = lambda text: float(text.rstrip("s"))
+    delays = []
+    for flow, first in zip(sc["flows"], first_data_arrivals(sc)):
+        start = seconds(flow["start"])
+        delay = IPERF3_PROCESS_START_S + (IPERF3_ROUND_TRIPS - 1) * (first - start)
+        flow["start"] = f"{start + delay:.9f}s"
+        flow["stop"] = f"{seconds(flow['stop']) + delay:.9f}s"
+        delays.append(delay)
+    sc["duration"] = f"{seconds(sc['duration']) + max(delays):.9f}s"
+    return delays
 
 
 def control_flows(first_data: list[float]) -> list[dict]:
@@ -638,6 +671,9 @@ def main(argv: Optional[list[str]] = None) -> int:
                         help="do not pace the linux profile's non-BBR flows (the reference's are paced: bench/linux/diag)")
     parser.add_argument("--no-control-packets", action="store_true",
                         help="leave out iperf3's control packets that share the queue with the first flight")
+    parser.add_argument("--no-iperf3-start", action="store_true",
+                        help="start cclab's flows at once instead of as late as iperf3's start (five round trips) puts "
+                             "the kernel's first data")
     parser.add_argument("--no-lag", action="store_true",
                         help="no release lag on the Mahimahi link (default: bench/linux/lag's measured series)")
     parser.add_argument("--lag-dir", type=Path, metavar="DIR",
@@ -667,13 +703,13 @@ def main(argv: Optional[list[str]] = None) -> int:
                      trace_folder=args.traces, progress=sys.stderr.isatty() or len(names) > 20,
                      access_rate=args.access_rate, delay_at=args.delay_at, max_window=args.max_window,
                      pacing=not args.no_pacing, lag=None if args.no_lag else lag_series(args.lag_dir),
-                     control=not args.no_control_packets)
+                     control=not args.no_control_packets, iperf3_start=not args.no_iperf3_start)
     kernels = {env.get("kernel") for env in reference.get("environments", {}).values()}
     report.update({"profile": args.profile, "seeds": seeds, "commit": git_commit(), "cclab_version": cclab.__version__,
                    "kernel": ", ".join(sorted(k for k in kernels if k)) or "?",
                    "reference": str(args.reference), "reference_recorded": f"{len(reference.get('runs', []))} runs" + (" (loaded)" if args.loaded else ""),
                    "access_rate": args.access_rate, "delay_at": args.delay_at, "max_window": args.max_window,
-                   "pacing": not args.no_pacing, "control_packets": 0 if args.no_control_packets else CONTROL_PACKETS, "lag": None if args.no_lag else str(lag_series(args.lag_dir)[0].parent),
+                   "pacing": not args.no_pacing, "control_packets": 0 if args.no_control_packets else CONTROL_PACKETS, "iperf3_start": not args.no_iperf3_start, "lag": None if args.no_lag else str(lag_series(args.lag_dir)[0].parent),
                    "drain_s": DRAIN_S,
                    "definitions": "see bench/linux/compare.py's docstring and docs/validation/linux.md"})
     print(markdown_table(report))
