@@ -282,6 +282,26 @@ def test_misses_are_told_apart_by_the_kernels_own_spread():
     assert misses == {"count": 6, "with_repeated_kernel_runs": 4, "overlapping_kernel_runs": 2}, misses
 
 
+def test_single_runs_are_judged_like_for_like():
+    """Each kernel run against the mean of the kernel's other runs, each cclab seed against the
+    kernel's mean, by the same judge: queueing delays 10, 11, 16 ms (the kernel) meet the
+    criterion once (11 against 13, within 3 ms; 10 against 13.5 and 16 against 10.5 not);
+    cclab's 12, 14, 20 against 12.3, twice. A case run once is left out."""
+    run = lambda delay: {"flow_goodput_mbps": [10.0], "goodput_mbps": 10.0, "shares": [1.0],  # noqa: E731
+                         "flow_retransmissions": [0], "retransmissions": 0, "queue_delay_ms": delay}
+
+    def case(kernel_delays, cclab_delays):
+        kernel, ours = [run(d) for d in kernel_delays], [run(d) for d in cclab_delays]
+        c = {"kernel_runs": kernel, "cclab_runs": ours,
+             "criteria": compare.judge(compare.summarise(kernel), compare.summarise(ours), flows=1)}
+        c["single_runs"] = compare.single_runs_meeting(c)
+        return c
+
+    three, once = case([10.0, 11.0, 16.0], [12.0, 14.0, 20.0]), case([10.0], [12.0])
+    assert three["single_runs"] == {"kernel": [1, 3], "cclab": [2, 3]} and once["single_runs"] is None
+    assert compare.summary({"three": three, "once": once})["single_runs"] == {"kernel": [1, 3], "cclab": [2, 3], "cases": 1}
+
+
 def test_tables_go_between_their_markers(tmp_path):
     kernel_run = {"flow_goodput_mbps": [8.0, 3.0], "goodput_mbps": 11.0, "shares": [8 / 11, 3 / 11],
                   "flow_retransmissions": [50, 10], "retransmissions": 60, "queue_delay_ms": 30.0,

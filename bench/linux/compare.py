@@ -45,7 +45,9 @@ the trace where the kernel's did.
 
 Judged, as issue 37 asks, on the means over cclab's seeds and over the kernel's runs:
 goodput within 5 %; mean queueing delay within 15 % or 3 ms; retransmissions within 30 %
-or 25 packets; in a mix, each flow's share of the goodput within 0.06. Prints a Markdown
+or 25 packets; in a mix, each flow's share of the goodput within 0.06. The summary also judges
+single runs like for like (each kernel run against the mean of its other runs, each cclab seed
+against the kernel's mean): how far the kernel's own repetitions reach. Prints a Markdown
 table (the kernel's mean with its range over runs, cclab's with its range over seeds), the
 cases that miss a criterion by the most, and a summary line; ``--json OUT`` writes it all,
 ``--markdown OUT`` writes the table into OUT (between the ``<!-- linux-compare:table -->``
@@ -590,6 +592,7 @@ def compare(reference: dict, reference_path: Path, names: list[str], seeds: list
         flows = 1 if "udp_rate_mbps" in case else len(case["flows"])
         report["cases"][name] = {"case": case, "kernel": kernel, "cclab": ours, "criteria": judge(kernel, ours, flows),
                                  "kernel_runs": kernel_runs, "cclab_runs": measured[name]}
+        report["cases"][name]["single_runs"] = single_runs_meeting(report["cases"][name])
     report["summary"] = summary(report["cases"])
     return report
 
@@ -610,6 +613,21 @@ def overlaps_kernel_runs(case: dict, criterion: str) -> Optional[bool]:
     return meet(case["kernel"][key]["values"], case["cclab"][key]["values"])
 
 
+def single_runs_meeting(case: dict) -> Optional[dict]:
+    """For a case the kernel ran twice or more: how many of its runs meet the criteria
+    against the mean of its other runs, and how many of cclab's seeds against the mean of
+    the kernel's runs (the same judge, one run in cclab's place). Single runs against
+    means, like for like: how far the kernel's own repetitions reach, beside cclab's seeds.
+    None with fewer runs."""
+    runs = case["kernel_runs"]
+    if len(runs) < 2:
+        return None
+    flows = len(runs[0]["flow_goodput_mbps"])
+    kernel = [judge(summarise(runs[:k] + runs[k + 1:]), summarise([run]), flows)["passes"] for k, run in enumerate(runs)]
+    ours = [judge(summarise(runs), summarise([seed]), flows)["passes"] for seed in case["cclab_runs"]]
+    return {"kernel": [sum(kernel), len(kernel)], "cclab": [sum(ours), len(ours)]}
+
+
 def summary(cases: dict) -> dict:
     out: dict[str, Any] = {"cases": len(cases), "passing_all": sum(1 for c in cases.values() if c["criteria"]["passes"])}
     for criterion in CRITERIA:
@@ -620,6 +638,9 @@ def summary(cases: dict) -> dict:
               if c["criteria"][criterion]["ok"] is False]
     out["misses"] = {"count": len(spread), "with_repeated_kernel_runs": sum(v is not None for v in spread),
                      "overlapping_kernel_runs": sum(v is True for v in spread)}
+    singles = [c["single_runs"] for c in cases.values() if c.get("single_runs")]
+    out["single_runs"] = {who: [sum(s[who][0] for s in singles), sum(s[who][1] for s in singles)]
+                          for who in ("kernel", "cclab")} | {"cases": len(singles)}
     return out
 
 

@@ -102,9 +102,15 @@ def summary_line(report: dict) -> str:
     line = f"Cases meeting each criterion: {'; '.join(parts)}; all four: {s['passing_all']}/{s['cases']}."
     misses = s.get("misses")
     if misses and misses["count"]:
-        line += (f" Of the {misses['count']} misses, {misses['with_repeated_kernel_runs']} are in cases the kernel ran "
-                 f"more than once; in {misses['overlapping_kernel_runs']} of those the range of cclab's seeds meets the range "
-                 f"of the kernel's runs.")
+        line += (f" Of the {misses['count']} criteria missed, {misses['with_repeated_kernel_runs']} are in cases the kernel "
+                 f"ran more than once; in {misses['overlapping_kernel_runs']} of those the range of cclab's seeds meets the "
+                 f"range of the kernel's runs.")
+    singles = s.get("single_runs")
+    if singles and singles["cases"]:
+        (kp, kn), (cp, cn) = singles["kernel"], singles["cclab"]
+        line += (f" Single runs, over the {singles['cases']} cases the kernel ran more than once: {kp} of its {kn} runs "
+                 f"meet all four against the mean of its other runs ({100 * kp / kn:.0f} %), {cp} of cclab's {cn} seeds "
+                 f"against the kernel's mean ({100 * cp / cn:.0f} %).")
     return line
 
 
