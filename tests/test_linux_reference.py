@@ -190,6 +190,13 @@ def test_flows_start_as_late_as_iperf3s_first_data(tmp_path):
     assert 0.040 < first_data[False][0] < 0.050, first_data[False]
     queued = first_data[False][1] - 0.5 - 0.040      # the queue flow 0 keeps at 0.5 s
     assert queued > 0.005 and first_data[True][1] - 0.5 > 5 * (0.040 + queued) - 0.01, first_data
+    # a kernel run that noted its first data arrival (ms in the log) sets the first flow's start
+    run = {"uplink": {"t0_log_ms": 1000.0, "whole_log": {"first_full_arrival_ms": 1250}}}
+    assert compare.kernel_first_data(run) == pytest.approx(0.250)
+    (sc, info), = compare.case_scenarios("s", case, [run], [1], "linux", traces, tmp_path / "reference.json",
+                                         control=False, lag=compare.lag_series(None))
+    recorded = compare.first_data_arrivals(sc)
+    assert recorded[0] == pytest.approx(0.250, abs=2e-3) and info["start_delay_ms"][0] == info["start_delay_ms"][1]
 
 
 def test_a_full_queue_waits_as_mahimahi_logs_it(tmp_path):
@@ -280,6 +287,19 @@ def test_misses_are_told_apart_by_the_kernels_own_spread():
     assert compare.overlaps_kernel_runs(alone, "queue_delay") is None
     misses = compare.summary({"reached": reached, "apart": apart, "alone": alone})["misses"]
     assert misses == {"count": 6, "with_repeated_kernel_runs": 4, "overlapping_kernel_runs": 2}, misses
+
+
+def test_the_harness_notes_the_first_data_arrival(tmp_path):
+    """The uplink log's first full-sized arrival (1504 bytes as mm-link counts a 1500-byte
+    packet) is the first data segment: the small control packets before it do not count,
+    and in the window only what arrived in it."""
+    harness = bench_linux("harness")
+    log = tmp_path / "up.log"
+    log.write_text("# init timestamp: 1000\n# base timestamp: 0\n"
+                   "3 + 60\n4 # 1504\n12 + 1504\n12 - 60 9\n13 + 1504\n13 - 1504 1\n40 + 1504\n")
+    parsed = harness.parse_log(log, 20.0, 1.0)
+    assert parsed["whole_log"]["first_full_arrival_ms"] == 12
+    assert parsed["window"]["first_full_arrival_ms"] == 40
 
 
 def test_single_runs_are_judged_like_for_like():

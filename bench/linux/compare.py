@@ -41,7 +41,8 @@ connection puts two small packets into the uplink queue with each flow's first f
 data segment (``--no-control-packets`` leaves them out). iperf3 sends its first data five round
 trips after its client starts, cclab after one: each flow starts the difference later
 (IPERF3_ROUND_TRIPS; ``--no-iperf3-start``), so that on a varying trace its slow start meets
-the trace where the kernel's did.
+the trace where the kernel's did; where the kernel run noted when its first data arrived
+(``first_full_arrival_ms``, runs recorded from 2026-11-27 on), that time decides instead.
 
 Judged, as issue 37 asks, on the means over cclab's seeds and over the kernel's runs:
 goodput within 5 %; mean queueing delay within 15 % or 3 ms; retransmissions within 30 %
@@ -324,25 +325,40 @@ def case_scenarios(name: str, case: dict, kernel_runs: list[dict], seeds: list[i
         down = traces.rate(float(link["down_rate_mbps"])) if "down_rate_mbps" in link else up
         sc = scenario(case, seed, profile, up, down, name=f"{name} seed {seed}", **options)
         if iperf3_start and "flows" in case:
-            info["start_delay_ms"] = [round(1000 * delay, 3) for delay in start_as_iperf3(sc)]
+            recorded = kernel_first_data(kernel_runs[index % len(kernel_runs)]) if kernel_runs else None
+            info["start_delay_ms"] = [round(1000 * delay, 3) for delay in start_as_iperf3(sc, recorded)]
         if control and "flows" in case:
             sc["flows"] += control_flows(first_data_arrivals(sc))
         out.append((sc, info))
     return out
 
 
-def start_as_iperf3(sc: dict) -> list[float]:
+def kernel_first_data(run: dict) -> Optional[float]:
+    """When the kernel run's first data segment reached the uplink, s after its window began
+    (runs recorded from 2026-11-27 on note it), or None."""
+    uplink = run.get("uplink", {})
+    first, t0 = (uplink.get("whole_log") or {}).get("first_full_arrival_ms"), uplink.get("t0_log_ms")
+    return (first - t0) / 1000 if first is not None and t0 is not None and first >= t0 else None
+
+
+def start_as_iperf3(sc: dict, recorded: Optional[float] = None) -> list[float]:
     """Start each TCP flow of ``sc`` as late as iperf3's start puts its first data segment
     (IPERF3_ROUND_TRIPS round trips and IPERF3_PROCESS_START_S after the client starts;
     cclab's first data leaves after its handshake, one round trip, measured in a short
     pre-run; a flow starting behind a queue has its round trips lengthened by it, as the
     kernel's iperf3 does): the flows run as long as before, the scenario as much longer.
+    ``recorded``: when the kernel run's first data arrived (s from its start, the first
+    flow's), which then sets the first flow's delay, the others keeping their spacing.
     Returns each flow's delay, s."""
     seconds = lambda text: float(text.rstrip("s"))
     delays = []
-    for flow, first in zip(sc["flows"], first_data_arrivals(sc)):
+    firsts = first_data_arrivals(sc)
+    for flow, first in zip(sc["flows"], firsts):
         start = seconds(flow["start"])
-        delay = IPERF3_PROCESS_START_S + (IPERF3_ROUND_TRIPS - 1) * (first - start)
+        if recorded is not None and recorded > firsts[0]:
+            delay = recorded - firsts[0]
+        else:
+            delay = IPERF3_PROCESS_START_S + (IPERF3_ROUND_TRIPS - 1) * (first - start)
         flow["start"] = f"{start + delay:.9f}s"
         flow["stop"] = f"{seconds(flow['stop']) + delay:.9f}s"
         delays.append(delay)

@@ -228,7 +228,7 @@ def parse_log(path: Path, t0_ms: float | None, duration_s: float) -> dict:
     def blank() -> dict:
         return {"arrivals": 0, "arrival_bytes": 0, "departures": 0, "departure_bytes": 0, "opportunities": 0,
                 "drop_events": 0, "dropped_packets": 0, "dropped_bytes": 0, "hist": {}, "delay_total": 0,
-                "first_ms": None, "last_ms": None}
+                "first_ms": None, "last_ms": None, "first_full_arrival_ms": None}
 
     window, whole = blank(), blank()
     end_ms = t0_ms + duration_s * 1000.0 if t0_ms is not None else None
@@ -255,6 +255,8 @@ def parse_log(path: Path, t0_ms: float | None, duration_s: float) -> dict:
                 for acc in targets:
                     acc["arrivals"] += 1
                     acc["arrival_bytes"] += size
+                    if size == PACKET_BYTES and acc["first_full_arrival_ms"] is None:
+                        acc["first_full_arrival_ms"] = t       # the first data segment (or datagram)
                 if inside:
                     per["arrivals"][b] += 1
             elif kind == "-":
@@ -284,7 +286,8 @@ def parse_log(path: Path, t0_ms: float | None, duration_s: float) -> dict:
 
     def summary(acc: dict, seconds: float | None) -> dict:
         out = {k: acc[k] for k in ("arrivals", "arrival_bytes", "departures", "departure_bytes", "opportunities",
-                                   "dropped_packets", "dropped_bytes", "drop_events", "first_ms", "last_ms")}
+                                   "dropped_packets", "dropped_bytes", "drop_events", "first_ms", "last_ms",
+                                   "first_full_arrival_ms")}
         out["queue_delay_ms"] = delay_summary(acc["hist"], acc["departures"], acc["delay_total"])
         out["utilization"] = (round(acc["departure_bytes"] / (acc["opportunities"] * PACKET_BYTES), 5)
                               if acc["opportunities"] else None)
