@@ -47,8 +47,8 @@ the trace where the kernel's did; where the kernel run noted when its first data
 Judged, as issue 37 asks, on the means over cclab's seeds and over the kernel's runs:
 goodput within 5 %; mean queueing delay within 15 % or 3 ms; retransmissions within 30 %
 or 25 packets; in a mix, each flow's share of the goodput within 0.06. The summary also judges
-single runs like for like (each kernel run against the mean of its other runs, each cclab seed
-against the kernel's mean): how far the kernel's own repetitions reach. Prints a Markdown
+single runs like for like (each kernel run against the mean of its other runs, cclab's seed k
+against the mean of the same runs but run k): how far the kernel's own repetitions reach. Prints a Markdown
 table (the kernel's mean with its range over runs, cclab's with its range over seeds), the
 cases that miss a criterion by the most, and a summary line; ``--json OUT`` writes it all,
 ``--markdown OUT`` writes the table into OUT (between the ``<!-- linux-compare:table -->``
@@ -320,7 +320,8 @@ def case_scenarios(name: str, case: dict, kernel_runs: list[dict], seeds: list[i
             source = resolve_trace(link, reference_path)
             offsets = trace_offsets(kernel_runs) or [0]
             offset = offsets[index % len(offsets)]
-            up = traces.rotated(source, offset, int(math.ceil(float(case["duration_s"]) * 1000)))
+            # the flows run T from iperf3's start, within a second of the run's start
+            up = traces.rotated(source, offset, int(math.ceil(float(case["duration_s"]) * 1000)) + 1000)
             info["trace_offset_ms"] = offset
         down = traces.rate(float(link["down_rate_mbps"])) if "down_rate_mbps" in link else up
         sc = scenario(case, seed, profile, up, down, name=f"{name} seed {seed}", **options)
@@ -347,21 +348,19 @@ def start_as_iperf3(sc: dict, recorded: Optional[float] = None) -> list[float]:
     cclab's first data leaves after its handshake, one round trip, measured in a short
     pre-run; a flow starting behind a queue has its round trips lengthened by it, as the
     kernel's iperf3 does): the flows run as long as before, the scenario as much longer.
-    ``recorded``: when the kernel run's first data arrived (s from its start, the first
-    flow's), which then sets the first flow's delay, the others keeping their spacing.
+    ``recorded``: when the kernel run's first data arrived (s from its start), which then
+    moves all the flows' starts by as much as the model missed it by.
     Returns each flow's delay, s."""
     seconds = lambda text: float(text.rstrip("s"))
-    delays = []
     firsts = first_data_arrivals(sc)
-    for flow, first in zip(sc["flows"], firsts):
-        start = seconds(flow["start"])
-        if recorded is not None and recorded > firsts[0]:
-            delay = recorded - firsts[0]
-        else:
-            delay = IPERF3_PROCESS_START_S + (IPERF3_ROUND_TRIPS - 1) * (first - start)
+    starts = [seconds(flow["start"]) for flow in sc["flows"]]
+    delays = [IPERF3_PROCESS_START_S + (IPERF3_ROUND_TRIPS - 1) * (first - start) for first, start in zip(firsts, starts)]
+    if recorded is not None:
+        missed = recorded - min(first + delay for first, delay in zip(firsts, delays))
+        delays = [max(0.0, delay + missed) for delay in delays]
+    for flow, start, delay in zip(sc["flows"], starts, delays):
         flow["start"] = f"{start + delay:.9f}s"
         flow["stop"] = f"{seconds(flow['stop']) + delay:.9f}s"
-        delays.append(delay)
     sc["duration"] = f"{seconds(sc['duration']) + max(delays):.9f}s"
     return delays
 
@@ -632,15 +631,16 @@ def overlaps_kernel_runs(case: dict, criterion: str) -> Optional[bool]:
 def single_runs_meeting(case: dict) -> Optional[dict]:
     """For a case the kernel ran twice or more: how many of its runs meet the criteria
     against the mean of its other runs, and how many of cclab's seeds against the mean of
-    the kernel's runs (the same judge, one run in cclab's place). Single runs against
-    means, like for like: how far the kernel's own repetitions reach, beside cclab's seeds.
-    None with fewer runs."""
+    the same runs (seed k: all but run k mod n; the same judge, one run in cclab's place).
+    Like for like: how far the kernel's own repetitions reach, beside cclab's seeds. None
+    with fewer runs."""
     runs = case["kernel_runs"]
     if len(runs) < 2:
         return None
     flows = len(runs[0]["flow_goodput_mbps"])
     kernel = [judge(summarise(runs[:k] + runs[k + 1:]), summarise([run]), flows)["passes"] for k, run in enumerate(runs)]
-    ours = [judge(summarise(runs), summarise([seed]), flows)["passes"] for seed in case["cclab_runs"]]
+    ours = [judge(summarise(runs[:k % len(runs)] + runs[k % len(runs) + 1:]), summarise([seed]), flows)["passes"]
+            for k, seed in enumerate(case["cclab_runs"])]
     return {"kernel": [sum(kernel), len(kernel)], "cclab": [sum(ours), len(ours)]}
 
 
