@@ -45,10 +45,13 @@ compare = bench_linux("compare")
 CASES = compare.QUICK_CASES
 
 # (case, criterion) pairs the linux profile does not meet yet, measured on this branch
-# (3 seeds against the kernel runs recorded with the machine idle), with what it gives.
-# None of the representative cases misses now; the full set's misses are in
-# docs/validation/linux.md.
-NOT_YET: dict[tuple[str, str], str] = {}
+# (3 seeds against the kernel runs recorded with the machine idle), with what it gives;
+# the full set's misses are in docs/validation/linux.md.
+NOT_YET: dict[tuple[str, str], str] = {
+    ("tcp_r48_d20_b1bdp_bbr+cubic", "retransmissions"):
+        "kernel 850 (823-869), cclab 1384 (909-1631): BBR beside CUBIC loses more in two seeds of three "
+        "(its losses follow the replayed timing noise; docs/validation/linux.md, 'What is still missed')",
+}
 
 
 def applies(name: str, criterion: str) -> bool:

@@ -110,7 +110,7 @@ def summary_line(report: dict) -> str:
         (kp, kn), (cp, cn) = singles["kernel"], singles["cclab"]
         line += (f" Single runs, over the {singles['cases']} cases the kernel ran more than once: {kp} of its {kn} runs "
                  f"meet all four against the mean of its other runs ({100 * kp / kn:.0f} %), {cp} of cclab's {cn} seeds "
-                 f"against the kernel's mean ({100 * cp / cn:.0f} %).")
+                 f"against the mean of the same runs but one (seed k: all but run k; {100 * cp / cn:.0f} %).")
     return line
 
 
