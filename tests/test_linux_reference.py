@@ -365,3 +365,13 @@ def test_tables_go_between_their_markers(tmp_path):
     with pytest.raises(SystemExit):
         compare.write_markdown(unmarked, report)
     assert unmarked.read_text() == "keep me\n"
+
+
+@pytest.mark.parametrize("argv, field", [(["--seeds", "0"], "--seeds: 0"), (["--jobs", "-1"], "--jobs: -1"),
+                                         (["--only", "no such case"], "no recorded case matches")])
+def test_bad_arguments_get_one_line(argv, field, capsys):
+    if not REFERENCE.is_file():
+        pytest.skip(f"no kernel reference at {REFERENCE}")
+    with pytest.raises(SystemExit) as exit_:
+        compare.main(["--reference", str(REFERENCE), *argv])
+    assert exit_.value.code == 2 and field in capsys.readouterr().err

@@ -40,7 +40,7 @@ connection puts two small packets into the uplink queue with each flow's first f
 (CONTROL_PACKETS): cclab sends two from a UDP source of its own just before each flow's first
 data segment (``--no-control-packets`` leaves them out). iperf3 sends its first data five round
 trips after its client starts, cclab after one: each flow starts the difference later
-(IPERF3_ROUND_TRIPS; ``--no-iperf3-start``), so that on a varying trace its slow start meets
+(``iperf3.py``; ``--no-iperf3-start``), so that on a varying trace its slow start meets
 the trace where the kernel's did; where the kernel run noted when its first data arrived
 (``first_full_arrival_ms``, runs recorded from 2026-11-27 on), that time decides instead.
 
@@ -63,7 +63,6 @@ import hashlib
 import json
 import math
 import re
-import statistics
 import sys
 import tempfile
 import time
@@ -76,6 +75,9 @@ from compare_tables import (CRITERIA, CRITERION_LABEL, MARKERS, git_commit, mark
                             write_markdown)
 # A constant rate's trace lines exactly as the kernel side writes them (compare.rate_trace_lines).
 from harness import rate_trace_lines  # noqa: F401
+# iperf3's start and control packets, and the verdicts (the tests reach these as compare's too).
+from iperf3 import CONTROL_PACKETS, control_flows, first_data_arrivals, kernel_first_data, start_as_iperf3
+from verdicts import judge, overlaps_kernel_runs, single_runs_meeting, summarise, summary, worst  # noqa: F401
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -100,33 +102,10 @@ ACCESS_BUFFER = 10000
 # After the case's duration the senders stop (iperf3 -t) and what they sent drains (the
 # deepest queue, 3200 packets at 96 Mb/s, in 0.4 s): iperf3's receiver counts it.
 DRAIN_S = 2.0
-# iperf3's control connection: as a test starts, the client's two pure ACKs (of the server's
-# TEST_START and TEST_RUNNING) enter Mahimahi's uplink queue with the first flight of data
-# (bench/linux/diag/FINDINGS.md). cclab sends as many packets from a UDP source of its own,
-# just before each TCP flow's first data segment reaches the bottleneck.
-CONTROL_PACKETS = 2
-CONTROL_LEAD_S = 3e-6        # how long before the first data segment they arrive (on a link
-                             # without release lag a tick may fall between: one then leaves first)
-CONTROL_RATE = "12Gbps"      # 1500-byte packets 1 µs apart
-# iperf3's start: its first data segment leaves 3.6 ms (the client process starting) and five
-# round trips after the client starts (control connection's handshake, the parameter exchange,
-# the stream's creation, the data connection's handshake, TEST_START and TEST_RUNNING: a sender
-# pcap, bench/linux/diag/FINDINGS.md; 216-222 ms at D = 20 ms, 119-122 ms at D = 10 ms over the
-# idle runs). A cclab flow sends after one, its handshake: each TCP flow starts that much later
-# (``--no-iperf3-start`` starts them at once), which puts its slow start where the kernel's was
-# on a varying trace.
-IPERF3_PROCESS_START_S = 3.6e-3
-IPERF3_ROUND_TRIPS = 5
 # One-way delays are binned this finely (ms) to read mm-link's integer queueing delays
 # back from them (delay_quantile); 100 bins per ms, at most 100000 bins: up to 1 s.
 DELAY_BIN_MS = 0.01
 BINS_PER_MS = 100
-
-# The criteria of issue 37.
-GOODPUT_TOLERANCE = 0.05
-DELAY_TOLERANCE, DELAY_FLOOR_MS = 0.15, 3.0
-RETRANS_TOLERANCE, RETRANS_FLOOR = 0.30, 25
-SHARE_TOLERANCE = 0.06
 
 # --quick (and tests/test_linux_reference.py): one of each kind of case.
 QUICK_CASES = ("tcp_r12_d20_b1bdp_cubic", "tcp_r48_d10_b2bdp_bbr", "tcp_r96_d20_b0.5bdp_reno",
@@ -334,68 +313,6 @@ def case_scenarios(name: str, case: dict, kernel_runs: list[dict], seeds: list[i
     return out
 
 
-def kernel_first_data(run: dict) -> Optional[float]:
-    """When the kernel run's first data segment reached the uplink, s after its window began
-    (runs recorded from 2026-11-27 on note it), or None."""
-    uplink = run.get("uplink", {})
-    first, t0 = (uplink.get("whole_log") or {}).get("first_full_arrival_ms"), uplink.get("t0_log_ms")
-    return (first - t0) / 1000 if first is not None and t0 is not None and first >= t0 else None
-
-
-def start_as_iperf3(sc: dict, recorded: Optional[float] = None) -> list[float]:
-    """Start each TCP flow of ``sc`` as late as iperf3's start puts its first data segment
-    (IPERF3_ROUND_TRIPS round trips and IPERF3_PROCESS_START_S after the client starts;
-    cclab's first data leaves after its handshake, one round trip, measured in a short
-    pre-run; a flow starting behind a queue has its round trips lengthened by it, as the
-    kernel's iperf3 does): the flows run as long as before, the scenario as much longer.
-    ``recorded``: when the kernel run's first data arrived (s from its start), which then
-    moves all the flows' starts by as much as the model missed it by.
-    Returns each flow's delay, s."""
-    seconds = lambda text: float(text.rstrip("s"))
-    firsts = first_data_arrivals(sc)
-    starts = [seconds(flow["start"]) for flow in sc["flows"]]
-    delays = [IPERF3_PROCESS_START_S + (IPERF3_ROUND_TRIPS - 1) * (first - start) for first, start in zip(firsts, starts)]
-    if recorded is not None:
-        missed = recorded - min(first + delay for first, delay in zip(firsts, delays))
-        delays = [max(0.0, delay + missed) for delay in delays]
-    for flow, start, delay in zip(sc["flows"], starts, delays):
-        flow["start"] = f"{start + delay:.9f}s"
-        flow["stop"] = f"{seconds(flow['stop']) + delay:.9f}s"
-    sc["duration"] = f"{seconds(sc['duration']) + max(delays):.9f}s"
-    return delays
-
-
-def control_flows(first_data: list[float]) -> list[dict]:
-    """iperf3's control packets (CONTROL_PACKETS per TCP flow, from a UDP source after the
-    TCP flows), arriving just before each flow's first data segment (``first_data``, s)."""
-    flows = []
-    for i, first in enumerate(first_data):
-        start = max(0.0, first - CONTROL_LEAD_S)
-        flows.append({"group": f"control{i}", "transport": "udp", "app": {"kind": "cbr", "rate": CONTROL_RATE},
-                      "start": f"{start:.9f}s", "stop": f"{start + (CONTROL_PACKETS - 0.5) * 1e-6:.9f}s"})
-    return flows
-
-
-def first_data_arrivals(sc: dict) -> list[float]:
-    """When each flow's first data segment left its sender, in s (its access link takes
-    0.12 µs): a short run of the scenario, captured on the senders' links."""
-    import cclab
-
-    count = len(sc["flows"])
-    probe = json.loads(json.dumps(sc))
-    probe["duration"] = "2s"
-    probe["trace"] = {"pcap": [f"s{i}-r1" for i in range(count)]}
-    captures = {c["name"]: c for c in cclab.run(probe).raw["traces"]["captures"]}
-    firsts = []
-    for i in range(count):
-        capture = captures[f"s{i}-r1"]
-        sent = [t for t, kind in zip(capture["t_ns"], capture["kind"]) if kind == 0]   # TCP data
-        if not sent:
-            raise RuntimeError(f"{sc['name']}: flow {i} sent no data in the first 2 s")
-        firsts.append(sent[0] / 1e9)
-    return firsts
-
-
 # ----------------------------------------------------------------------------- measures
 
 def delay_quantile(counts: list[int], delay_ms: float) -> tuple[dict[int, int], bool]:
@@ -510,58 +427,6 @@ def cclab_run_measures(result, case: dict) -> dict:
             "wall_time_s": float(result.raw.get("wall_time_s", 0.0))}
 
 
-SCALARS = ("goodput_mbps", "retransmissions", "queue_delay_ms", "queue_delay_p95_ms", "drops", "utilization",
-           "uplink_packets", "ack_path_packets")
-LISTS = ("flow_goodput_mbps", "shares", "flow_retransmissions")
-
-
-def summarise(samples: list[dict]) -> dict:
-    """Mean, min, max and the values of each number over runs (or seeds); per-flow lists
-    element by element."""
-    out: dict[str, Any] = {"runs": len(samples)}
-    for key in SCALARS:
-        values = [s[key] for s in samples if s.get(key) is not None]
-        out[key] = ({"mean": statistics.fmean(values), "min": min(values), "max": max(values), "values": values}
-                    if values else None)
-    for key in LISTS:
-        columns = list(zip(*[s[key] for s in samples])) if samples else []
-        out[key] = [statistics.fmean(c) if all(v is not None for v in c) else None for c in columns]
-    return out
-
-
-# The measure each criterion judges (shares aside).
-MEASURE_OF = {"goodput": "goodput_mbps", "queue_delay": "queue_delay_ms", "retransmissions": "retransmissions"}
-
-
-def judge(kernel: dict, ours: dict, flows: int) -> dict:
-    """Issue 37's criteria on the means: {criterion: {ok, kernel, cclab, delta, limit}};
-    ok is None where a criterion does not apply (a UDP flow's retransmissions, shares of
-    a single flow)."""
-    def mean(table, key):
-        return table[key]["mean"] if table.get(key) else None
-
-    verdict = {}
-    for criterion, tolerance, floor in (("goodput", GOODPUT_TOLERANCE, 0.0),
-                                        ("queue_delay", DELAY_TOLERANCE, DELAY_FLOOR_MS),
-                                        ("retransmissions", RETRANS_TOLERANCE, RETRANS_FLOOR)):
-        k, c = mean(kernel, MEASURE_OF[criterion]), mean(ours, MEASURE_OF[criterion])
-        if k is None or c is None:
-            verdict[criterion] = {"ok": None}
-            continue
-        limit = max(tolerance * abs(k), floor)
-        verdict[criterion] = {"ok": abs(c - k) <= limit, "kernel": k, "cclab": c, "delta": c - k, "limit": limit,
-                              "relative": (c - k) / k if k else math.nan}
-    if flows > 1 and kernel.get("shares") and ours.get("shares"):
-        gaps = [c - k for k, c in zip(kernel["shares"], ours["shares"])]
-        worst = max(gaps, key=abs)
-        verdict["shares"] = {"ok": abs(worst) <= SHARE_TOLERANCE, "kernel": kernel["shares"], "cclab": ours["shares"],
-                             "delta": worst, "limit": SHARE_TOLERANCE}
-    else:
-        verdict["shares"] = {"ok": None}
-    verdict["passes"] = all(v["ok"] is not False for v in verdict.values())
-    return verdict
-
-
 # ----------------------------------------------------------------------------- running
 
 def compare(reference: dict, reference_path: Path, names: list[str], seeds: list[int], profile: str = "linux", *,
@@ -610,61 +475,6 @@ def compare(reference: dict, reference_path: Path, names: list[str], seeds: list
         report["cases"][name]["single_runs"] = single_runs_meeting(report["cases"][name])
     report["summary"] = summary(report["cases"])
     return report
-
-
-def overlaps_kernel_runs(case: dict, criterion: str) -> Optional[bool]:
-    """Whether the range of cclab's seeds meets the range of the kernel's own runs (for shares:
-    for every flow), for a case with two kernel runs or more; None with fewer."""
-    if case["kernel"]["runs"] < 2:
-        return None
-
-    def meet(kernel: list, ours: list) -> bool:
-        return min(ours) <= max(kernel) and min(kernel) <= max(ours)
-
-    if criterion == "shares":
-        kernel_runs, cclab_runs = [run["shares"] for run in case["kernel_runs"]], [run["shares"] for run in case["cclab_runs"]]
-        return all(meet([r[i] for r in kernel_runs], [r[i] for r in cclab_runs]) for i in range(len(kernel_runs[0])))
-    key = MEASURE_OF[criterion]
-    return meet(case["kernel"][key]["values"], case["cclab"][key]["values"])
-
-
-def single_runs_meeting(case: dict) -> Optional[dict]:
-    """For a case the kernel ran twice or more: how many of its runs meet the criteria
-    against the mean of its other runs, and how many of cclab's seeds against the mean of
-    the same runs (seed k: all but run k mod n; the same judge, one run in cclab's place).
-    Like for like: how far the kernel's own repetitions reach, beside cclab's seeds. None
-    with fewer runs."""
-    runs = case["kernel_runs"]
-    if len(runs) < 2:
-        return None
-    flows = len(runs[0]["flow_goodput_mbps"])
-    kernel = [judge(summarise(runs[:k] + runs[k + 1:]), summarise([run]), flows)["passes"] for k, run in enumerate(runs)]
-    ours = [judge(summarise(runs[:k % len(runs)] + runs[k % len(runs) + 1:]), summarise([seed]), flows)["passes"]
-            for k, seed in enumerate(case["cclab_runs"])]
-    return {"kernel": [sum(kernel), len(kernel)], "cclab": [sum(ours), len(ours)]}
-
-
-def summary(cases: dict) -> dict:
-    out: dict[str, Any] = {"cases": len(cases), "passing_all": sum(1 for c in cases.values() if c["criteria"]["passes"])}
-    for criterion in CRITERIA:
-        judged = [c["criteria"][criterion]["ok"] for c in cases.values() if c["criteria"][criterion]["ok"] is not None]
-        out[criterion] = {"pass": sum(judged), "judged": len(judged)}
-    # A miss where cclab's seeds and the kernel's runs overlap is one the kernel's own spread reaches.
-    spread = [overlaps_kernel_runs(c, criterion) for c in cases.values() for criterion in CRITERIA
-              if c["criteria"][criterion]["ok"] is False]
-    out["misses"] = {"count": len(spread), "with_repeated_kernel_runs": sum(v is not None for v in spread),
-                     "overlapping_kernel_runs": sum(v is True for v in spread)}
-    singles = [c["single_runs"] for c in cases.values() if c.get("single_runs")]
-    out["single_runs"] = {who: [sum(s[who][0] for s in singles), sum(s[who][1] for s in singles)]
-                          for who in ("kernel", "cclab")} | {"cases": len(singles)}
-    return out
-
-
-def worst(cases: dict, criterion: str, count: int = 5) -> list[tuple[str, dict]]:
-    """The cases that miss ``criterion`` by the most (by how many times the tolerance)."""
-    missed = [(name, c["criteria"][criterion]) for name, c in cases.items() if c["criteria"][criterion]["ok"] is False]
-    missed.sort(key=lambda item: -abs(item[1]["delta"]) / item[1]["limit"])
-    return missed[:count]
 
 
 def jsonable(value):
@@ -724,6 +534,10 @@ def main(argv: Optional[list[str]] = None) -> int:
                         help="write the table into OUT (between its markers; repeatable)")
     parser.add_argument("--worst", type=int, default=5, help="list this many worst cases per criterion (default 5)")
     args = parser.parse_args(argv)
+    if args.seeds is not None and args.seeds < 1:
+        parser.error(f"--seeds: {args.seeds}, expected 1 or more (cclab runs seeds 1..N)")
+    if args.jobs < 1:
+        parser.error(f"--jobs: {args.jobs}, expected 1 or more worker processes")
 
     if not args.reference.is_file():
         parser.error(f"{args.reference}: no kernel reference there (record.py writes it; --reference PATH)")

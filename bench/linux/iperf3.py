@@ -1,0 +1,87 @@
+"""iperf3 on the wire, as the kernel reference's runs show it (bench/linux/diag/FINDINGS.md):
+when its client's first data segment leaves, and the control connection's packets that meet
+the first flight in the queue. ``compare.py`` builds each case's cclab scenario with them."""
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+# iperf3's control connection: as a test starts, the client's two pure ACKs (of the server's
+# TEST_START and TEST_RUNNING) enter Mahimahi's uplink queue with the first flight of data
+# (bench/linux/diag/FINDINGS.md). cclab sends as many packets from a UDP source of its own,
+# just before each TCP flow's first data segment reaches the bottleneck.
+CONTROL_PACKETS = 2
+CONTROL_LEAD_S = 3e-6        # how long before the first data segment they arrive (on a link
+                             # without release lag a tick may fall between: one then leaves first)
+CONTROL_RATE = "12Gbps"      # 1500-byte packets 1 µs apart
+# iperf3's start: its first data segment leaves 3.6 ms (the client process starting) and five
+# round trips after the client starts (control connection's handshake, the parameter exchange,
+# the stream's creation, the data connection's handshake, TEST_START and TEST_RUNNING: a sender
+# pcap, bench/linux/diag/FINDINGS.md; 216-222 ms at D = 20 ms, 119-122 ms at D = 10 ms over the
+# idle runs). A cclab flow sends after one, its handshake: each TCP flow starts that much later
+# (``--no-iperf3-start`` starts them at once), which puts its slow start where the kernel's was
+# on a varying trace.
+IPERF3_PROCESS_START_S = 3.6e-3
+IPERF3_ROUND_TRIPS = 5
+
+
+def kernel_first_data(run: dict) -> Optional[float]:
+    """When the kernel run's first data segment reached the uplink, s after its window began
+    (runs recorded from 2026-11-27 on note it), or None."""
+    uplink = run.get("uplink", {})
+    first, t0 = (uplink.get("whole_log") or {}).get("first_full_arrival_ms"), uplink.get("t0_log_ms")
+    return (first - t0) / 1000 if first is not None and t0 is not None and first >= t0 else None
+
+
+def start_as_iperf3(sc: dict, recorded: Optional[float] = None) -> list[float]:
+    """Start each TCP flow of ``sc`` as late as iperf3's start puts its first data segment
+    (IPERF3_ROUND_TRIPS round trips and IPERF3_PROCESS_START_S after the client starts;
+    cclab's first data leaves after its handshake, one round trip, measured in a short
+    pre-run; a flow starting behind a queue has its round trips lengthened by it, as the
+    kernel's iperf3 does): the flows run as long as before, the scenario as much longer.
+    ``recorded``: when the kernel run's first data arrived (s from its start), which then
+    moves all the flows' starts by as much as the model missed it by.
+    Returns each flow's delay, s."""
+    seconds = lambda text: float(text.rstrip("s"))
+    firsts = first_data_arrivals(sc)
+    starts = [seconds(flow["start"]) for flow in sc["flows"]]
+    delays = [IPERF3_PROCESS_START_S + (IPERF3_ROUND_TRIPS - 1) * (first - start) for first, start in zip(firsts, starts)]
+    if recorded is not None:
+        missed = recorded - min(first + delay for first, delay in zip(firsts, delays))
+        delays = [max(0.0, delay + missed) for delay in delays]
+    for flow, start, delay in zip(sc["flows"], starts, delays):
+        flow["start"] = f"{start + delay:.9f}s"
+        flow["stop"] = f"{seconds(flow['stop']) + delay:.9f}s"
+    sc["duration"] = f"{seconds(sc['duration']) + max(delays):.9f}s"
+    return delays
+
+
+def control_flows(first_data: list[float]) -> list[dict]:
+    """iperf3's control packets (CONTROL_PACKETS per TCP flow, from a UDP source after the
+    TCP flows), arriving just before each flow's first data segment (``first_data``, s)."""
+    flows = []
+    for i, first in enumerate(first_data):
+        start = max(0.0, first - CONTROL_LEAD_S)
+        flows.append({"group": f"control{i}", "transport": "udp", "app": {"kind": "cbr", "rate": CONTROL_RATE},
+                      "start": f"{start:.9f}s", "stop": f"{start + (CONTROL_PACKETS - 0.5) * 1e-6:.9f}s"})
+    return flows
+
+
+def first_data_arrivals(sc: dict) -> list[float]:
+    """When each flow's first data segment left its sender, in s (its access link takes
+    0.12 µs): a short run of the scenario, captured on the senders' links."""
+    import cclab
+
+    count = len(sc["flows"])
+    probe = json.loads(json.dumps(sc))
+    probe["duration"] = "2s"
+    probe["trace"] = {"pcap": [f"s{i}-r1" for i in range(count)]}
+    captures = {c["name"]: c for c in cclab.run(probe).raw["traces"]["captures"]}
+    firsts = []
+    for i in range(count):
+        capture = captures[f"s{i}-r1"]
+        sent = [t for t, kind in zip(capture["t_ns"], capture["kind"]) if kind == 0]   # TCP data
+        if not sent:
+            raise RuntimeError(f"{sc['name']}: flow {i} sent no data in the first 2 s")
+        firsts.append(sent[0] / 1e9)
+    return firsts
