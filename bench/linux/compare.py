@@ -210,15 +210,12 @@ def resolve_trace(link: dict, reference_path: Path) -> Path:
     raise SystemExit(f"trace {relative} not found (looked in {', '.join(str(p.parent) for p in candidates[:2])})")
 
 
-def trace_offsets(runs: list[dict]) -> list[int]:
-    """How far into its trace (ms) each kernel run's flows started: the window's start in
-    the log minus the time mm-link started its trace."""
-    offsets = []
-    for run in runs:
-        uplink = run.get("uplink", {})
-        t0, base = uplink.get("t0_log_ms"), uplink.get("base_timestamp_ms")
-        offsets.append(int(round(t0 - base)) if t0 is not None and base is not None else 0)
-    return offsets
+def trace_offset(run: Optional[dict]) -> int:
+    """How far into its trace (ms) a kernel run's flows started: the window's start in the
+    log minus the time mm-link started its trace (0 without a run)."""
+    uplink = (run or {}).get("uplink", {})
+    t0, base = uplink.get("t0_log_ms"), uplink.get("base_timestamp_ms")
+    return int(round(t0 - base)) if t0 is not None and base is not None else 0
 
 
 # ----------------------------------------------------------------------------- scenario
@@ -293,19 +290,20 @@ def case_scenarios(name: str, case: dict, kernel_runs: list[dict], seeds: list[i
     link = case["link"]
     for index, seed in enumerate(seeds):
         info: dict[str, Any] = {"seed": seed}
+        # seed k is set beside kernel run k (mod the runs): the same stretch of trace, the same start
+        run = kernel_runs[index % len(kernel_runs)] if kernel_runs else None
         if "rate_mbps" in link:
             up = traces.rate(float(link["rate_mbps"]))
         else:
             source = resolve_trace(link, reference_path)
-            offsets = trace_offsets(kernel_runs) or [0]
-            offset = offsets[index % len(offsets)]
+            offset = trace_offset(run)
             # the flows run T from iperf3's start, within a second of the run's start
             up = traces.rotated(source, offset, int(math.ceil(float(case["duration_s"]) * 1000)) + 1000)
             info["trace_offset_ms"] = offset
         down = traces.rate(float(link["down_rate_mbps"])) if "down_rate_mbps" in link else up
         sc = scenario(case, seed, profile, up, down, name=f"{name} seed {seed}", **options)
         if iperf3_start and "flows" in case:
-            recorded = kernel_first_data(kernel_runs[index % len(kernel_runs)]) if kernel_runs else None
+            recorded = kernel_first_data(run) if run else None
             info["start_delay_ms"] = [round(1000 * delay, 3) for delay in start_as_iperf3(sc, recorded)]
         if control and "flows" in case:
             sc["flows"] += control_flows(first_data_arrivals(sc))

@@ -93,9 +93,13 @@ def single_runs_meeting(case: dict) -> Optional[dict]:
     if len(runs) < 2:
         return None
     flows = len(runs[0]["flow_goodput_mbps"])
-    kernel = [judge(summarise(runs[:k] + runs[k + 1:]), summarise([run]), flows)["passes"] for k, run in enumerate(runs)]
-    ours = [judge(summarise(runs[:k % len(runs)] + runs[k % len(runs) + 1:]), summarise([seed]), flows)["passes"]
-            for k, seed in enumerate(case["cclab_runs"])]
+
+    def passes(k: int, single: dict) -> bool:   # against the mean of the kernel's runs but run k
+        k %= len(runs)
+        return judge(summarise(runs[:k] + runs[k + 1:]), summarise([single]), flows)["passes"]
+
+    kernel = [passes(k, run) for k, run in enumerate(runs)]
+    ours = [passes(k, seed) for k, seed in enumerate(case["cclab_runs"])]
     return {"kernel": [sum(kernel), len(kernel)], "cclab": [sum(ours), len(ours)]}
 
 
