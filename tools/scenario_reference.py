@@ -314,6 +314,9 @@ SECTIONS: list[Section] = [
     Section('`loss = { model = "handoff" }`', "HandoffLoss", "`loss` / `reverse_loss` of any link", None),
     Section('`loss = { model = "periodic" }`', "PeriodicLoss", "`loss` / `reverse_loss` of any link", None),
     Section('`rate_schedule = { kind = "square" }`', "SquareWave", "`rate_schedule` of a dumbbell or graph link", None),
+    Section('`emulator = { kind = "mahimahi" }`', "EmulatorSpec", "`emulator` of a dumbbell or graph link", None,
+            intro="Each direction releases its packets as one of Mahimahi's shells does: see "
+                  "[trace links](../guide/trace-links.md#the-emulators-loops-emulator)."),
 ]
 
 # Types that are not tables of a scenario (results, internal records) or are read
@@ -367,6 +370,8 @@ TYPE_WORDS = {
     "QueueSpec": "queue (see Queues)",
     "LossSpec": "loss model (see Loss models)",
     "RateSchedule": "rate schedule",
+    "EmulatorSpec": 'table (see `emulator = { kind = "mahimahi" }`)',
+    "&'static str": "string",
     "CcConfig": "algorithm name or table (see Congestion control)",
     "AppSpec": '"bulk" or table (see Applications)',
     "StartSpec": "duration or table",
@@ -485,7 +490,7 @@ def render(validate) -> str:
          or s.item.startswith("AppSpec")),
         ("Transport", lambda s: s.item in {"TcpConfig", "Ns2Switches", "TfrcConfig"}),
         ("Topology", lambda s: s.item in {"Dumbbell", "LinkSpec", "GraphTopology", "ChainTopology", "GraphLink",
-                                          "LinkOverrides", "WiredWireless", "PresetHop", "SquareWave"}),
+                                          "LinkOverrides", "WiredWireless", "PresetHop", "SquareWave", "EmulatorSpec"}),
         ("Queues", lambda s: s.where.startswith("`queue` of any link")),
         ("Loss models", lambda s: s.item.endswith("Loss")),
         ("Congestion control", lambda s: s.where.startswith("`flows[].cc")),

@@ -86,6 +86,11 @@ DEFAULT_REFERENCE = HERE / "reference.json"
 # (per-millisecond series measured with pcaps beside the reference runs: bench/linux/diag).
 LAG_DATA = HERE / "lag" / "data.txt"
 LAG_ACK = HERE / "lag" / "ack.txt"
+# Mahimahi's event loops as measured on the reference machine (bench/linux/diag/FINDINGS.md,
+# 'The lag is the loops'): each timer wake 120 µs past its whole milliseconds, and in 3 % of
+# milliseconds a stall of 600 µs on average.
+EMULATOR = {"overshoot": "120us", "stall_probability": 0.03, "stall_mean": "600us"}
+TIMINGS = ("loop", "lag", "exact")
 SCHEMA = "cclab-linux-reference/1"
 PROFILES = ("linux", "rfc", "ns2")
 
@@ -223,7 +228,7 @@ def trace_offset(run: Optional[dict]) -> int:
 def scenario(case: dict, seed: int, profile: str, up_trace: Path, down_trace: Optional[Path] = None, *,
              name: str = "", access_rate: str = ACCESS_RATE, delay_at: str = "receiver",
              max_window: Optional[int] = None, pacing: bool = True,
-             lag: Optional[tuple[Path, Path]] = (LAG_DATA, LAG_ACK)) -> dict:
+             emulator: Optional[dict] = EMULATOR, lag: Optional[tuple[Path, Path]] = None) -> dict:
     """The cclab scenario of one reference case: a dumbbell whose bottleneck delivers by
     ``up_trace`` (data) and ``down_trace`` (ACKs; default the same) with droptail queues of
     the case's B packets each way, zero-delay access links of ``access_rate``, and the
@@ -233,8 +238,12 @@ def scenario(case: dict, seed: int, profile: str, up_trace: Path, down_trace: Op
     it: the run lasts DRAIN_S more. ``max_window``: each TCP flow's window cap (segments).
     ``pacing`` (linux profile): every flow paced, as the reference's are (iperf3 sets its
     algorithm after connecting under the default BBR, which leaves the socket paced:
-    bench/linux/diag). ``lag``: Mahimahi's release lag, (data, ACKs) series measured on the
-    reference machine (bench/linux/lag), or None for a link exact to the tick."""
+    bench/linux/diag). Mahimahi's timing: ``emulator``, packets released as its event loops
+    release them (mm-link's on the bottleneck, mm-delay's on the receivers' access links),
+    with these parameters (``overshoot``, ``stall_probability``, ``stall_mean``: the
+    ``emulator`` of docs/guide/trace-links.md); or, with ``emulator=None``, ``lag``: a
+    release lag replayed from (data, ACKs) series measured on the reference machine
+    (bench/linux/lag); neither: a link exact to the tick."""
     if delay_at not in ("receiver", "bottleneck"):
         raise ValueError(f"delay_at={delay_at!r}: choose 'receiver' or 'bottleneck'")
     delay = f"{case['delay_ms']:g}ms"
@@ -244,7 +253,13 @@ def scenario(case: dict, seed: int, profile: str, up_trace: Path, down_trace: Op
                   "queue": "droptail",
                   "rate_schedule": {"kind": "mahimahi", "file": str(up_trace)},
                   "reverse_rate_schedule": {"kind": "mahimahi", "file": str(down_trace)}}
-    if lag:
+    if emulator and lag:
+        raise ValueError("give an emulator or a lag, not both")
+    if emulator:
+        if delay_at != "receiver":
+            raise ValueError("an emulator's loops need the delay at the receivers (mm-delay's own shell)")
+        bottleneck["emulator"] = {"kind": "mahimahi", **emulator}
+    elif lag:
         bottleneck["rate_schedule"]["lag"] = {"file": str(lag[0])}
         bottleneck["reverse_rate_schedule"]["lag"] = {"file": str(lag[1])}
     access = {"rate": access_rate, "delay": "0s", "buffer": ACCESS_BUFFER}
@@ -275,7 +290,8 @@ def scenario(case: dict, seed: int, profile: str, up_trace: Path, down_trace: Op
         "header_size": f"{UDP_HEADER_BYTES if udp else HEADER_BYTES}B",
         "ack_size": f"{ACK_BYTES}B",
         "topology": {"kind": "dumbbell", "bottleneck": bottleneck, "source_access": dict(access),
-                     "sink_access": {**access, "delay": delay if delay_at == "receiver" else "0s"}},
+                     "sink_access": {**access, "delay": delay if delay_at == "receiver" else "0s",
+                                     **({"emulator": {"kind": "mahimahi", **emulator}} if emulator else {})}},
         "flows": flows,
         "trace": {"links": ["r1-r2", "r2-r1"], "delays": True, "delay_histogram": f"{DELAY_BIN_MS}ms"},
     }
@@ -496,6 +512,41 @@ def lag_series(folder: Optional[Path]) -> tuple[Path, Path]:
     return data, ack
 
 
+def timing_options(args, parser) -> dict:
+    """The scenario's ``emulator`` and ``lag`` from --timing and its options (a one-line
+    error for options that do not go with the timing or do not parse)."""
+    if args.timing != "loop" and (args.emulator_loop or args.emulator_stalls):
+        parser.error("--emulator-loop and --emulator-stalls go with --timing loop")
+    if args.timing != "lag" and args.lag_dir:
+        parser.error("--lag-dir goes with --timing lag")
+    if args.timing == "lag":
+        return {"emulator": None, "lag": lag_series(args.lag_dir)}
+    if args.timing == "exact":
+        return {"emulator": None, "lag": None}
+    spec = dict(EMULATOR)
+    if args.emulator_loop:
+        spec["overshoot"] = args.emulator_loop
+    if args.emulator_stalls:
+        probability, _, mean = args.emulator_stalls.partition(",")
+        try:
+            spec["stall_probability"] = float(probability)
+        except ValueError:
+            parser.error(f"--emulator-stalls: {args.emulator_stalls!r}, expected P,MEAN such as 0.03,600us")
+        spec["stall_mean"] = mean if spec["stall_probability"] > 0 else "0s"
+    from cclab.core import duration_s
+    # (the core's limits: an overshoot up to 10 ms, a mean stall up to 5 ms)
+    for option, key, most in (("--emulator-loop", "overshoot", 0.010), ("--emulator-stalls", "stall_mean", 0.005)):
+        try:
+            seconds = duration_s(spec[key])
+        except Exception as error:  # the core's own one-line message
+            parser.error(f"{option}: {spec[key]!r}: {error}")
+        if seconds > most:
+            parser.error(f"{option}: {spec[key]} is above {most * 1000:g}ms")
+    if not 0 <= spec["stall_probability"] <= 1:
+        parser.error(f"--emulator-stalls: {spec['stall_probability']:g} is not a probability in [0, 1]")
+    return {"emulator": spec, "lag": None}
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -519,10 +570,16 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--no-iperf3-start", action="store_true",
                         help="start cclab's flows at once instead of as late as iperf3's start (five round trips) puts "
                              "the kernel's first data")
-    parser.add_argument("--no-lag", action="store_true",
-                        help="no release lag on the Mahimahi link (default: bench/linux/lag's measured series)")
+    parser.add_argument("--timing", choices=TIMINGS, default="loop",
+                        help="Mahimahi's timing: loop (default) releases packets as its event loops do; lag replays "
+                             "the release lag measured on the reference machine (bench/linux/lag); exact: on the tick")
+    parser.add_argument("--emulator-loop", metavar="OVERSHOOT",
+                        help=f"with --timing loop: the loops' timers wake OVERSHOOT late (default {EMULATOR['overshoot']})")
+    parser.add_argument("--emulator-stalls", metavar="P,MEAN",
+                        help="with --timing loop: the loops stall in a share P of milliseconds, for MEAN on average "
+                             f"(default {EMULATOR['stall_probability']},{EMULATOR['stall_mean']}; 0,0 none)")
     parser.add_argument("--lag-dir", type=Path, metavar="DIR",
-                        help="take the release-lag series from DIR/data.txt and DIR/ack.txt (default bench/linux/lag)")
+                        help="with --timing lag: the series DIR/data.txt and DIR/ack.txt (default bench/linux/lag)")
     parser.add_argument("--loaded", action="store_true",
                         help="compare against the kernel runs recorded while other work loaded the machine "
                              "(reference.json's loaded_runs, which the comparison otherwise leaves out)")
@@ -536,6 +593,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         parser.error(f"--seeds: {args.seeds}, expected 1 or more (cclab runs seeds 1..N)")
     if args.jobs < 1:
         parser.error(f"--jobs: {args.jobs}, expected 1 or more worker processes")
+    timing = timing_options(args, parser)
 
     if not args.reference.is_file():
         parser.error(f"{args.reference}: no kernel reference there (record.py writes it; --reference PATH)")
@@ -551,14 +609,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     report = compare(reference, args.reference, names, seeds, args.profile, jobs=max(1, args.jobs),
                      trace_folder=args.traces, progress=sys.stderr.isatty() or len(names) > 20,
                      access_rate=args.access_rate, delay_at=args.delay_at, max_window=args.max_window,
-                     pacing=not args.no_pacing, lag=None if args.no_lag else lag_series(args.lag_dir),
+                     pacing=not args.no_pacing, **timing,
                      control=not args.no_control_packets, iperf3_start=not args.no_iperf3_start)
     kernels = {env.get("kernel") for env in reference.get("environments", {}).values()}
     report.update({"profile": args.profile, "seeds": seeds, "commit": git_commit(), "cclab_version": cclab.__version__,
                    "kernel": ", ".join(sorted(k for k in kernels if k)) or "?",
                    "reference": str(args.reference), "reference_recorded": f"{len(reference.get('runs', []))} runs" + (" (loaded)" if args.loaded else ""),
                    "access_rate": args.access_rate, "delay_at": args.delay_at, "max_window": args.max_window,
-                   "pacing": not args.no_pacing, "control_packets": 0 if args.no_control_packets else CONTROL_PACKETS, "iperf3_start": not args.no_iperf3_start, "lag": None if args.no_lag else str(lag_series(args.lag_dir)[0].parent),
+                   "pacing": not args.no_pacing, "control_packets": 0 if args.no_control_packets else CONTROL_PACKETS, "iperf3_start": not args.no_iperf3_start, "timing": args.timing,
+                   "lag": str(timing["lag"][0].parent) if timing["lag"] else None, "emulator": timing["emulator"],
                    "drain_s": DRAIN_S,
                    "definitions": "see bench/linux/compare.py's docstring and docs/validation/linux.md"})
     print(markdown_table(report))

@@ -156,3 +156,123 @@ start = "2s"
     }
 }
 
+
+/// Two graph links a–b–c as `mm-link` (one opportunity a millisecond, no delay) inside
+/// `mm-delay 10`, both with `emulator` (TOML table, or none), and a UDP flow a → c of
+/// 1500-byte packets every millisecond from 0.3 ms for half a second.
+fn emulated(emulator: &str) -> String {
+    let with = if emulator.is_empty() { String::new() } else { format!(", emulator = {emulator}") };
+    format!(
+        r#"
+duration = "1s"
+packet_size = "1472B"
+header_size = "28B"
+[topology]
+kind = "graph"
+links = [{{ from = "a", to = "b", delay = "0s", buffer = 100, rate_schedule = {{ kind = "mahimahi", opportunities = [[1, 1]] }}{with} }},
+         {{ from = "b", to = "c", delay = "10ms", rate = "1Gbps", buffer = 100{with} }}]
+[trace]
+delays = true
+pcap = ["a-b", "b-c"]
+[[flows]]
+transport = "udp"
+from = "a"
+to = "c"
+app = {{ kind = "cbr", rate = "12Mbps" }}
+start = "0.3ms"
+stop = "0.5s"
+"#
+    )
+}
+
+#[test]
+fn an_emulators_loop_releases_a_tick_when_the_next_packet_wakes_it() {
+    // Without the emulator packet k (sent at k + 0.3 ms) leaves mm-link at the tick
+    // k + 1 and, 12 µs and 10 ms later, reaches c: 10.712 ms. With it, mm-link's loop
+    // would sleep 1 ms + 100 µs from each arrival, but the next packet (k + 1.3) wakes it
+    // first, and the tick's packet leaves then, 0.3 ms late; mm-delay (due in the
+    // arrival's millisecond + 10) is woken the same way by the packet after: 11.012 ms.
+    let exact = run(scenario(&emulated(""))).unwrap();
+    let looped = run(scenario(&emulated("{ kind = \"mahimahi\", overshoot = \"100us\" }"))).unwrap();
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+    let (min, max) = (exact.flows[0].delays.owd_min_ms.unwrap(), exact.flows[0].delays.owd_max_ms.unwrap());
+    assert!(close(min, 10.712) && close(max, 10.712), "{min} {max}");
+    let captures = &looped.traces.as_ref().unwrap().captures;
+    let released = |name: &str| -> Vec<f64> {
+        captures.iter().find(|c| c.name == name).unwrap().t_ns.iter().map(|&t| t as f64 / 1e6).collect()
+    };
+    let (link_out, delay_out) = (released("a-b"), released("b-c"));
+    assert_eq!((link_out.len(), delay_out.len()), (500, 500));
+    for k in 0..499 {
+        assert!(close(link_out[k], k as f64 + 1.3), "packet {k} left mm-link at {}", link_out[k]);
+    }
+    // the last has no packet after it: the timer releases it, 100 µs past 1 ms of sleep
+    assert!(close(link_out[499], 500.4));
+    for k in 0..489 {
+        assert!(close(delay_out[k] - (k as f64 + 0.3), 11.012), "packet {k} reached c at {}", delay_out[k]);
+    }
+    // The last eleven are due after the last arrival (500.412, which releases the first): each of mm-delay's timer wakes falls
+    // 100 µs later in its millisecond than the one before (501.512, 502.612, ...) until
+    // one passes the next millisecond, which then leaves with it (507.012 twice).
+    let tail: Vec<f64> = delay_out[489..].iter().map(|t| (t * 1000.0).round() / 1000.0).collect();
+    assert_eq!(tail, [500.412, 501.512, 502.612, 503.712, 504.812, 505.912, 507.012, 507.012, 508.112, 509.212, 510.312]);
+    assert_eq!(looped.flows[0].delivered_packets, exact.flows[0].delivered_packets, "all delivered either way");
+    // the queueing delay is still counted as mm-link logs it
+    assert!(close(link(&looped, "a-b").mean_queue_delay_ms, 1.0));
+}
+
+#[test]
+fn stalls_change_the_timing_by_seed_and_tcp_conserves_packets() {
+    // CUBIC and BBR through emulated loops with stalls: packets conserved, the same seed
+    // the same run, another seed another.
+    let text = |seed: u32| {
+        format!(
+            r#"
+duration = "10s"
+seed = {seed}
+[topology]
+kind = "dumbbell"
+bottleneck = {{ delay = "0s", buffer = 80, rate_schedule = {{ kind = "mahimahi", opportunities = [[1, 4]] }}, reverse_rate_schedule = {{ kind = "mahimahi", opportunities = [[1, 4]] }}, emulator = {{ kind = "mahimahi", overshoot = "120us", stall_probability = 0.08, stall_mean = "600us" }} }}
+source_access = {{ rate = "1Gbps", delay = "0s" }}
+sink_access = {{ rate = "1Gbps", delay = "10ms", emulator = {{ kind = "mahimahi", overshoot = "120us", stall_probability = 0.08, stall_mean = "600us" }} }}
+[[flows]]
+cc = "cubic"
+[[flows]]
+cc = "bbr"
+start = "0.5s"
+"#
+        )
+    };
+    let a = run(scenario(&text(1))).unwrap();
+    let again = Simulation::new(scenario(&text(1))).unwrap().without_shortcuts().run().unwrap();
+    let other = run(scenario(&text(2))).unwrap();
+    assert_eq!(a.flows, again.flows, "the same seed, the same run (and the shortcuts exact)");
+    assert_ne!(a.flows, other.flows, "the stalls are drawn from the seed");
+    for r in [&a, &other] {
+        let c = &r.conservation;
+        assert_eq!(c.data_sent, c.data_received + c.data_dropped + c.data_in_flight);
+        let bottleneck = link(r, "r1-r2");
+        assert!(bottleneck.utilization > 0.8 && bottleneck.utilization <= 1.0, "{}", bottleneck.utilization);
+    }
+}
+
+#[test]
+fn an_emulator_where_its_loop_cannot_run_is_refused() {
+    let err = |text: String| Scenario::from_toml_str(&text).and_then(|s| Simulation::new(s).map(|_| ())).unwrap_err().to_string();
+    let emulator = "{ kind = \"mahimahi\", overshoot = \"100us\" }";
+    // mm-link has no delay of its own
+    let text = emulated(emulator).replace("delay = \"0s\", buffer = 100, rate_schedule", "delay = \"5ms\", buffer = 100, rate_schedule");
+    assert!(err(text).starts_with("topology.links[0].emulator: this direction follows a trace (mm-link) and has a delay of 5ms"));
+    // mm-delay counts whole milliseconds
+    let text = emulated(emulator).replace("delay = \"10ms\"", "delay = \"10.5ms\"");
+    assert!(err(text).contains("topology.links[1].emulator: the delay 10500us is not a whole number of milliseconds"));
+    // a dequeue-time queue
+    let text = emulated(emulator).replace("rate = \"1Gbps\", buffer = 100", "rate = \"1Gbps\", queue = \"codel\", buffer = 100");
+    assert!(err(text).contains("topology.links[1].emulator: the codel queue decides at dequeue"));
+    // and not with a replayed lag
+    let text = emulated(emulator).replace("opportunities = [[1, 1]] }", "opportunities = [[1, 1]], lag = { samples_us = [100] } }");
+    assert!(err(text).contains("topology.links[0].emulator: the trace has a release lag"));
+    // an unknown emulator, a typo
+    assert!(err(emulated("{ kind = \"ns3\" }")).contains("ns3"));
+    assert!(err(emulated("{ kind = \"mahimahi\", overshot = \"1us\" }")).contains("overshot"));
+}

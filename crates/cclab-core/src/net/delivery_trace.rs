@@ -119,6 +119,18 @@ impl DeliveryTrace {
         count
     }
 
+    /// The millisecond of the first opportunity after millisecond `ms` (where mm-link's
+    /// next delivery is once it has spent those due by `ms`).
+    pub fn next_opportunity_after(&self, ms: u64) -> u64 {
+        let period = ms / self.period_ms;
+        let offset = ms - period * self.period_ms;
+        let run = self.runs.partition_point(|&(at, _)| at <= offset);
+        match self.runs.get(run) {
+            Some(&(at, _)) => period * self.period_ms + at,
+            None => (period + 1) * self.period_ms + self.runs[0].0,
+        }
+    }
+
     /// Bits the link can carry over [0, horizon) ns.
     pub fn capacity_bits(&self, horizon: u64) -> f64 {
         self.opportunities_before(horizon.div_ceil(NS_PER_MS)) as f64 * OPPORTUNITY_BYTES as f64 * 8.0
@@ -419,6 +431,15 @@ mod tests {
         let mut link = trace("0\n2\n");
         let ends: Vec<u64> = (0..4).map(|_| link.serve(0, 1500, false).end / MS).collect();
         assert_eq!(ends, [2, 2, 4, 4], "0 is spent by an arrival at 0; then 2, 2 (0 + period), 4, 4");
+    }
+
+    #[test]
+    fn the_next_opportunity_after_a_millisecond() {
+        let t = DeliveryTrace::new(&parse_mahimahi("3\n3\n10\n").unwrap()).unwrap();
+        let next: Vec<u64> = [0, 2, 3, 9, 10, 12, 13, 25].iter().map(|&ms| t.next_opportunity_after(ms)).collect();
+        assert_eq!(next, [3, 3, 10, 10, 13, 13, 20, 30]);
+        let t = DeliveryTrace::new(&parse_mahimahi("0\n2\n").unwrap()).unwrap();
+        assert_eq!([0, 1, 2, 3].map(|ms| t.next_opportunity_after(ms)), [2, 2, 4, 4]);
     }
 
     #[test]

@@ -29,6 +29,7 @@
 //! neither is a link feeding it (its arrivals must come in time order, at their time).
 use super::loss::LossModel;
 use super::delivery_trace::{Opportunities, Service};
+use super::emulator_loop::EmulatorLoop;
 use super::qdisc::red::Red;
 use super::qdisc::{AdmissionAqm, AdmissionDiscipline, Arrival, DequeueAqm, DequeueDiscipline, QueueItem, Verdict};
 use crate::sim::{Rate, Time};
@@ -88,6 +89,10 @@ pub struct LinkExtras {
     /// in it: each packet's departure is computed from them, and its `limit` counts the
     /// packets waiting, as mm-link's droptail does.
     pub opportunities: Option<Opportunities>,
+    /// An emulator's event loop releases the packets (`net::emulator_loop`): mm-link's
+    /// on a trace link, mm-delay's on another (its delay then in the loop, the link's
+    /// own `delay` 0).
+    pub emulator: Option<EmulatorLoop>,
     /// For the byte length of the waiting queue (a byte limit, RED in byte mode): the
     /// bytes admitted before each held packet, a ring beside the timing ring.
     bytes_before: Vec<u64>,
@@ -159,6 +164,10 @@ pub struct Link<P> {
     /// Orders an arrival and a transmission start at one instant as ns-2 does
     /// ([`Link::ns2_arrives_first`]; `profile = "ns2"` scenarios).
     pub ns2_ties: bool,
+    /// An emulator's loop releases its packets (`LinkExtras::emulator`): the engine
+    /// takes arrivals with [`Link::take_emulated_arrival`], which passes over events a
+    /// moved release superseded.
+    pub emulated: bool,
     /// The most entries held at once since the rings last wrapped round (see `end_of_lap`).
     lap_peak: u32,
     /// The transmission start of the packet last admitted.
@@ -334,6 +343,7 @@ impl<P: QueueItem + Default> Link<P> {
             dequeues: false,
             captured: false,
             ns2_ties: false,
+            emulated: false,
             admitted_start: 0,
             started: [Start::default(); 2],
             scheduler: None,
@@ -580,6 +590,11 @@ impl<P: QueueItem + Default> Link<P> {
         // Saturating: a slow link flooded for long could push its busy time past u64;
         // a saturated time is simply "after the end of any run".
         let tx_end = tx_start.saturating_add(transmission);
+        if self.emulated {
+            // mm-delay: the packet reaches the loop as its transmission ends
+            let due = self.extras.as_ref().and_then(|x| x.emulator.as_ref()).expect("checked").delay_due(tx_end);
+            return self.admit_emulated(now, tx_end, tx_start, tx_end, due, tx_start - now, bytes, mark_ce);
+        }
         self.admitted(now, tx_start, tx_end, tx_end, tx_start - now, bytes, mark_ce, sched)
     }
 
@@ -627,9 +642,10 @@ impl<P: QueueItem + Default> Link<P> {
         if x.limit_bytes.is_some_and(|limit| waiting_bytes + bytes as u64 >= limit) {
             return self.drop_arrival(now);
         }
+        let emulated = x.emulator.is_some();
         let opportunities = x.opportunities.as_mut().expect("checked");
         let Service { start, end } = opportunities.serve(now, bytes, false);
-        let leaves = opportunities.release(end);
+        let leaves = if emulated { end } else { opportunities.release(end) };
         let queued = end - now / MS_NS * MS_NS;
         if let Some(bins) = x.bins.as_mut() {
             if bins.detail.is_some() {
@@ -638,7 +654,39 @@ impl<P: QueueItem + Default> Link<P> {
             }
             bins.transmitted(end, bytes);
         }
+        if emulated {
+            return self.admit_emulated(now, now, start, end, end / MS_NS, queued, bytes, mark_ce);
+        }
         self.admitted(now, start, end, leaves, queued, bytes, mark_ce, 0)
+    }
+
+    /// Admission where an emulator's loop releases the packets (`net::emulator_loop`):
+    /// the packet reaches the loop at `wake` and wakes it, which may move the release of
+    /// the first packet held (then scheduled again: the engine passes over the superseded
+    /// event); it is held until the loop's first wake in its `due` millisecond or after.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn admit_emulated(&mut self, now: Time, wake: Time, tx_start: Time, tx_end: Time, due: u64, queued: Time, bytes: u32, mark_ce: bool) -> Admission {
+        let x = &mut **self.extras.as_mut().expect("an emulated link has extras");
+        let trace = x.opportunities.as_ref().map(|o| o.trace());
+        let emulator = x.emulator.as_mut().expect("checked");
+        emulator.wake(wake);
+        let moved = emulator.first_release(trace);
+        emulator.hold(due);
+        // exact if it is the first held; the others' releases are found when their turn comes
+        let release = emulator.release(due, trace);
+        let mut reschedule = None;
+        if let Some(at) = moved {
+            let slot = (self.popped & self.ring_mask()) as usize;
+            if self.held[slot].arrives != at {
+                self.held[slot].arrives = at;
+                reschedule = Some(at);
+            }
+        }
+        match self.admitted(now, tx_start, tx_end, release, queued, bytes, mark_ce, 0) {
+            Admission::Admitted { arrives, schedule, mark_ce } => Admission::Admitted { arrives, schedule: schedule.or(reschedule), mark_ce },
+            other => other,
+        }
     }
 
     /// The parts of an admission only some links need (a byte limit, scheduled rates,
@@ -746,6 +794,28 @@ impl<P: QueueItem + Default> Link<P> {
         crate::sim::prefetch(&self.packets[next]);
         crate::sim::prefetch(&self.held[(self.popped.wrapping_add(1) & self.ring_mask()) as usize]);
         (packet, tx_start, self.front().map(|h| h.arrives))
+    }
+
+    /// On a link whose emulator's loop releases the packets: the head packet reaches the
+    /// far end now, if its release is now (None: the event was superseded, an arrival
+    /// having moved the release). Returns as [`Link::take_arrival`], the next release
+    /// found from the loop's wake now.
+    pub fn take_emulated_arrival(&mut self, now: Time) -> Option<(P, Time, Option<Time>)> {
+        if self.front().map_or(true, |head| head.arrives > now) {
+            return None;
+        }
+        let (packet, tx_start, _) = self.take_arrival();
+        let x = &mut **self.extras.as_mut().expect("an emulated link has extras");
+        let trace = x.opportunities.as_ref().map(|o| o.trace());
+        let emulator = x.emulator.as_mut().expect("an emulated link has an emulator");
+        emulator.handed_on();
+        emulator.wake(now);
+        let next = emulator.first_release(trace);
+        if let Some(at) = next {
+            let slot = (self.popped & self.ring_mask()) as usize;
+            self.held[slot].arrives = at;
+        }
+        Some((packet, tx_start, next))
     }
 
     /// Give the link a dequeue-time discipline (before its first packet): the engine then

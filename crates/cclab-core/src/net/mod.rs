@@ -1,6 +1,7 @@
 //! Network elements: packets, links (whose rings carry them) with their queues and loss models,
 //! topologies (a graph, or a preset that expands into one) and the built network.
 pub mod delivery_trace;
+pub mod emulator_loop;
 pub mod link;
 pub mod loss;
 pub mod network;

@@ -1,6 +1,7 @@
 //! The built network: a [`Link`] for every direction of the expanded graph, and the
 //! analysis of which links may hand packets on at admission (pass-through).
 use super::delivery_trace::Opportunities;
+use super::emulator_loop::EmulatorLoop;
 use super::link::Link;
 use super::loss::LossModel;
 use super::qdisc::{LinkContext, QueueItem};
@@ -22,7 +23,17 @@ pub fn build_links<P: QueueItem + Default>(graph: &Graph, seed: u64) -> Vec<Link
             let params = &graph.params[direction.params as usize];
             let delay = direction.delay.ns();
             let loss = link_loss_model(graph, seed, id as LinkId);
-            let mut link = Link::new(params.rate, delay, direction.buffer, loss);
+            // mm-delay's delay is its loop's release millisecond, not a propagation after it
+            let traced = params.rate_schedule.as_ref().is_some_and(|s| s.delivery_trace().is_some());
+            let emulator = params.emulator.map(|spec| {
+                let rng = stream(seed, LINK_LAG_STREAMS + id as u64);
+                match traced {
+                    true => EmulatorLoop::link(&spec, rng),
+                    false => EmulatorLoop::delay(&spec, delay / 1_000_000, rng),
+                }
+            });
+            let link_delay = if emulator.is_some() { 0 } else { delay };
+            let mut link = Link::new(params.rate, link_delay, direction.buffer, loss);
             if let Some(limit) = params.buffer_bytes {
                 link.extras_mut().limit_bytes = Some(limit.get());
             }
@@ -36,6 +47,10 @@ pub fn build_links<P: QueueItem + Default>(graph: &Graph, seed: u64) -> Vec<Link
                     }
                 });
                 x.rate_schedule = Some(schedule.clone());
+            }
+            if emulator.is_some() {
+                link.extras_mut().emulator = emulator;
+                link.emulated = true;
             }
             let context = LinkContext { rate: params.rate, delay, buffer: direction.buffer };
             if let Some(aqm) = params.queue.admission(&context, seed, id as LinkId) {

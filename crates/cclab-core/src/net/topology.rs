@@ -19,6 +19,7 @@
 //! Link directions are numbered in the order they are listed, forward then reverse
 //! (duplex link k is directions 2k and 2k+1): the numbering names each direction's
 //! random streams, so it never depends on the flows.
+use super::emulator_loop::EmulatorSpec;
 use super::rate_schedule::RateSchedule;
 use super::loss::LossSpec;
 use super::qdisc::QueueSpec;
@@ -110,6 +111,12 @@ pub struct LinkSpec {
     /// `mm-link UP DOWN` takes one per direction (default: none, its `rate`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse_rate_schedule: Option<RateSchedule>,
+    /// Each direction hands packets on as an emulator's event loop does
+    /// (`{ kind = "mahimahi", overshoot = "120us" }`): a direction that follows a trace as
+    /// `mm-link`'s (its delay must be 0), another as `mm-delay`'s (its delay a whole
+    /// number of milliseconds), each released at the loop's wakes rather than on time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emulator: Option<EmulatorSpec>,
 }
 
 /// `kind = "graph"`: duplex links between named nodes.
@@ -199,6 +206,7 @@ impl PresetHop {
             buffer_bytes: None,
             loss: self.loss,
             rate_schedule: None,
+            emulator: None,
             reverse: Some(LinkOverrides { loss: Some(self.reverse_loss.unwrap_or(LossSpec::None)), ..Default::default() }),
         }
     }
@@ -253,6 +261,12 @@ pub struct GraphLink {
     /// delivers by (`{ kind = "mahimahi", file = "..." }`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_schedule: Option<RateSchedule>,
+    /// Both directions hand packets on as an emulator's event loop does
+    /// (`{ kind = "mahimahi", overshoot = "120us" }`): a direction that follows a trace as
+    /// `mm-link`'s (its delay must be 0), another as `mm-delay`'s (its delay a whole
+    /// number of milliseconds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emulator: Option<EmulatorSpec>,
     /// The to→from direction's differences (its name defaults to "TO-FROM").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse: Option<LinkOverrides>,
@@ -415,6 +429,8 @@ pub struct LinkParams {
     pub buffer_bytes: Option<NonZeroU64>,
     pub loss: Option<LossSpec>,
     pub rate_schedule: Option<RateSchedule>,
+    /// An emulator's loop releases the packets ([`super::emulator_loop`]).
+    pub emulator: Option<EmulatorSpec>,
     /// The scenario path of the buffer's definition, for errors.
     origin: String,
 }
@@ -759,6 +775,12 @@ impl Builder {
                     return error(format!("{}.rate_schedule", params.origin), message);
                 }
             }
+            if params.emulator.is_some() {
+                let delay = self.graph.links[link].delay;
+                if let Err(message) = emulated_direction(params, delay) {
+                    return error(format!("{}.emulator", params.origin), message);
+                }
+            }
             let packets = match params.buffer {
                 BufferSpec::Packets(n) => n,
                 BufferSpec::Bdp(multiple) => {
@@ -784,6 +806,28 @@ impl Builder {
         }
         Ok(())
     }
+}
+
+/// Why a direction cannot have its packets released by an emulator's loop, if it cannot:
+/// mm-link's (a trace) has no delay of its own, mm-delay's counts whole milliseconds,
+/// and either takes packets as they arrive (no dequeue-time discipline).
+fn emulated_direction(params: &LinkParams, delay: Duration) -> Result<(), String> {
+    let traced = params.rate_schedule.as_ref().is_some_and(|s| s.delivery_trace().is_some());
+    if params.queue.dequeues() {
+        return Err(format!("the {} queue decides at dequeue; an emulator's loop takes an admission-time queue (droptail, red, pie)", params.queue.kind()));
+    }
+    if traced && params.rate_schedule.as_ref().is_some_and(|s| s.release_lag().is_some()) {
+        return Err("the trace has a release lag; the emulator's loop makes its own (give one or the other)".into());
+    }
+    if traced && delay.0 > 0 {
+        return Err(format!(
+            "this direction follows a trace (mm-link) and has a delay of {delay}; mm-link has none: put the delay on another link with the emulator (mm-delay)"
+        ));
+    }
+    if !traced && delay.0 % 1_000_000 != 0 {
+        return Err(format!("the delay {delay} is not a whole number of milliseconds, which mm-delay counts in"));
+    }
+    Ok(())
 }
 
 impl Topology {
@@ -880,6 +924,7 @@ impl Dumbbell {
                 buffer_bytes: spec.buffer_bytes,
                 loss: loss.filter(|loss| !loss.is_none()),
                 rate_schedule,
+                emulator: spec.emulator,
                 origin: origin.to_string(),
             };
             // (a reverse trace's own mean is its direction's rate)
@@ -979,6 +1024,7 @@ fn expand_graph(
             buffer_bytes: link.buffer_bytes,
             loss: link.loss.filter(|loss| !loss.is_none()),
             rate_schedule: link.rate_schedule.clone(),
+            emulator: link.emulator,
             origin: at.clone(),
         };
         let reverse_params = LinkParams {
@@ -991,6 +1037,7 @@ fn expand_graph(
                 None => forward_params.loss,
             },
             rate_schedule: reverse.rate_schedule.clone(),
+            emulator: link.emulator,
             origin: if reverse.buffer.is_some() { format!("{at}.reverse") } else { at.clone() },
         };
         let mut direction_name = |name: Option<&String>, default: String, key: &str| -> Result<Option<Box<str>>, TopologyError> {

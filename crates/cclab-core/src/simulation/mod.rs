@@ -432,7 +432,20 @@ impl Simulation {
     }
 
     fn on_link_arrival(&mut self, now: Time, link: LinkId) {
-        let (packet, tx_start, next) = self.links[link as usize].take_arrival();
+        let target = &mut self.links[link as usize];
+        let (packet, tx_start, next) = if target.emulated {
+            match target.take_emulated_arrival(now) {
+                Some(taken) => {
+                    if target.captured {
+                        self.counts.captures.record(link, now, &taken.0, taken.0.ecn);
+                    }
+                    taken
+                }
+                None => return, // superseded: the release moved
+            }
+        } else {
+            target.take_arrival()
+        };
         self.event_sched = tx_start;
         if let Some(at) = next {
             self.events.schedule(at, Event::LinkArrival(link));
@@ -466,7 +479,8 @@ impl Simulation {
                     if mark_ce {
                         ecn_bits |= ecn::CE;
                     }
-                    if target.captured {
+                    // (an emulated link's release is known only when it happens: recorded then)
+                    if target.captured && !target.emulated {
                         self.counts.captures.record(link, arrives - target.delay, packet, ecn_bits);
                     }
                     if !target.pass_through {

@@ -37,7 +37,8 @@ impl Outbox for EngineOutbox<'_> {
         match self.link.offer(self.now, out.size, out.ect, self.sched) {
             Admission::Admitted { arrives, schedule, mark_ce } => {
                 debug_assert!(!self.link.pass_through, "a route's first link is never pass-through");
-                let captured = self.link.captured;
+                // (an emulated link's capture is taken at its release: `on_link_arrival`)
+                let captured = self.link.captured && !self.link.emulated;
                 let delay = self.link.delay;
                 let kept = keep_admitted(self.link, self.link_id, self.events, schedule);
                 *kept = Packet {
