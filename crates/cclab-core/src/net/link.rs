@@ -673,8 +673,12 @@ impl<P: QueueItem + Default> Link<P> {
         emulator.wake(wake);
         let moved = emulator.first_release(trace);
         emulator.hold(due);
-        // exact if it is the first held; the others' releases are found when their turn comes
-        let release = emulator.release(due, trace);
+        // The first held packet's release is scheduled; the others' are found when their
+        // turn comes (from the wakes then), so theirs is only a placeholder: their tick.
+        let release = match moved {
+            None => emulator.release(due, trace),
+            Some(_) => due.saturating_mul(MS_NS),
+        };
         let mut reschedule = None;
         if let Some(at) = moved {
             let slot = (self.popped & self.ring_mask()) as usize;
