@@ -21,10 +21,10 @@
 //!
 //! The release times therefore follow the traffic: evenly paced arrivals keep releases
 //! close behind the ticks, arrivals clocked by the releases themselves let them drift.
-//! Measured on this project's machine (bench/linux/diag/FINDINGS.md), an overshoot of
-//! 100–150 µs puts 83–91 % of the kernel's captured releases within 100 µs of this model
-//! (both directions, CUBIC and BBR, 12 and 48 Mb/s). The rest come later: the process
-//! was off the CPU. `stall_probability` and `stall_mean` model that: in each millisecond,
+//! Measured on this project's machine (bench/linux/diag/FINDINGS.md, `loop_model.py`), an
+//! overshoot of 120 µs puts 85–92 % of the kernel's captured releases within 100 µs of
+//! this model (both directions, CUBIC and BBR, 12 to 96 Mb/s). The rest come later: the
+//! process was off the CPU. `stall_probability` and `stall_mean` model that: in each millisecond,
 //! with that probability, the loop is held off from a uniformly drawn instant for an
 //! exponentially distributed time (drawn from the millisecond and the link's stream, so
 //! the same whichever way the loop reaches it); a wake that falls in a stall waits for
