@@ -382,7 +382,10 @@ def test_tables_go_between_their_markers(tmp_path):
                                          (["--emulator-loop", "20ms"], "--emulator-loop: 20ms is above 10ms"),
                                          (["--emulator-loop", "soon"], "\"soon\" is not a duration"),
                                          (["--timing", "lag", "--emulator-loop", "1us"], "go with --timing loop"),
-                                         (["--lag-dir", "."], "--lag-dir goes with --timing lag")])
+                                         (["--lag-dir", "."], "--lag-dir goes with --timing lag"),
+                                         # good loop values pass (the core judges them): on to the next check
+                                         (["--emulator-loop", "150us", "--emulator-stalls", "0.05,800us", "--only", "x^"],
+                                          "no recorded case matches")])
 def test_bad_arguments_get_one_line(argv, field, capsys):
     if not REFERENCE.is_file():
         pytest.skip(f"no kernel reference at {REFERENCE}")

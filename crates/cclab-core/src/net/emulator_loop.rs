@@ -41,6 +41,7 @@ use crate::sim::rng::RngStream;
 use crate::sim::{Duration, Time};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 const NS_PER_MS: u64 = 1_000_000;
 /// The largest overshoot taken (10 ms): beyond it the loop is stalled, not late.
@@ -107,8 +108,10 @@ impl<'de> Deserialize<'de> for EmulatorSpec {
 pub struct EmulatorLoop {
     overshoot: Time,
     stalls: Option<Stalls>,
-    /// `mm-delay`'s delay in whole milliseconds; None: `mm-link`, due by its trace.
-    delay_ms: Option<u64>,
+    /// `mm-link`'s trace (its timeout runs to the next opportunity); None: `mm-delay`.
+    trace: Option<Arc<DeliveryTrace>>,
+    /// `mm-delay`'s delay in whole milliseconds (0 for `mm-link`).
+    delay_ms: u64,
     last_wake: Time,
     /// The millisecond each held packet is due, oldest first.
     dues: VecDeque<u64>,
@@ -117,19 +120,23 @@ pub struct EmulatorLoop {
 impl EmulatorLoop {
     /// `mm-link`'s loop: packets due at their trace's ticks, the timeout to the next
     /// delivery opportunity.
-    pub fn link(spec: &EmulatorSpec, rng: RngStream) -> EmulatorLoop {
-        EmulatorLoop { overshoot: spec.overshoot.ns(), stalls: Stalls::new(spec, rng), delay_ms: None, last_wake: 0, dues: VecDeque::new() }
+    pub fn link(spec: &EmulatorSpec, trace: Arc<DeliveryTrace>, rng: RngStream) -> EmulatorLoop {
+        EmulatorLoop::new(spec, Some(trace), 0, rng)
     }
 
     /// `mm-delay`'s loop for a delay of `delay_ms`: a packet arriving in millisecond `m`
     /// is due at `m + delay_ms`.
     pub fn delay(spec: &EmulatorSpec, delay_ms: u64, rng: RngStream) -> EmulatorLoop {
-        EmulatorLoop { overshoot: spec.overshoot.ns(), stalls: Stalls::new(spec, rng), delay_ms: Some(delay_ms), last_wake: 0, dues: VecDeque::new() }
+        EmulatorLoop::new(spec, None, delay_ms, rng)
+    }
+
+    fn new(spec: &EmulatorSpec, trace: Option<Arc<DeliveryTrace>>, delay_ms: u64, rng: RngStream) -> EmulatorLoop {
+        EmulatorLoop { overshoot: spec.overshoot.ns(), stalls: Stalls::new(spec, rng), trace, delay_ms, last_wake: 0, dues: VecDeque::new() }
     }
 
     /// The release millisecond of a packet reaching `mm-delay` at `at`.
     pub fn delay_due(&self, at: Time) -> u64 {
-        at / NS_PER_MS + self.delay_ms.expect("an mm-delay loop")
+        at / NS_PER_MS + self.delay_ms
     }
 
     /// The loop runs at `now`: a packet arrived, or packets were handed on.
@@ -159,15 +166,15 @@ impl EmulatorLoop {
     }
 
     /// When the first held packet leaves, as things stand (None if none is held).
-    pub fn first_release(&self, trace: Option<&DeliveryTrace>) -> Option<Time> {
-        self.dues.front().map(|&due| self.release(due, trace))
+    pub fn first_release(&self) -> Option<Time> {
+        self.dues.front().map(|&due| self.release(due))
     }
 
     /// When a packet due at millisecond `due` leaves if nothing arrives before: at the
     /// loop's first wake in or after `due`, following its timeout from its last wake.
     /// (Exact for the first held packet; for `mm-delay` the timeout runs to the first
     /// held packet's millisecond, so it is meant for that one.)
-    pub fn release(&self, due: u64, trace: Option<&DeliveryTrace>) -> Time {
+    pub fn release(&self, due: u64) -> Time {
         let mut wake = self.last_wake;
         loop {
             let ms = wake / NS_PER_MS;
@@ -176,7 +183,7 @@ impl EmulatorLoop {
             }
             // poll()'s timeout: whole milliseconds from the clock's millisecond to the
             // next thing due (mm-link: its next opportunity; mm-delay: the packet)
-            let next = match trace {
+            let next = match &self.trace {
                 Some(trace) => trace.next_opportunity_after(ms),
                 None => due,
             };
@@ -279,12 +286,11 @@ mod tests {
     /// passes the next tick (that tick's packets then leave with the one after).
     #[test]
     fn the_timer_alone_makes_a_sawtooth() {
-        let trace = every_ms();
-        let mut lp = EmulatorLoop::link(&spec(300), rng());
+        let mut lp = EmulatorLoop::link(&spec(300), Arc::new(every_ms()), rng());
         lp.wake(10 * MS + 100 * US);
         let mut lags = Vec::new();
         for tick in 11..17 {
-            let release = lp.release(tick, Some(&trace));
+            let release = lp.release(tick);
             lags.push((release - tick * MS) / US);
             lp.wake(release);
         }
@@ -296,28 +302,27 @@ mod tests {
     /// before the tick it restarts the timeout, pushing the release later.
     #[test]
     fn an_arrival_moves_the_release_either_way() {
-        let trace = every_ms();
-        let mut lp = EmulatorLoop::link(&spec(100), rng());
+        let mut lp = EmulatorLoop::link(&spec(100), Arc::new(every_ms()), rng());
         lp.wake(4 * MS + 200 * US);
-        assert_eq!(lp.release(5, Some(&trace)), 5 * MS + 300 * US, "the timer from 4.2 ms");
+        assert_eq!(lp.release(5), 5 * MS + 300 * US, "the timer from 4.2 ms");
         let mut later = lp.clone();
         later.wake(4 * MS + 900 * US);
-        assert_eq!(later.release(5, Some(&trace)), 6 * MS, "an arrival at 4.9 ms: 1 ms + 100 µs from it");
+        assert_eq!(later.release(5), 6 * MS, "an arrival at 4.9 ms: 1 ms + 100 µs from it");
         lp.wake(5 * MS + 50 * US);
-        assert_eq!(lp.release(5, Some(&trace)), 5 * MS + 50 * US, "an arrival at 5.05 ms releases tick 5 then");
+        assert_eq!(lp.release(5), 5 * MS + 50 * US, "an arrival at 5.05 ms releases tick 5 then");
     }
 
     /// The timeout runs to the next opportunity of the trace, however far.
     #[test]
     fn the_timeout_runs_to_the_next_opportunity() {
         let trace = DeliveryTrace::new(&parse_mahimahi("3\n10\n").unwrap()).unwrap();
-        let mut lp = EmulatorLoop::link(&spec(100), rng());
+        let mut lp = EmulatorLoop::link(&spec(100), Arc::new(trace), rng());
         lp.wake(3 * MS + 500 * US);
         // from 3.5 ms: asleep until 10 ms + 0.5 + overshoot
-        assert_eq!(lp.release(10, Some(&trace)), 10 * MS + 600 * US);
+        assert_eq!(lp.release(10), 10 * MS + 600 * US);
         // the next period: 13, 20
         lp.wake(10 * MS + 600 * US);
-        assert_eq!(lp.release(13, Some(&trace)), 13 * MS + 700 * US);
+        assert_eq!(lp.release(13), 13 * MS + 700 * US);
     }
 
     /// mm-delay: due at the arrival's millisecond plus the delay, released by the timeout
@@ -329,11 +334,11 @@ mod tests {
         lp.wake(arrival);
         assert_eq!(lp.delay_due(arrival), 27);
         lp.hold(27);
-        assert_eq!(lp.first_release(None), Some(27 * MS + 500 * US));
+        assert_eq!(lp.first_release(), Some(27 * MS + 500 * US));
         lp.wake(27 * MS + 200 * US);
-        assert_eq!(lp.first_release(None), Some(27 * MS + 200 * US), "an arrival after the millisecond");
+        assert_eq!(lp.first_release(), Some(27 * MS + 200 * US), "an arrival after the millisecond");
         lp.handed_on();
-        assert_eq!((lp.held(), lp.first_release(None)), (0, None));
+        assert_eq!((lp.held(), lp.first_release()), (0, None));
     }
 
     /// Stalls come in the given share of milliseconds with the given mean length, are the
@@ -353,15 +358,14 @@ mod tests {
         assert_eq!(stalls.after(start), stalls.after(end));
         assert!(stalls.after(start) >= end);
         assert_eq!(stalls.after(start - 1), start - 1, "just before it");
-        let trace = every_ms();
-        let mut lp = EmulatorLoop::link(&stalled, rng());
+        let mut lp = EmulatorLoop::link(&stalled, Arc::new(every_ms()), rng());
         lp.wake(start - 50 * US);
         assert_eq!(lp.last_wake, start - 50 * US);
         lp.wake(start + 1);
         assert_eq!(lp.last_wake, stalls.after(end), "woken in the stall: runs at its end");
         let tick = lp.last_wake / MS + 1;
         let timer = lp.last_wake + MS + 100 * US;
-        assert_eq!(lp.release(tick, Some(&trace)), stalls.after(timer));
+        assert_eq!(lp.release(tick), stalls.after(timer));
         // no stalls without a probability
         assert!(Stalls::new(&spec(100), rng()).is_none());
     }

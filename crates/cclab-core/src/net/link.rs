@@ -667,26 +667,17 @@ impl<P: QueueItem + Default> Link<P> {
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
     fn admit_emulated(&mut self, now: Time, wake: Time, tx_start: Time, tx_end: Time, due: u64, queued: Time, bytes: u32, mark_ce: bool) -> Admission {
-        let x = &mut **self.extras.as_mut().expect("an emulated link has extras");
-        let trace = x.opportunities.as_ref().map(|o| o.trace());
-        let emulator = x.emulator.as_mut().expect("checked");
+        let emulator = self.emulator_mut();
         emulator.wake(wake);
-        let moved = emulator.first_release(trace);
+        let moved = emulator.first_release();
         emulator.hold(due);
         // The first held packet's release is scheduled; the others' are found when their
         // turn comes (from the wakes then), so theirs is only a placeholder: their tick.
         let release = match moved {
-            None => emulator.release(due, trace),
+            None => emulator.release(due),
             Some(_) => due.saturating_mul(MS_NS),
         };
-        let mut reschedule = None;
-        if let Some(at) = moved {
-            let slot = (self.popped & self.ring_mask()) as usize;
-            if self.held[slot].arrives != at {
-                self.held[slot].arrives = at;
-                reschedule = Some(at);
-            }
-        }
+        let reschedule = moved.filter(|&at| self.set_front_arrives(at));
         match self.admitted(now, tx_start, tx_end, release, queued, bytes, mark_ce, 0) {
             Admission::Admitted { arrives, schedule, mark_ce } => Admission::Admitted { arrives, schedule: schedule.or(reschedule), mark_ce },
             other => other,
@@ -809,17 +800,26 @@ impl<P: QueueItem + Default> Link<P> {
             return None;
         }
         let (packet, tx_start, _) = self.take_arrival();
-        let x = &mut **self.extras.as_mut().expect("an emulated link has extras");
-        let trace = x.opportunities.as_ref().map(|o| o.trace());
-        let emulator = x.emulator.as_mut().expect("an emulated link has an emulator");
+        let emulator = self.emulator_mut();
         emulator.handed_on();
         emulator.wake(now);
-        let next = emulator.first_release(trace);
+        let next = emulator.first_release();
         if let Some(at) = next {
-            let slot = (self.popped & self.ring_mask()) as usize;
-            self.held[slot].arrives = at;
+            self.set_front_arrives(at);
         }
         Some((packet, tx_start, next))
+    }
+
+    fn emulator_mut(&mut self) -> &mut EmulatorLoop {
+        self.extras.as_mut().and_then(|x| x.emulator.as_mut()).expect("an emulated link has an emulator")
+    }
+
+    /// The first held packet now reaches the far end at `at`: whether that moved it.
+    fn set_front_arrives(&mut self, at: Time) -> bool {
+        let slot = (self.popped & self.ring_mask()) as usize;
+        let moved = self.held[slot].arrives != at;
+        self.held[slot].arrives = at;
+        moved
     }
 
     /// Give the link a dequeue-time discipline (before its first packet): the engine then

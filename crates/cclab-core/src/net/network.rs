@@ -24,12 +24,12 @@ pub fn build_links<P: QueueItem + Default>(graph: &Graph, seed: u64) -> Vec<Link
             let delay = direction.delay.ns();
             let loss = link_loss_model(graph, seed, id as LinkId);
             // mm-delay's delay is its loop's release millisecond, not a propagation after it
-            let traced = params.rate_schedule.as_ref().is_some_and(|s| s.delivery_trace().is_some());
+            // (the loop's stalls draw on the lag's stream: a link has one or the other)
             let emulator = params.emulator.map(|spec| {
                 let rng = stream(seed, LINK_LAG_STREAMS + id as u64);
-                match traced {
-                    true => EmulatorLoop::link(&spec, rng),
-                    false => EmulatorLoop::delay(&spec, delay / 1_000_000, rng),
+                match params.delivery_trace() {
+                    Some(trace) => EmulatorLoop::link(&spec, trace.clone(), rng),
+                    None => EmulatorLoop::delay(&spec, delay / 1_000_000, rng),
                 }
             });
             let link_delay = if emulator.is_some() { 0 } else { delay };

@@ -435,6 +435,13 @@ pub struct LinkParams {
     origin: String,
 }
 
+impl LinkParams {
+    /// The trace the direction delivers by, if it follows one.
+    pub fn delivery_trace(&self) -> Option<&std::sync::Arc<super::delivery_trace::DeliveryTrace>> {
+        self.rate_schedule.as_ref().and_then(RateSchedule::delivery_trace)
+    }
+}
+
 /// One direction of a link, as built.
 #[derive(Clone, Debug)]
 pub struct LinkDirection {
@@ -812,7 +819,7 @@ impl Builder {
 /// mm-link's (a trace) has no delay of its own, mm-delay's counts whole milliseconds,
 /// and either takes packets as they arrive (no dequeue-time discipline).
 fn emulated_direction(params: &LinkParams, delay: Duration) -> Result<(), String> {
-    let traced = params.rate_schedule.as_ref().is_some_and(|s| s.delivery_trace().is_some());
+    let traced = params.delivery_trace().is_some();
     if params.queue.dequeues() {
         return Err(format!("the {} queue decides at dequeue; an emulator's loop takes an admission-time queue (droptail, red, pie)", params.queue.kind()));
     }

@@ -257,7 +257,7 @@ fn check_event_ids(graph: &Graph, flows: usize) -> Result<(), ScenarioError> {
 /// instant) is not the event queue's (by when each was scheduled).
 fn event_driven_links(graph: &Graph, routes: &[Vec<LinkId>]) -> Vec<bool> {
     let params = |link: LinkId| &graph.params[graph.links[link as usize].params as usize];
-    let traced = |route: RouteId| routes[route as usize].iter().any(|&link| params(link).rate_schedule.as_ref().is_some_and(|s| s.delivery_trace().is_some()));
+    let traced = |route: RouteId| routes[route as usize].iter().any(|&link| params(link).delivery_trace().is_some());
     // (a link whose emulator releases packets by its loop must see each arrival at its time)
     let mut driven: Vec<bool> = (0..graph.links.len() as LinkId).map(|link| params(link).queue.dequeues() || params(link).emulator.is_some()).collect();
     for path in &graph.paths {
