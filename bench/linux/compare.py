@@ -53,7 +53,9 @@ table (the kernel's mean with its range over runs, cclab's with its range over s
 cases that miss a criterion by the most, and a summary line; ``--json OUT`` writes it all,
 ``--markdown OUT`` writes the table into OUT (between the ``<!-- linux-compare:table -->``
 markers if OUT has them, or the compact table between ``<!-- linux-compare:compact -->``
-markers; a new file gets the full table). ``--quick``: a handful of representative cases,
+markers; a new file gets the full table; with another ``--reference``, e.g.
+bench/linux/holdout.json, between ``<!-- linux-compare:holdout:table -->`` markers).
+``--quick``: a handful of representative cases,
 one seed (cclab runs a 30-s case in well under a second, so durations stay whole).
 """
 from __future__ import annotations
@@ -69,9 +71,9 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-# The report's tables, kept beside this script (MARKERS and write_markdown re-exported: the
+# The report's tables, kept beside this script (MARKERS, markers, write_markdown re-exported: the
 # tests reach them as compare's).
-from compare_tables import (CRITERIA, CRITERION_LABEL, MARKERS, git_commit, markdown_table, number,  # noqa: F401
+from compare_tables import (CRITERIA, CRITERION_LABEL, MARKERS, git_commit, markers, markdown_table, number,  # noqa: F401
                             write_markdown)
 # A constant rate's trace lines exactly as the kernel side writes them (compare.rate_trace_lines).
 from harness import rate_trace_lines  # noqa: F401
@@ -639,8 +641,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(jsonable(report), indent=1) + "\n")
         print(f"{args.json}: written")
+    # another reference's tables go between markers of their own (linux-compare:holdout:table)
+    scope = "" if args.reference.resolve() == DEFAULT_REFERENCE.resolve() else args.reference.stem
     for path in args.markdown:
-        print(write_markdown(path, report))
+        print(write_markdown(path, report, scope))
     return 0
 
 

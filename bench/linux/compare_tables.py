@@ -19,8 +19,14 @@ COMPACT_CASES = ("tcp_r12_d20_b1bdp_reno", "tcp_r12_d20_b1bdp_cubic", "tcp_r12_d
                  "tcp_r48_d10_b10bdp_reno", "tcp_r48_d20_b1bdp_bbr", "tcp_r48_d20_b10bdp_bbr",
                  "tcp_r96_d10_b2bdp_cubic", "tcp_r48_d10_b1bdp_bbr+cubic", "tcp_r12_d20_b5bdp_bbr+cubic",
                  "tcp_r48_d20_b2bdp_cubic+reno", "udp_r48_d20_b1bdp_x1.5", "trace_markov2_d20_b1bdp_bbr")
-MARKERS = {"table": ("<!-- linux-compare:table -->", "<!-- /linux-compare:table -->"),
-           "compact": ("<!-- linux-compare:compact -->", "<!-- /linux-compare:compact -->")}
+def markers(scope: str = "") -> dict[str, tuple[str, str]]:
+    """The (begin, end) comments a table goes between: ``linux-compare:table`` for the
+    reference set, ``linux-compare:SCOPE:table`` for another (the holdout set's file stem)."""
+    name = f"linux-compare:{scope}:" if scope else "linux-compare:"
+    return {kind: (f"<!-- {name}{kind} -->", f"<!-- /{name}{kind} -->") for kind in ("table", "compact")}
+
+
+MARKERS = markers()
 
 
 def git_commit() -> str:
@@ -165,17 +171,18 @@ def compact_table(report: dict, names: Iterable[str] = COMPACT_CASES) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_markdown(path: Path, report: dict) -> str:
-    """Write the table into ``path``: between its markers (full or compact table), or as a
-    new file holding the full table. Returns what was done."""
+def write_markdown(path: Path, report: dict, scope: str = "") -> str:
+    """Write the table into ``path``: between its markers (full or compact table;
+    ``markers(scope)``), or as a new file holding the full table. Returns what was done."""
     path = Path(path)
+    pairs = markers(scope)
     tables = {"table": markdown_table(report), "compact": compact_table(report)}
     if not path.exists():
         path.write_text(tables["table"])
         return f"{path}: written"
     text = path.read_text()
     done = []
-    for kind, (begin, end) in MARKERS.items():
+    for kind, (begin, end) in pairs.items():
         if begin in text:
             if end not in text[text.index(begin):]:
                 raise SystemExit(f"{path}: {begin} has no {end} after it")
@@ -184,7 +191,7 @@ def write_markdown(path: Path, report: dict) -> str:
             text = f"{head}{begin}\n{tables[kind]}{end}{tail}"
             done.append(kind)
     if not done:
-        raise SystemExit(f"{path} exists and has no {MARKERS['table'][0]} or {MARKERS['compact'][0]} markers; "
+        raise SystemExit(f"{path} exists and has no {pairs['table'][0]} or {pairs['compact'][0]} markers; "
                          f"not overwritten")
     path.write_text(text)
     return f"{path}: {' and '.join(done)} updated"

@@ -69,12 +69,14 @@ def control_flows(first_data: list[float]) -> list[dict]:
 
 def first_data_arrivals(sc: dict) -> list[float]:
     """When each flow's first data segment left its sender, in s (its access link takes
-    0.12 µs): a short run of the scenario, captured on the senders' links."""
+    0.12 µs): a short run of the scenario (to 2 s after the last flow's start), captured on
+    the senders' links."""
     import cclab
 
     count = len(sc["flows"])
     probe = json.loads(json.dumps(sc))
-    probe["duration"] = "2s"
+    last_start = max(float(flow.get("start", "0s").rstrip("s")) for flow in sc["flows"])
+    probe["duration"] = f"{last_start + 2:.9f}s"
     probe["trace"] = {"pcap": [f"s{i}-r1" for i in range(count)]}
     captures = {c["name"]: c for c in cclab.run(probe).raw["traces"]["captures"]}
     firsts = []
@@ -82,6 +84,6 @@ def first_data_arrivals(sc: dict) -> list[float]:
         capture = captures[f"s{i}-r1"]
         sent = [t for t, kind in zip(capture["t_ns"], capture["kind"]) if kind == 0]   # TCP data
         if not sent:
-            raise RuntimeError(f"{sc['name']}: flow {i} sent no data in the first 2 s")
+            raise RuntimeError(f"{sc['name']}: flow {i} sent no data in the 2 s after its start")
         firsts.append(sent[0] / 1e9)
     return firsts

@@ -23,6 +23,10 @@ one run before any has two; a run still missing comes before any case's next one
     trace: cubic alone and bbr alone over traces/markov-seed{1,2,3}.trace (make_trace.py),
            D = 20, buffer 1 BDP at the trace's mean rate, 60 s (the trace's length)
 
+and, not in the default groups, holdout: 12 cases off that grid (HOLDOUT below), recorded with
+--groups holdout --output bench/linux/holdout.json to check the comparison outside the set it
+was tuned on.
+
 Before each run the machine's CPU is sampled for a second; while other work is using more than
 --idle-cores cores it waits (up to --idle-wait seconds, then runs anyway). Each run records its
 start load average and the CPU used by itself and by everything else during it. A run during
@@ -124,7 +128,31 @@ def trace_cases() -> dict[str, dict]:
     return cases
 
 
-GROUPS = {"main": main_cases, "udp": udp_cases, "trace": trace_cases}
+# Cases outside the reference set's grid, recorded into their own file (holdout.json) after
+# the comparison's settings were fixed on reference.json: other rates (24, 36 Mb/s), delays
+# (5, 15, 40 ms), buffers (3 BDP), three flows and a flow starting late. Each is
+# (rate, D, buffer multiple, [(cc, start s), ...]).
+HOLDOUT = [(24, 15, 1, [("reno", 0)]), (24, 15, 1, [("cubic", 0)]), (24, 15, 1, [("bbr", 0)]),
+           (24, 15, 3, [("cubic", 0)]), (24, 15, 3, [("bbr", 0)]),
+           (48, 40, 1, [("cubic", 0)]), (48, 40, 1, [("bbr", 0)]), (48, 40, 1, [("bbr", 0), ("cubic", 0)]),
+           (36, 5, 2, [("bbr", 0)]), (36, 5, 2, [("cubic", 0), ("reno", 0)]),
+           (48, 20, 2, [("cubic", 0), ("cubic", 0), ("bbr", 0)]),
+           (48, 20, 1, [("bbr", 0), ("cubic", 10)])]
+
+
+def holdout_cases() -> dict[str, dict]:
+    cases = {}
+    for rate, delay, multiple, flows in HOLDOUT:
+        mix = "+".join(cc + (f"@{fmt(start)}" if start else "") for cc, start in flows)
+        name = f"tcp_r{rate}_d{delay}_b{fmt(multiple)}bdp_{mix}"
+        cases[name] = {"group": "holdout", "link": {"rate_mbps": rate}, "delay_ms": delay,
+                       "bdp_pkts": round(bdp_packets(rate, delay), 3), "buffer_bdp": multiple,
+                       "buffer_pkts": buffer_packets(rate, delay, multiple), "duration_s": MAIN_DURATION,
+                       "flows": [{"cc": cc, "start_s": float(start)} for cc, start in flows]}
+    return cases
+
+
+GROUPS = {"main": main_cases, "udp": udp_cases, "trace": trace_cases, "holdout": holdout_cases}
 
 
 def plan(groups: list[str], runs: int, only: str | None) -> tuple[dict[str, dict], list[tuple[str, int]]]:
@@ -263,7 +291,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--runs", type=int, default=3, help="runs per case (default 3)")
-    p.add_argument("--groups", default="main,udp,trace", help="comma-separated: main, udp, trace")
+    p.add_argument("--groups", default="main,udp,trace", help="comma-separated: main, udp, trace, holdout")
     p.add_argument("--only", help="record only the cases whose name matches this regular expression")
     p.add_argument("--output", type=Path, default=HERE / "reference.json")
     p.add_argument("--dry-run", action="store_true", help="list the runs still to do, and stop")
