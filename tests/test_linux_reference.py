@@ -15,6 +15,7 @@ import functools
 import importlib.util
 import math
 import os
+import struct
 import sys
 from pathlib import Path
 
@@ -130,6 +131,41 @@ def test_the_holdout_set_is_what_record_py_records():
     assert {name: len(runs.get(name, [])) for name in defined} == {name: 3 for name in defined}
     if REFERENCE.is_file():
         assert not set(defined) & set(compare.load_reference(REFERENCE)["cases"])
+
+
+def test_the_polled_runs_are_reference_cases_run_polling():
+    """bench/linux/idle-poll.json: cases of the reference set, as defined there, each run
+    twice with the CPUs idling by polling (harness.py --idle-poll)."""
+    polled_path = REPO / "bench" / "linux" / "idle-poll.json"
+    if not polled_path.is_file() or not REFERENCE.is_file():
+        pytest.skip("no idle-poll.json or reference.json")
+    polled, reference = compare.load_reference(polled_path), compare.load_reference(REFERENCE)
+    assert polled["cases"] and all(reference["cases"][name] == case for name, case in polled["cases"].items())
+    assert all(run["cpu_idle"] == {"driver": "haltpoll", "polling": True} for run in polled["runs"])
+    assert {name: len(runs) for name, runs in compare.runs_by_case(polled).items()} == {name: 2 for name in polled["cases"]}
+
+
+def test_idling_by_polling_holds_the_latency_request_at_zero():
+    """harness.idle_by_polling: while held, the kernel's CPU latency target (what
+    /dev/cpu_dma_latency reads back) is 0 µs; before and after, whatever it was."""
+    device = Path("/dev/cpu_dma_latency")
+    if not device.exists() or not os.access(device, os.R_OK | os.W_OK):
+        pytest.skip("needs /dev/cpu_dma_latency, readable and writable (root)")
+    harness = bench_linux("harness")
+
+    def target() -> int:
+        fd = os.open(device, os.O_RDONLY)
+        try:
+            return struct.unpack("i", os.read(fd, 4))[0]
+        finally:
+            os.close(fd)
+
+    before = target()
+    with harness.idle_by_polling(False):
+        assert target() == before
+    with harness.idle_by_polling(True):
+        assert target() == 0
+    assert target() == before
 
 
 def judged(report, name, criterion):

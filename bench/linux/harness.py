@@ -43,6 +43,7 @@ inside the shell (as mmuser) and starts the clients.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import math
@@ -51,6 +52,7 @@ import platform
 import resource
 import shlex
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -144,6 +146,30 @@ def outside_environment() -> dict:
         "cubic_parameters": cubic,
         "routes_outside": routes(),
     }
+
+
+def cpuidle_driver() -> str:
+    """The kernel's CPU idle driver (this machine kind's: haltpoll, a guest that halts its
+    vCPUs when idle after polling a while)."""
+    path = Path("/sys/devices/system/cpu/cpuidle/current_driver")
+    return path.read_text().strip() if path.exists() else "none"
+
+
+@contextlib.contextmanager
+def idle_by_polling(enabled: bool):
+    """While held, the CPUs idle by polling, never halting: a PM QoS request of 0 µs wake-up
+    latency on /dev/cpu_dma_latency (what the kernel honours while the file stays open).
+    The vCPUs' wake from a halt is part of Mahimahi's timing (bench/linux/diag/FINDINGS.md,
+    "Idle vCPUs"); this takes it away."""
+    if not enabled:
+        yield
+        return
+    fd = os.open("/dev/cpu_dma_latency", os.O_WRONLY)
+    try:
+        os.write(fd, struct.pack("i", 0))
+        yield
+    finally:
+        os.close(fd)
 
 
 def environment_id(env: dict) -> str:
@@ -433,11 +459,12 @@ def check_devices() -> None:
                                f"the standard mode is 666")
 
 
-def run_case(case: dict, keep: Path | None = None, port_base: int = FIRST_PORT) -> dict:
+def run_case(case: dict, keep: Path | None = None, port_base: int = FIRST_PORT, idle_poll: bool = False) -> dict:
     """Run one case once; return its record (see the module docstring). ``case``:
     {"link": {"rate_mbps": R} | {"trace": PATH}, optional "down_rate_mbps"/"down_trace";
      "delay_ms": D, "buffer_pkts": B, "duration_s": T,
-     "flows": [{"cc": "cubic", "start_s": 0}, ...]  (TCP) | "udp_rate_mbps": R (one UDP flow)}"""
+     "flows": [{"cc": "cubic", "start_s": 0}, ...]  (TCP) | "udp_rate_mbps": R (one UDP flow)}
+    ``idle_poll``: the CPUs idle by polling during the run (``idle_by_polling``)."""
     if os.geteuid() != 0:
         raise SystemExit("run as root (the servers run outside the shell; the shell as mmuser)")
     check_devices()
@@ -452,7 +479,8 @@ def run_case(case: dict, keep: Path | None = None, port_base: int = FIRST_PORT) 
     WORK_ROOT.chmod(0o755)
     work = Path(tempfile.mkdtemp(prefix="run-", dir=WORK_ROOT))
     work.chmod(0o777)
-    record: dict = {"started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    record: dict = {"started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                    "cpu_idle": {"driver": cpuidle_driver(), "polling": bool(idle_poll)}}
     servers = []
     try:
         argv, described = link_argv(case, work)
@@ -479,8 +507,9 @@ def run_case(case: dict, keep: Path | None = None, port_base: int = FIRST_PORT) 
         busy0, irq0, total0 = cpu_jiffies()
         own0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.time()
-        shell = subprocess.run(["su", MM_USER, "-c", command], capture_output=True, text=True,
-                               timeout=duration + 120)
+        with idle_by_polling(idle_poll):
+            shell = subprocess.run(["su", MM_USER, "-c", command], capture_output=True, text=True,
+                                   timeout=duration + 120)
         record["wall_s"] = round(time.time() - started, 3)
         for proc, out in servers:
             try:
@@ -580,6 +609,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--udp", type=float, metavar="MBPS", help="one UDP flow at this rate instead of TCP flows")
     p.add_argument("--out", type=Path, help="write the record here (default: stdout)")
     p.add_argument("--keep", type=Path, help="copy the run's raw files (logs, iperf3 JSON) into this folder")
+    p.add_argument("--idle-poll", action="store_true",
+                   help="the CPUs idle by polling during the run, never halting (/dev/cpu_dma_latency held at 0)")
     args = p.parse_args(argv)
     if not args.flow and args.udp is None:
         p.error("give at least one --flow, or --udp")
@@ -593,7 +624,7 @@ def main(argv: list[str] | None = None) -> int:
         case["udp_rate_mbps"] = args.udp
     else:
         case["flows"] = args.flow
-    record = {"case": case, **run_case(case, keep=args.keep)}
+    record = {"case": case, **run_case(case, keep=args.keep, idle_poll=args.idle_poll)}
     text = json.dumps(record, indent=1)
     if args.out:
         args.out.write_text(text + "\n")

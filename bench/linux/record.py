@@ -295,6 +295,9 @@ def main() -> int:
     p.add_argument("--only", help="record only the cases whose name matches this regular expression")
     p.add_argument("--output", type=Path, default=HERE / "reference.json")
     p.add_argument("--dry-run", action="store_true", help="list the runs still to do, and stop")
+    p.add_argument("--idle-poll", action="store_true",
+                   help="the CPUs idle by polling during each run, never halting (harness.py --idle-poll); "
+                        "record into a file of its own (--output)")
     p.add_argument("--summary", action="store_true",
                    help="print a Markdown table of the recorded runs (means and min-max per case), and stop")
     p.add_argument("--idle-cores", type=float, default=0.25,
@@ -351,7 +354,7 @@ def main() -> int:
             if "trace" in harness_case["link"]:
                 harness_case["link"] = {"trace": str(REPO / case["link"]["trace"])}
             try:
-                rec = harness.run_case(harness_case)
+                rec = harness.run_case(harness_case, idle_poll=args.idle_poll)
                 error = None if rec.get("ok") else "run not ok: " + json.dumps(
                     {k2: rec.get(k2) for k2 in ("shell_error", "flows")})[:1500]
             except Exception:  # noqa: BLE001 - note any failure and go on
