@@ -163,6 +163,11 @@ pub struct FlowGroup {
     /// the arriving flows take in turn; each flow ends when its sink has all its bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrivals: Option<crate::app::ArrivalSpec>,
+    /// UDP only: payload bytes per datagram instead of the scenario's `packet_size`
+    /// (`header_size` rides on top, as on every data packet): small control, voice or game
+    /// packets beside full-size TCP. The CBR gap and the goodput count these bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::sim::units::bytes_opt")]
+    pub packet_size: Option<NonZeroU32>,
 }
 
 /// Which way a dumbbell flow's data goes.
@@ -256,8 +261,26 @@ impl FlowGroup {
         }
     }
 
+    /// Payload bytes of the group's data packets: its own `packet_size` (UDP), or the
+    /// scenario's.
+    pub fn payload_bytes(&self, scenario_packet_size: NonZeroU32) -> u32 {
+        self.packet_size.unwrap_or(scenario_packet_size).get()
+    }
+
     /// Fill in the defaults of the group's transport, and reject what does not apply to it.
+    /// `packet_bytes`: the group's data packets on the wire.
     fn normalize(&mut self, packet_bytes: u32, profile: crate::transport::TcpProfile) -> Result<(), (&'static str, String)> {
+        if let Some(size) = self.packet_size {
+            if self.transport != Transport::Udp {
+                return Err((
+                    "packet_size",
+                    format!("{size}B: only UDP flows take a size of their own; {:?} flows send the scenario's packet_size", self.transport.name()),
+                ));
+            }
+            if size.get() > MAX_PACKET_BYTES {
+                return Err(("packet_size", format!("{size} bytes is above {MAX_PACKET_BYTES}, the largest cclab takes")));
+            }
+        }
         if self.transport != Transport::Tcp && self.arrivals.is_some() {
             return Err(("arrivals", format!("arriving finite flows are TCP flows, not {:?}", self.transport.name())));
         }
@@ -538,9 +561,9 @@ impl Scenario {
     /// Fill in per-transport defaults (so the normalised scenario shows them).
     fn normalize(&mut self) -> Result<(), ScenarioError> {
         self.topology.resolve_rates().map_err(|e| ScenarioError(format!("{}: {}", e.path, e.message)))?;
-        let packet_bytes = self.packet_size.get() + self.header_size;
         let profile = self.profile.unwrap_or_default();
         for (i, group) in self.flows.iter_mut().enumerate() {
+            let packet_bytes = group.payload_bytes(self.packet_size).saturating_add(self.header_size);
             group.normalize(packet_bytes, profile).map_err(|(field, msg)| ScenarioError(format!("flows[{i}].{field}: {msg}")))?;
         }
         Ok(())

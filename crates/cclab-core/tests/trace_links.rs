@@ -276,3 +276,39 @@ fn an_emulator_where_its_loop_cannot_run_is_refused() {
     assert!(err(emulated("{ kind = \"ns3\" }")).contains("ns3"));
     assert!(err(emulated("{ kind = \"mahimahi\", overshot = \"1us\" }")).contains("overshot"));
 }
+
+#[test]
+fn small_datagrams_share_an_opportunity_as_mm_links_bytes_do() {
+    // A UDP flow of its own 24-byte payloads (52 bytes on the wire with the 28-byte
+    // header, 56 in mm-link's count with the tunnel's 4) above capacity: each 1504-byte
+    // opportunity carries 26.86 of them, a packet split across two as mm-link splits it.
+    // Opportunities at 1 … 9990 ms reach b within the run: 9990 × 1504 / 56 = 268 302.9.
+    let flow = "transport = \"udp\"\nfrom = \"a\"\nto = \"b\"\npacket_size = \"24B\"\napp = { kind = \"cbr\", rate = \"20Mbps\" }";
+    let r = run(scenario(&graph("[[1, 1]]", "", 100_000, flow))).unwrap();
+    let delivered = r.flows[0].delivered_packets;
+    assert!((268_302..=268_303).contains(&delivered), "{delivered}");
+    // the CBR gap is the flow's own packet on the wire: 20 Mb/s of 52-byte packets
+    assert_eq!(link(&r, "a-b").arrivals, 480_770);
+    // goodput counts the flow's own payload
+    let goodput = delivered as f64 * 24.0 * 8.0 / 10.0 / 1e6;
+    assert!((r.flows[0].goodput_mbps - goodput).abs() < 1e-9, "{} against {goodput}", r.flows[0].goodput_mbps);
+    // the scenario's packet_size (1472) is still every other flow's: a full-size flow
+    // beside it gets one opportunity each
+    let full = "transport = \"udp\"\nfrom = \"a\"\nto = \"b\"\napp = { kind = \"cbr\", rate = \"20Mbps\" }";
+    let r = run(scenario(&graph("[[1, 1]]", "", 1000, full))).unwrap();
+    assert_eq!(r.flows[0].delivered_packets, 9990);
+}
+
+#[test]
+fn only_udp_flows_take_a_size_of_their_own() {
+    for (flow, message) in [
+        ("cc = \"cubic\"\nfrom = \"a\"\nto = \"b\"\npacket_size = \"100B\"", "flows[0].packet_size: 100B: only UDP flows take a size of their own; \"tcp\" flows send the scenario's packet_size"),
+        ("transport = \"udp\"\nfrom = \"a\"\nto = \"b\"\npacket_size = \"2MB\"\napp = { kind = \"cbr\", rate = \"1Mbps\" }", "flows[0].packet_size: 2000000 bytes is above 1000000, the largest cclab takes"),
+    ] {
+        let err = Scenario::from_toml_str(&graph("[[1, 1]]", "", 100, flow)).err().map(|e| e.to_string());
+        assert_eq!(err.as_deref(), Some(message));
+    }
+    let zero = "transport = \"udp\"\nfrom = \"a\"\nto = \"b\"\npacket_size = \"0B\"\napp = { kind = \"cbr\", rate = \"1Mbps\" }";
+    let err = Scenario::from_toml_str(&graph("[[1, 1]]", "", 100, zero)).err().unwrap().to_string();
+    assert!(err.contains("packet_size") && err.contains('0'), "{err}");
+}

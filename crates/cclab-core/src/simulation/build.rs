@@ -68,6 +68,7 @@ fn endpoints(
             tcp_pair(scenario, g, id as u64, start, stop, finite, controller)
         }
         Transport::Udp => {
+            let data_bytes = group.payload_bytes(scenario.packet_size) + scenario.header_size;
             let rng = stream(scenario.seed, APP_STREAMS + id as u64);
             let schedule = PacketSchedule::new(&group.app(), data_bytes, start, rng)
                 .expect("validated: UDP flows have a cbr or onoff application");

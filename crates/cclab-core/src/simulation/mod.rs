@@ -609,8 +609,9 @@ impl Simulation {
     #[cold]
     fn close_delivery_bin(&mut self, endpoint: u32, now: Time) {
         let flow = &mut self.flows[flow_of(endpoint) as usize];
+        let payload = self.scenario.flows[flow.group].payload_bytes(self.scenario.packet_size) as u64;
         let deliveries = &mut self.hosts[endpoint as usize].deliveries;
-        flow.delivered_bins[deliveries.bin] += deliveries.in_bin * self.payload_bytes as u64;
+        flow.delivered_bins[deliveries.bin] += deliveries.in_bin * payload;
         deliveries.in_bin = 0;
         let last = flow.delivered_bins.len() - 1;
         deliveries.bin = ((now / self.bin_width) as usize).min(last);

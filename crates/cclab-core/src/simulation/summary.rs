@@ -62,13 +62,13 @@ impl Simulation {
     /// The `flows` table: one row per flow of the scenario's own (arrived flows are
     /// counted in their groups), and the completion records of its finite flows.
     fn flow_rows(&self) -> (Vec<FlowMetrics>, Vec<FctRecord>) {
-        let payload = self.payload_bytes as u64;
         let mut flows = Vec::with_capacity(self.flows.len());
         let mut records = Vec::new();
         for (id, flow) in self.flows[..self.static_flows].iter().enumerate() {
             let sink_host = &self.hosts[source_of(id as u32) as usize + 1];
             let delivered = sink_host.deliveries.total;
             let group = &self.scenario.flows[flow.group];
+            let payload = group.payload_bytes(self.scenario.packet_size) as u64;
             let mut metrics = FlowMetrics {
                 id: id as u32,
                 group: self.scenario.group_name(flow.group),
@@ -114,6 +114,7 @@ impl Simulation {
 
     /// The `groups` table: each group's flows, arrived ones included.
     fn group_rows(&self, flows: &[FlowMetrics]) -> Vec<GroupMetrics> {
+        // arriving flows are TCP flows, which send the scenario's packet_size
         let payload = self.payload_bytes as u64;
         let arrived_flows: Vec<u64> = (0..self.scenario.flows.len())
             .map(|g| self.arrivals.iter().filter(|a| a.group == g).map(|a| a.started).sum())
