@@ -48,20 +48,23 @@ CASES = compare.QUICK_CASES
 # (case, criterion) pairs the linux profile does not meet yet, measured on this branch
 # (3 seeds against the kernel runs recorded with the machine idle), with what it gives;
 # the full set's misses are in docs/validation/linux.md.
-NOT_YET: dict[tuple[str, str], str] = {}
+NOT_YET: dict[tuple[str, str], str] = {
+    ("tcp_r48_d20_b1bdp_bbr+cubic", "retransmissions"): "kernel 850 (823-869), cclab 1137 (893-1602)",
+}
 
 # The holdout set (bench/linux/holdout.json): 12 cases off the reference's grid, recorded
 # after the comparison's settings were fixed, every one of them judged here. Its misses, as
 # measured (3 seeds against 3 idle kernel runs): BBR keeps less queue than the kernel's
-# wherever its queue is set by pacing, not by its window (docs/validation/linux.md).
+# wherever its queue is set by pacing, not by its window (docs/validation/linux.md), and
+# the mixes' retransmissions and shares move by seed.
 HOLDOUT = REPO / "bench" / "linux" / "holdout.json"
 HOLDOUT_NOT_YET: dict[tuple[str, str], str] = {
-    ("tcp_r24_d15_b1bdp_bbr", "queue_delay"): "kernel 18.8 ms, cclab 14.6",
-    ("tcp_r24_d15_b1bdp_bbr", "retransmissions"): "kernel 249, cclab 167",
-    ("tcp_r24_d15_b3bdp_bbr", "queue_delay"): "kernel 25.0 ms, cclab 14.7",
-    ("tcp_r48_d40_b1bdp_bbr", "queue_delay"): "kernel 12.5 ms (8.9-18.7), cclab 6.6",
-    ("tcp_r48_d20_b1bdp_bbr+cubic@10", "queue_delay"): "kernel 27.6 ms, cclab 22.7",
-    ("tcp_r48_d20_b1bdp_bbr+cubic@10", "retransmissions"): "kernel 1503 (698-1934), cclab 733",
+    ("tcp_r24_d15_b3bdp_bbr", "queue_delay"): "kernel 25.0 ms, cclab 15.8",
+    ("tcp_r48_d40_b1bdp_bbr", "queue_delay"): "kernel 12.5 ms (8.9-18.7), cclab 7.0",
+    ("tcp_r48_d40_b1bdp_bbr+cubic", "retransmissions"): "kernel 1048, cclab 1537",
+    ("tcp_r48_d20_b2bdp_cubic+cubic+bbr", "retransmissions"): "kernel 173 (126-257), cclab 348",
+    ("tcp_r48_d20_b2bdp_cubic+cubic+bbr", "shares"): "BBR's share: kernel 0.35 (0.31-0.42), cclab 0.47",
+    ("tcp_r48_d20_b1bdp_bbr+cubic@10", "retransmissions"): "kernel 1503 (698-1934), cclab 690",
 }
 
 
@@ -233,7 +236,8 @@ def test_the_scenario_is_mahimahis_link(tmp_path):
 
 def test_iperf3s_control_packets_meet_the_first_flight(tmp_path):
     """iperf3's two control-connection packets reach the queue just before each flow's first
-    data segment: with a 10-packet buffer, two of the initial window's ten segments drop, as
+    data segment, 53 bytes each (the kernel's are 52): with a 10-packet buffer, two of the
+    initial window's ten segments drop, as
     in the kernel's runs (bench/linux/diag/FINDINGS.md), and Reno leaves slow start at once:
     those two are all it loses in 0.3 s. Without them slow start runs on and overshoots the
     path by about 30 segments. The measures count the case's TCP flows only. (The flow starts
@@ -254,6 +258,9 @@ def test_iperf3s_control_packets_meet_the_first_flight(tmp_path):
     capture = next(c for c in result.raw["traces"]["captures"] if c["name"] == "r1-r2")
     kinds = [k for k in capture["kind"] if k != 5]          # after the SYN
     assert kinds[:3] == [2, 2, 0], "the two control packets, then the data"
+    # as small as the kernel's pure ACKs (52 bytes; cclab's smallest UDP payload is 1 byte)
+    sizes = [size for size, kind in zip(capture["bytes"], capture["kind"]) if kind == 2]
+    assert sizes == [compare.HEADER_BYTES + 1] * 2, sizes
     first_second = lambda result: result.raw["traces"]["links"][0]["drops"][0]  # noqa: E731
     assert first_second(result) == 2 and first_second(runs[False][1]) > 20
     measures = compare.cclab_run_measures(result, case)

@@ -326,7 +326,7 @@ def case_scenarios(name: str, case: dict, kernel_runs: list[dict], seeds: list[i
             recorded = kernel_first_data(run) if run else None
             info["start_delay_ms"] = [round(1000 * delay, 3) for delay in start_as_iperf3(sc, recorded)]
         if control and "flows" in case:
-            sc["flows"] += control_flows(first_data_arrivals(sc))
+            sc["flows"] += control_flows(first_data_arrivals(sc), HEADER_BYTES)
         out.append((sc, info))
     return out
 

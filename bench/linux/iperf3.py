@@ -9,11 +9,14 @@ from typing import Optional
 # iperf3's control connection: as a test starts, the client's two pure ACKs (of the server's
 # TEST_START and TEST_RUNNING) enter Mahimahi's uplink queue with the first flight of data
 # (bench/linux/diag/FINDINGS.md). cclab sends as many packets from a UDP source of its own,
-# just before each TCP flow's first data segment reaches the bottleneck.
+# just before each TCP flow's first data segment reaches the bottleneck, as small as the
+# kernel's (52 bytes: IP, TCP and timestamps): a 1-byte payload under the scenario's 52-byte
+# header, 53 bytes, so a Mahimahi opportunity carries them with most of a data packet.
 CONTROL_PACKETS = 2
 CONTROL_LEAD_S = 3e-6        # how long before the first data segment they arrive (on a link
                              # without release lag a tick may fall between: one then leaves first)
-CONTROL_RATE = "12Gbps"      # 1500-byte packets 1 µs apart
+CONTROL_PAYLOAD = "1B"
+CONTROL_GAP_S = 1e-6         # one after the other, 1 µs apart
 # iperf3's start: its first data segment leaves 3.6 ms (the client process starting) and five
 # round trips after the client starts (control connection's handshake, the parameter exchange,
 # the stream's creation, the data connection's handshake, TEST_START and TEST_RUNNING: a sender
@@ -56,14 +59,18 @@ def start_as_iperf3(sc: dict, recorded: Optional[float] = None) -> list[float]:
     return delays
 
 
-def control_flows(first_data: list[float]) -> list[dict]:
+def control_flows(first_data: list[float], header_bytes: int) -> list[dict]:
     """iperf3's control packets (CONTROL_PACKETS per TCP flow, from a UDP source after the
-    TCP flows), arriving just before each flow's first data segment (``first_data``, s)."""
+    TCP flows, CONTROL_PAYLOAD each under the scenario's ``header_bytes``), arriving just
+    before each flow's first data segment (``first_data``, s)."""
+    wire_bits = 8 * (int(CONTROL_PAYLOAD.rstrip("B")) + header_bytes)
+    rate = f"{round(wire_bits / CONTROL_GAP_S)}bps"
     flows = []
     for i, first in enumerate(first_data):
         start = max(0.0, first - CONTROL_LEAD_S)
-        flows.append({"group": f"control{i}", "transport": "udp", "app": {"kind": "cbr", "rate": CONTROL_RATE},
-                      "start": f"{start:.9f}s", "stop": f"{start + (CONTROL_PACKETS - 0.5) * 1e-6:.9f}s"})
+        flows.append({"group": f"control{i}", "transport": "udp", "packet_size": CONTROL_PAYLOAD,
+                      "app": {"kind": "cbr", "rate": rate},
+                      "start": f"{start:.9f}s", "stop": f"{start + (CONTROL_PACKETS - 0.5) * CONTROL_GAP_S:.9f}s"})
     return flows
 
 
