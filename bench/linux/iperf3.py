@@ -15,7 +15,7 @@ from typing import Optional
 CONTROL_PACKETS = 2
 CONTROL_LEAD_S = 3e-6        # how long before the first data segment they arrive (on a link
                              # without release lag a tick may fall between: one then leaves first)
-CONTROL_PAYLOAD = "1B"
+CONTROL_PAYLOAD_BYTES = 1
 CONTROL_GAP_S = 1e-6         # one after the other, 1 µs apart
 # iperf3's start: its first data segment leaves 3.6 ms (the client process starting) and five
 # round trips after the client starts (control connection's handshake, the parameter exchange,
@@ -61,14 +61,14 @@ def start_as_iperf3(sc: dict, recorded: Optional[float] = None) -> list[float]:
 
 def control_flows(first_data: list[float], header_bytes: int) -> list[dict]:
     """iperf3's control packets (CONTROL_PACKETS per TCP flow, from a UDP source after the
-    TCP flows, CONTROL_PAYLOAD each under the scenario's ``header_bytes``), arriving just
+    TCP flows, CONTROL_PAYLOAD_BYTES each under the scenario's ``header_bytes``), arriving just
     before each flow's first data segment (``first_data``, s)."""
-    wire_bits = 8 * (int(CONTROL_PAYLOAD.rstrip("B")) + header_bytes)
+    wire_bits = 8 * (CONTROL_PAYLOAD_BYTES + header_bytes)
     rate = f"{round(wire_bits / CONTROL_GAP_S)}bps"
     flows = []
     for i, first in enumerate(first_data):
         start = max(0.0, first - CONTROL_LEAD_S)
-        flows.append({"group": f"control{i}", "transport": "udp", "packet_size": CONTROL_PAYLOAD,
+        flows.append({"group": f"control{i}", "transport": "udp", "packet_size": f"{CONTROL_PAYLOAD_BYTES}B",
                       "app": {"kind": "cbr", "rate": rate},
                       "start": f"{start:.9f}s", "stop": f"{start + (CONTROL_PACKETS - 0.5) * CONTROL_GAP_S:.9f}s"})
     return flows

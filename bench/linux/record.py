@@ -83,19 +83,20 @@ def fmt(x: float) -> str:
     return f"{x:g}"
 
 
+def tcp_case(group: str, rate: float, delay: float, multiple: float, flows: list[tuple[str, float]]) -> tuple[str, dict]:
+    """(name, case) of TCP flows ``flows`` ((cc, start s), ...) over a constant rate, D and a
+    buffer of ``multiple`` BDP, for MAIN_DURATION; a late flow's start is in its name."""
+    mix = "+".join(cc + (f"@{fmt(start)}" if start else "") for cc, start in flows)
+    return (f"tcp_r{rate}_d{delay}_b{fmt(multiple)}bdp_{mix}",
+            {"group": group, "link": {"rate_mbps": rate}, "delay_ms": delay,
+             "bdp_pkts": round(bdp_packets(rate, delay), 3), "buffer_bdp": multiple,
+             "buffer_pkts": buffer_packets(rate, delay, multiple), "duration_s": MAIN_DURATION,
+             "flows": [{"cc": cc, "start_s": float(start)} for cc, start in flows]})
+
+
 def main_cases() -> dict[str, dict]:
-    cases = {}
-    for rate in RATES:
-        for delay in DELAYS:
-            for multiple in BUFFERS_BDP:
-                for mix, ccs in MIXES.items():
-                    name = f"tcp_r{rate}_d{delay}_b{fmt(multiple)}bdp_{mix}"
-                    cases[name] = {"group": "main", "link": {"rate_mbps": rate}, "delay_ms": delay,
-                                   "bdp_pkts": round(bdp_packets(rate, delay), 3), "buffer_bdp": multiple,
-                                   "buffer_pkts": buffer_packets(rate, delay, multiple),
-                                   "duration_s": MAIN_DURATION,
-                                   "flows": [{"cc": cc, "start_s": 0.0} for cc in ccs]}
-    return cases
+    return dict(tcp_case("main", rate, delay, multiple, [(cc, 0.0) for cc in ccs])
+                for rate in RATES for delay in DELAYS for multiple in BUFFERS_BDP for ccs in MIXES.values())
 
 
 def udp_cases() -> dict[str, dict]:
@@ -141,15 +142,7 @@ HOLDOUT = [(24, 15, 1, [("reno", 0)]), (24, 15, 1, [("cubic", 0)]), (24, 15, 1, 
 
 
 def holdout_cases() -> dict[str, dict]:
-    cases = {}
-    for rate, delay, multiple, flows in HOLDOUT:
-        mix = "+".join(cc + (f"@{fmt(start)}" if start else "") for cc, start in flows)
-        name = f"tcp_r{rate}_d{delay}_b{fmt(multiple)}bdp_{mix}"
-        cases[name] = {"group": "holdout", "link": {"rate_mbps": rate}, "delay_ms": delay,
-                       "bdp_pkts": round(bdp_packets(rate, delay), 3), "buffer_bdp": multiple,
-                       "buffer_pkts": buffer_packets(rate, delay, multiple), "duration_s": MAIN_DURATION,
-                       "flows": [{"cc": cc, "start_s": float(start)} for cc, start in flows]}
-    return cases
+    return dict(tcp_case("holdout", rate, delay, multiple, flows) for rate, delay, multiple, flows in HOLDOUT)
 
 
 GROUPS = {"main": main_cases, "udp": udp_cases, "trace": trace_cases, "holdout": holdout_cases}

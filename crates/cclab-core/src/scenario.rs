@@ -99,6 +99,11 @@ pub use crate::net::qdisc::red::{RedMode, RedSpec};
 
 pub use crate::net::loss::LossSpec;
 
+/// The message for a byte count above the largest cclab takes.
+fn above_largest(bytes: u32, limit: u32) -> String {
+    format!("{bytes} bytes is above {limit}, the largest cclab takes")
+}
+
 /// One `[[flows]]` table: `count` identical flows, each over its own source/sink pair.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -165,7 +170,8 @@ pub struct FlowGroup {
     pub arrivals: Option<crate::app::ArrivalSpec>,
     /// UDP only: payload bytes per datagram instead of the scenario's `packet_size`
     /// (`header_size` rides on top, as on every data packet): small control, voice or game
-    /// packets beside full-size TCP. The CBR gap and the goodput count these bytes.
+    /// packets beside full-size TCP. The CBR gap and the goodput count these bytes. At most
+    /// 1000000 bytes, as the scenario's.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::sim::units::bytes_opt")]
     pub packet_size: Option<NonZeroU32>,
 }
@@ -278,7 +284,7 @@ impl FlowGroup {
                 ));
             }
             if size.get() > MAX_PACKET_BYTES {
-                return Err(("packet_size", format!("{size} bytes is above {MAX_PACKET_BYTES}, the largest cclab takes")));
+                return Err(("packet_size", above_largest(size.get(), MAX_PACKET_BYTES)));
             }
         }
         if self.transport != Transport::Tcp && self.arrivals.is_some() {
@@ -590,7 +596,7 @@ impl Scenario {
             ("ack_size", self.ack_size.get(), MAX_HEADER_BYTES),
         ] {
             if value > limit {
-                return err(field.into(), format!("{value} bytes is above {limit}, the largest cclab takes"));
+                return err(field.into(), above_largest(value, limit));
             }
         }
         if let Some(bin) = self.trace.delay_histogram {
