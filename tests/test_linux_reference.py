@@ -495,9 +495,12 @@ def test_tables_go_between_their_markers(tmp_path):
                                          (["--emulator-loop", "20ms"], "--emulator-loop: 20ms is above 10ms"),
                                          (["--emulator-loop", "soon"], "\"soon\" is not a duration"),
                                          (["--timing", "lag", "--emulator-loop", "1us"], "go with --timing loop"),
+                                         (["--emulator-wake", "11ms"], "--emulator-wake: 11ms is above 10ms"),
+                                         (["--emulator-wake=-3us"], "--emulator-wake: \"-3us\" is negative"),
+                                         (["--timing", "exact", "--emulator-wake", "1us"], "go with --timing loop"),
                                          (["--lag-dir", "."], "--lag-dir goes with --timing lag"),
                                          # good loop values pass (the core judges them): on to the next check
-                                         (["--emulator-loop", "150us", "--emulator-stalls", "0.05,800us", "--only", "x^"],
+                                         (["--emulator-loop", "150us", "--emulator-stalls", "0.05,800us", "--emulator-wake", "20us", "--only", "x^"],
                                           "no recorded case matches")])
 def test_bad_arguments_get_one_line(argv, field, capsys):
     if not REFERENCE.is_file():

@@ -519,8 +519,8 @@ def lag_series(folder: Optional[Path]) -> tuple[Path, Path]:
 def timing_options(args, parser) -> dict:
     """The scenario's ``emulator`` and ``lag`` from --timing and its options (a one-line
     error for options that do not go with the timing or do not parse)."""
-    if args.timing != "loop" and (args.emulator_loop or args.emulator_stalls):
-        parser.error("--emulator-loop and --emulator-stalls go with --timing loop")
+    if args.timing != "loop" and (args.emulator_loop or args.emulator_stalls or args.emulator_wake):
+        parser.error("--emulator-loop, --emulator-stalls and --emulator-wake go with --timing loop")
     if args.timing != "lag" and args.lag_dir:
         parser.error("--lag-dir goes with --timing lag")
     if args.timing == "lag":
@@ -528,6 +528,8 @@ def timing_options(args, parser) -> dict:
     if args.timing == "exact":
         return {"emulator": None, "lag": None}
     spec = dict(EMULATOR)
+    if args.emulator_wake:
+        spec["wake_latency"] = args.emulator_wake
     if args.emulator_loop:
         spec["overshoot"] = args.emulator_loop
     if args.emulator_stalls:
@@ -549,7 +551,8 @@ def timing_options(args, parser) -> dict:
         if not str(error).startswith(prefix):
             raise
         field, _, message = str(error).removeprefix(prefix).partition(": ")
-        parser.error(f"{'--emulator-loop' if field == 'overshoot' else '--emulator-stalls'}: {message}")
+        option = {"overshoot": "--emulator-loop", "wake_latency": "--emulator-wake"}.get(field, "--emulator-stalls")
+        parser.error(f"{option}: {message}")
     return {"emulator": spec, "lag": None}
 
 
@@ -584,6 +587,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--emulator-stalls", metavar="P,MEAN",
                         help="with --timing loop: the loops stall in a share P of milliseconds, for MEAN on average "
                              f"(default {EMULATOR['stall_probability']},{EMULATOR['stall_mean']}; 0,0 none)")
+    parser.add_argument("--emulator-wake", metavar="LATENCY",
+                        help="with --timing loop: a packet handed to a sleeping loop wakes it LATENCY later "
+                             f"(default {EMULATOR.get('wake_latency', '0s')})")
     parser.add_argument("--lag-dir", type=Path, metavar="DIR",
                         help="with --timing lag: the series DIR/data.txt and DIR/ack.txt (default bench/linux/lag)")
     parser.add_argument("--loaded", action="store_true",

@@ -222,6 +222,32 @@ fn an_emulators_loop_releases_a_tick_when_the_next_packet_wakes_it() {
 }
 
 #[test]
+fn a_wake_latency_delays_each_loops_read_of_the_packet_that_wakes_it() {
+    // As above, but each loop reads a packet 50 µs after it is handed over (its vCPU
+    // woken from halt): mm-link reads packet k at k + 0.35 ms (before its timer, due at
+    // k + 0.45) and releases tick k's packet then; mm-delay reads it 50 µs after it
+    // arrives (k + 1.362), due at k + 11, released when packet k + 10 wakes the loop:
+    // 11.112 ms after it was sent, the two loops' latencies added to 11.012.
+    let emulator = "{ kind = \"mahimahi\", overshoot = \"100us\", wake_latency = \"50us\" }";
+    let looped = run(scenario(&emulated(emulator))).unwrap();
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+    let captures = &looped.traces.as_ref().unwrap().captures;
+    let released = |name: &str| -> Vec<f64> {
+        captures.iter().find(|c| c.name == name).unwrap().t_ns.iter().map(|&t| t as f64 / 1e6).collect()
+    };
+    let (link_out, delay_out) = (released("a-b"), released("b-c"));
+    assert_eq!((link_out.len(), delay_out.len()), (500, 500));
+    for k in 0..499 {
+        assert!(close(link_out[k], k as f64 + 1.35), "packet {k} left mm-link at {}", link_out[k]);
+    }
+    for k in 0..489 {
+        assert!(close(delay_out[k] - (k as f64 + 0.3), 11.112), "packet {k} reached c at {}", delay_out[k]);
+    }
+    // read (and stamped) in the millisecond it arrived: mm-link's log is unchanged
+    assert!(close(link(&looped, "a-b").mean_queue_delay_ms, 1.0));
+}
+
+#[test]
 fn stalls_change_the_timing_by_seed_and_tcp_conserves_packets() {
     // CUBIC and BBR through emulated loops with stalls: packets conserved, the same seed
     // the same run, another seed another.
@@ -232,7 +258,7 @@ duration = "10s"
 seed = {seed}
 [topology]
 kind = "dumbbell"
-bottleneck = {{ delay = "0s", buffer = 80, rate_schedule = {{ kind = "mahimahi", opportunities = [[1, 4]] }}, reverse_rate_schedule = {{ kind = "mahimahi", opportunities = [[1, 4]] }}, emulator = {{ kind = "mahimahi", overshoot = "120us", stall_probability = 0.08, stall_mean = "600us" }} }}
+bottleneck = {{ delay = "0s", buffer = 80, rate_schedule = {{ kind = "mahimahi", opportunities = [[1, 4]] }}, reverse_rate_schedule = {{ kind = "mahimahi", opportunities = [[1, 4]] }}, emulator = {{ kind = "mahimahi", overshoot = "120us", stall_probability = 0.08, stall_mean = "600us", wake_latency = "30us" }} }}
 source_access = {{ rate = "1Gbps", delay = "0s" }}
 sink_access = {{ rate = "1Gbps", delay = "10ms", emulator = {{ kind = "mahimahi", overshoot = "120us", stall_probability = 0.08, stall_mean = "600us" }} }}
 [[flows]]

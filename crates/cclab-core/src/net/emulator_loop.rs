@@ -28,7 +28,10 @@
 //! with that probability, the loop is held off from a uniformly drawn instant for an
 //! exponentially distributed time (drawn from the millisecond and the link's stream, so
 //! the same whichever way the loop reaches it); a wake that falls in a stall waits for
-//! its end.
+//! its end. `wake_latency` models a loop whose CPU had gone idle: a packet handed to it is
+//! read, and stamped, that long after it arrives (or at the timer's wake if that comes
+//! first); on a VM whose idle vCPUs halt, about 50 µs, against 5 when they poll
+//! (bench/linux/diag/FINDINGS.md, "Wake latency").
 //!
 //! The packets a direction holds are the ones not yet released (a link with an emulator
 //! has no propagation after its release: `mm-delay`'s delay is its release millisecond),
@@ -67,6 +70,11 @@ pub struct EmulatorSpec {
     /// 5ms; 600us on the reference machine); required with a stall_probability.
     #[serde(default)]
     pub stall_mean: Duration,
+    /// How long a packet handed to the sleeping loop takes to wake it (at most 10ms;
+    /// 0 by default): the packet is read, and stamped, then, or at the timer's wake if
+    /// that comes first.
+    #[serde(default)]
+    pub wake_latency: Duration,
 }
 
 impl<'de> Deserialize<'de> for EmulatorSpec {
@@ -79,6 +87,8 @@ impl<'de> Deserialize<'de> for EmulatorSpec {
             stall_probability: f64,
             #[serde(default)]
             stall_mean: Duration,
+            #[serde(default)]
+            wake_latency: Duration,
         }
         deserialize_tagged(d, "kind", "a table such as { kind = \"mahimahi\", overshoot = \"120us\" }", |kind, params| match kind {
             "mahimahi" => {
@@ -95,7 +105,10 @@ impl<'de> Deserialize<'de> for EmulatorSpec {
                 if f.stall_probability > 0.0 && f.stall_mean.0 == 0 {
                     return Err(nested_error("stall_mean", "missing or 0 with a stall_probability above 0; give the stalls' mean length"));
                 }
-                Ok(EmulatorSpec { kind: "mahimahi", overshoot: f.overshoot, stall_probability: f.stall_probability, stall_mean: f.stall_mean })
+                if f.wake_latency > MAX_OVERSHOOT {
+                    return Err(nested_error("wake_latency", &format!("{} is above {MAX_OVERSHOOT}", f.wake_latency)));
+                }
+                Ok(EmulatorSpec { kind: "mahimahi", overshoot: f.overshoot, stall_probability: f.stall_probability, stall_mean: f.stall_mean, wake_latency: f.wake_latency })
             }
             other => Err(unknown_variant("kind", other, EMULATOR_KINDS)),
         })
@@ -107,6 +120,9 @@ impl<'de> Deserialize<'de> for EmulatorSpec {
 #[derive(Clone, Debug)]
 pub struct EmulatorLoop {
     overshoot: Time,
+    wake_latency: Time,
+    /// The wake that reads the packets handed to the sleeping loop (with a wake latency).
+    read_wake: Time,
     stalls: Option<Stalls>,
     /// `mm-link`'s trace (its timeout runs to the next opportunity); None: `mm-delay`.
     trace: Option<Arc<DeliveryTrace>>,
@@ -131,12 +147,46 @@ impl EmulatorLoop {
     }
 
     fn new(spec: &EmulatorSpec, trace: Option<Arc<DeliveryTrace>>, delay_ms: u64, rng: RngStream) -> EmulatorLoop {
-        EmulatorLoop { overshoot: spec.overshoot.ns(), stalls: Stalls::new(spec, rng), trace, delay_ms, last_wake: 0, dues: VecDeque::new() }
+        EmulatorLoop { overshoot: spec.overshoot.ns(), wake_latency: spec.wake_latency.ns(), read_wake: 0, stalls: Stalls::new(spec, rng), trace, delay_ms, last_wake: 0, dues: VecDeque::new() }
     }
 
     /// The release millisecond of a packet reaching `mm-delay` at `at`.
     pub fn delay_due(&self, at: Time) -> u64 {
         at / NS_PER_MS + self.delay_ms
+    }
+
+    /// When the loop reads a packet handed to it at `at`: after its wake latency, or at
+    /// the timer's wake if that comes first (it then finds the packet waiting).
+    /// Packets handed to it before that wake are read with the first.
+    #[inline]
+    pub fn reads_at(&mut self, at: Time) -> Time {
+        if self.wake_latency == 0 || at <= self.last_wake {
+            return at;
+        }
+        if at <= self.read_wake {
+            return self.read_wake;
+        }
+        let woken = self.runs_at(at.saturating_add(self.wake_latency));
+        self.read_wake = match self.timer_wake_after(at) {
+            Some(timer) if timer < woken => timer,
+            _ => woken,
+        };
+        self.read_wake
+    }
+
+    /// The loop's first timer wake at or after `at`, if its timer is set (mm-delay's is
+    /// not while it holds nothing).
+    fn timer_wake_after(&self, at: Time) -> Option<Time> {
+        let mut wake = self.last_wake;
+        while wake < at {
+            let ms = wake / NS_PER_MS;
+            let next = match &self.trace {
+                Some(trace) => trace.next_opportunity_after(ms),
+                None => *self.dues.front()?,
+            };
+            wake = self.runs_at(wake.saturating_add((next.max(ms + 1) - ms) * NS_PER_MS).saturating_add(self.overshoot));
+        }
+        Some(wake)
     }
 
     /// The loop runs at `now`: a packet arrived, or packets were handed on.
@@ -270,7 +320,7 @@ mod tests {
     const US: u64 = 1000;
 
     fn spec(overshoot_us: u64) -> EmulatorSpec {
-        EmulatorSpec { kind: "mahimahi", overshoot: Duration(overshoot_us * US), stall_probability: 0.0, stall_mean: Duration(0) }
+        EmulatorSpec { kind: "mahimahi", overshoot: Duration(overshoot_us * US), stall_probability: 0.0, stall_mean: Duration(0), wake_latency: Duration(0) }
     }
 
     fn rng() -> RngStream {
@@ -370,6 +420,31 @@ mod tests {
         assert!(Stalls::new(&spec(100), rng()).is_none());
     }
 
+    /// A packet handed to the sleeping loop is read a wake latency later, or at the
+    /// timer's wake if that comes first; packets handed over before that wake are read
+    /// with the first; a loop already awake reads at once.
+    #[test]
+    fn a_wake_latency_delays_the_read() {
+        let latent = EmulatorSpec { wake_latency: Duration(50 * US), ..spec(100) };
+        let mut lp = EmulatorLoop::delay(&latent, 20, rng());
+        lp.wake(3 * MS);
+        assert_eq!(lp.reads_at(7 * MS + 400 * US), 7 * MS + 450 * US, "mm-delay holds nothing: no timer");
+        assert_eq!(lp.reads_at(7 * MS + 420 * US), 7 * MS + 450 * US, "read with the first");
+        lp.wake(7 * MS + 450 * US);
+        assert_eq!(lp.reads_at(7 * MS + 450 * US), 7 * MS + 450 * US, "awake: at once");
+        let read = lp.reads_at(7 * MS + 980 * US);
+        assert_eq!(lp.delay_due(read), 28, "stamped in the next millisecond");
+        // mm-link: its timer, 1 ms + 100 µs after the last wake, comes before the latency ends
+        let mut link = EmulatorLoop::link(&latent, Arc::new(every_ms()), rng());
+        link.wake(4 * MS + 200 * US);
+        assert_eq!(link.reads_at(5 * MS + 280 * US), 5 * MS + 300 * US, "the timer's wake at 5.3 ms");
+        assert_eq!(link.reads_at(5 * MS + 310 * US), 5 * MS + 360 * US);
+        // without a latency, the read is the arrival
+        let mut prompt = EmulatorLoop::link(&spec(100), Arc::new(every_ms()), rng());
+        prompt.wake(4 * MS + 200 * US);
+        assert_eq!(prompt.reads_at(5 * MS + 280 * US), 5 * MS + 280 * US);
+    }
+
     #[test]
     fn bad_specs_say_what_is_allowed() {
         let parse = |text: &str| toml::from_str::<toml::Table>(text).unwrap()["e"].clone().try_into::<EmulatorSpec>();
@@ -379,5 +454,7 @@ mod tests {
         assert!(parse("e = { kind = \"mahimahi\", overshot = \"1us\" }").unwrap_err().to_string().contains("overshot"));
         assert!(parse("e = { kind = \"mahimahi\", overshoot = \"1us\", stall_probability = 1.5 }").unwrap_err().to_string().contains("[0, 1]"));
         assert!(parse("e = { kind = \"mahimahi\", overshoot = \"1us\", stall_probability = 0.1 }").unwrap_err().to_string().contains("stall_mean"));
+        assert!(parse("e = { kind = \"mahimahi\", overshoot = \"1us\", wake_latency = \"20ms\" }").unwrap_err().to_string().contains("wake_latency"));
+        assert!(parse("e = { kind = \"mahimahi\", overshoot = \"1us\", wake_latency = \"-1us\" }").is_err());
     }
 }

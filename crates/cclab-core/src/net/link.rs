@@ -592,8 +592,10 @@ impl<P: QueueItem + Default> Link<P> {
         let tx_end = tx_start.saturating_add(transmission);
         if self.emulated {
             // mm-delay: the packet reaches the loop as its transmission ends
-            let due = self.extras.as_ref().and_then(|x| x.emulator.as_ref()).expect("checked").delay_due(tx_end);
-            return self.admit_emulated(now, tx_end, tx_start, tx_end, due, tx_start - now, bytes, mark_ce);
+            let emulator = self.emulator_mut();
+            let read = emulator.reads_at(tx_end);
+            let due = emulator.delay_due(read);
+            return self.admit_emulated(now, read, tx_start, tx_end, due, tx_start - now, bytes, mark_ce);
         }
         self.admitted(now, tx_start, tx_end, tx_end, tx_start - now, bytes, mark_ce, sched)
     }
@@ -643,10 +645,12 @@ impl<P: QueueItem + Default> Link<P> {
             return self.drop_arrival(now);
         }
         let emulated = x.emulator.is_some();
+        // mm-link reads (and stamps) the packet when its loop wakes for it
+        let read = x.emulator.as_mut().map_or(now, |emulator| emulator.reads_at(now));
         let opportunities = x.opportunities.as_mut().expect("checked");
-        let Service { start, end } = opportunities.serve(now, bytes, false);
+        let Service { start, end } = opportunities.serve(read, bytes, false);
         let leaves = if emulated { end } else { opportunities.release(end) };
-        let queued = end - now / MS_NS * MS_NS;
+        let queued = end - read / MS_NS * MS_NS;
         if let Some(bins) = x.bins.as_mut() {
             if bins.detail.is_some() {
                 bins.queued(now, waiting, waiting_bytes);
@@ -655,7 +659,7 @@ impl<P: QueueItem + Default> Link<P> {
             bins.transmitted(end, bytes);
         }
         if emulated {
-            return self.admit_emulated(now, now, start, end, end / MS_NS, queued, bytes, mark_ce);
+            return self.admit_emulated(now, read, start, end, end / MS_NS, queued, bytes, mark_ce);
         }
         self.admitted(now, start, end, leaves, queued, bytes, mark_ce, 0)
     }
