@@ -9,6 +9,7 @@ import pytest
 
 DIAG = Path(__file__).resolve().parents[1] / "bench" / "linux" / "diag"
 sys.path.insert(0, str(DIAG))
+import flow_series  # noqa: E402
 import loop_model  # noqa: E402
 
 
@@ -46,3 +47,13 @@ def test_idle_latency_reports_both_idle_modes():
     bad = subprocess.run([sys.executable, str(DIAG / "idle_latency.py"), "--samples", "3"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "--samples 3" in bad.stderr
+
+
+def test_flow_series_finds_the_data_connection_and_samples_each_second():
+    # iperf3's control connection shares the port: the data connection is the one that sent most
+    control = [{"sport": 1, "t": 0.0, "bytes_sent": 300}, {"sport": 1, "t": 2.5, "bytes_sent": 400}]
+    data = [{"sport": 2, "t": t, "bytes_sent": 1000 * (i + 1), "cwnd": 10 + i} for i, t in enumerate((0.1, 0.6, 1.2, 2.9))]
+    rows = sorted(control + data, key=lambda r: r["t"])
+    assert flow_series.data_socket(rows) == data
+    firsts = flow_series.per_second(data, 0.0, 4)
+    assert [r["cwnd"] if r else None for r in firsts] == [10, 12, 13, None]

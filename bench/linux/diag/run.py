@@ -2,6 +2,7 @@
 """One diagnostic run of the real kernel over Mahimahi, instrumented (run as root).
 
     python3 run.py --rate 12 --delay 20 --buffer 20 --cc cubic --duration 20 --tag NAME [--interval 0.005]
+    python3 run.py --rate 48 --delay 10 --buffer 400 --cc bbr+cubic --no-pcap --interval 0.02 --tag NAME
 
 Same layout as bench/linux/harness.py (iperf3 client as mmuser inside
 `mm-delay D mm-link UP DOWN` with DropTail buffers of B packets both ways, iperf3 server as root
@@ -9,6 +10,12 @@ outside) plus, in the sender's network namespace (entered with nsenter as root):
 tcp_info sampling every --interval s (tcpdiag.py, the same netlink data as `ss -tin`), a few `ss -tin`
 snapshots, tcpdump on the shell's `ingress` TUN; and outside a tcpdump on the root-namespace TUN
 where the data arrives at the receiver. Everything goes to runs/NAME/.
+
+A mix (`--cc bbr+cubic`) runs one iperf3 pair per algorithm, started together, the k-th on port
+5401 + k with its own sampler (tcpinfo.jsonl, tcpinfo2.jsonl, ...; each also holds iperf3's
+control connection, the same port) and client output (client.json, client2.json, ...).
+`--no-pcap` leaves out both tcpdumps, whose packet-by-packet work changes the timing
+(FINDINGS.md, "BBR's losses and queue depend on the timing noise").
 """
 import argparse, json, os, shutil, signal, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -37,7 +44,12 @@ def main():
     p.add_argument("--interval", type=float, default=0.005)
     p.add_argument("--tag", required=True)
     p.add_argument("--bt", choices=["cubic", "bbr"], help="also trace tcp:tcp_probe with bt/CC.bt (bpftrace)")
+    p.add_argument("--no-pcap", action="store_true", help="no tcpdump on either side (the timing undisturbed)")
     a = p.parse_args()
+    ccs = a.cc.split("+")
+    if a.bt and len(ccs) > 1:
+        p.error("--bt traces one flow: give one --cc")
+    suffix = lambda k: "" if k == 0 else str(k + 1)  # noqa: E731 (client.json, client2.json, ...)
     out = HERE / "runs" / a.tag
     out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="diag-", dir="/tmp"))
@@ -45,12 +57,15 @@ def main():
     (work / "up.trace").write_text("1\n" * (a.rate // 12))
     (work / "up.trace").chmod(0o644)
     inner = work / "inner.sh"
+    clients = "\n".join(f'iperf3 -c "$MAHIMAHI_BASE" -p {PORT + k} -J -t {a.duration:g} -C {cc} --connect-timeout 5000 '
+                         f'> {work}/client{suffix(k)}.json 2> {work}/client{suffix(k)}.err &' for k, cc in enumerate(ccs))
     inner.write_text(f"""#!/bin/sh
 echo $$ > {work}/inner.pid
 echo "$MAHIMAHI_BASE" > {work}/base
 while [ ! -e {work}/go ]; do sleep 0.02; done
 python3 -c 'import time; print(repr(time.time()))' > {work}/client_start
-iperf3 -c "$MAHIMAHI_BASE" -p {PORT} -J -t {a.duration:g} -C {a.cc} --connect-timeout 5000 > {work}/client.json 2> {work}/client.err
+{clients}
+wait
 python3 -c 'import time; print(repr(time.time()))' > {work}/client_end
 touch {work}/done
 while [ ! -e {work}/end ]; do sleep 0.02; done
@@ -58,9 +73,10 @@ while [ ! -e {work}/end ]; do sleep 0.02; done
     inner.chmod(0o755)
     procs = []
     meta = {"args": vars(a), "started": time.time()}
-    server = subprocess.Popen(["iperf3", "-s", "-1", "-J", "-p", str(PORT)], stdout=open(out / "server.json", "w"),
-                              stderr=subprocess.STDOUT)
-    wait_for(lambda: subprocess.run(["ss", "-ltn", f"sport = :{PORT}"], capture_output=True, text=True).stdout.count("LISTEN") > 0, 5)
+    servers = [subprocess.Popen(["iperf3", "-s", "-1", "-J", "-p", str(PORT + k)], stdout=open(out / f"server{suffix(k)}.json", "w"),
+                                stderr=subprocess.STDOUT) for k in range(len(ccs))]
+    for k in range(len(ccs)):
+        wait_for(lambda: subprocess.run(["ss", "-ltn", f"sport = :{PORT + k}"], capture_output=True, text=True).stdout.count("LISTEN") > 0, 5)
     argv = [str(MM / "mm-delay"), str(a.delay), str(MM / "mm-link"), str(work / "up.trace"), str(work / "up.trace"),
             "--uplink-queue=droptail", f"--uplink-queue-args=packets={a.buffer}",
             "--downlink-queue=droptail", f"--downlink-queue-args=packets={a.buffer}",
@@ -82,14 +98,15 @@ while [ ! -e {work}/end ]; do sleep 0.02; done
         meta["inside_qdisc"] = subprocess.run(ns + ["tc", "qdisc", "show"], capture_output=True, text=True).stdout
         meta["inside_sysctl"] = subprocess.run(ns + ["sysctl", "net.ipv4.tcp_congestion_control", "net.ipv4.tcp_wmem", "net.ipv4.tcp_pacing_ss_ratio", "net.ipv4.tcp_pacing_ca_ratio", "net.core.default_qdisc"], capture_output=True, text=True).stdout
         (out / "nstat_before.txt").write_text(subprocess.run(ns + ["nstat", "-az"], capture_output=True, text=True, env=env).stdout)
-        procs.append(subprocess.Popen(ns + ["tcpdump", "-Z", "root", "-i", "ingress", "-n", "-s", "120", "-B", "16384", "-w", str(out / "sender.pcap"), "tcp"],
-                                      stdout=subprocess.DEVNULL, stderr=open(out / "tcpdump_sender.err", "w")))
-        procs.append(subprocess.Popen(["tcpdump", "-Z", "root", "-i", outer_if, "-n", "-s", "120", "-B", "16384", "-w", str(out / "receiver.pcap"), "tcp"],
-                                      stdout=subprocess.DEVNULL, stderr=open(out / "tcpdump_receiver.err", "w")))
-        sampler = subprocess.Popen(ns + ["python3", str(HERE / "tcpdiag.py"), "--dport", str(PORT), "--interval", str(a.interval),
-                                         "--out", str(out / "tcpinfo.jsonl"), "--stop-file", str(work / "done"),
-                                         "--max-s", str(a.duration + 30)])
-        procs.append(sampler)
+        if not a.no_pcap:
+            procs.append(subprocess.Popen(ns + ["tcpdump", "-Z", "root", "-i", "ingress", "-n", "-s", "120", "-B", "16384", "-w", str(out / "sender.pcap"), "tcp"],
+                                          stdout=subprocess.DEVNULL, stderr=open(out / "tcpdump_sender.err", "w")))
+            procs.append(subprocess.Popen(["tcpdump", "-Z", "root", "-i", outer_if, "-n", "-s", "120", "-B", "16384", "-w", str(out / "receiver.pcap"), "tcp"],
+                                          stdout=subprocess.DEVNULL, stderr=open(out / "tcpdump_receiver.err", "w")))
+        for k in range(len(ccs)):
+            procs.append(subprocess.Popen(ns + ["python3", str(HERE / "tcpdiag.py"), "--dport", str(PORT + k), "--interval", str(a.interval),
+                                                "--out", str(out / f"tcpinfo{suffix(k)}.jsonl"), "--stop-file", str(work / "done"),
+                                                "--max-s", str(a.duration + 30)]))
         if a.bt:
             bt_out = open(out / "bt.txt", "w")
             bt = subprocess.Popen(["bpftrace", "-B", "line", str(HERE / "bt" / f"{a.bt}.bt"), str(PORT)], stdout=bt_out,
@@ -98,13 +115,13 @@ while [ ! -e {work}/end ]; do sleep 0.02; done
             if not wait_for(lambda: "Attaching" in (out / "bt.txt").read_text(), 60, 0.2):
                 raise RuntimeError("bpftrace did not attach")
         meta["realtime_minus_monotonic_s"] = [time.time() - time.monotonic()]
-        time.sleep(1.0)  # let tcpdump attach
+        time.sleep(0.5 if a.no_pcap else 1.0)  # let tcpdump attach
         meta["load_before"] = Path("/proc/loadavg").read_text().split()[:3]
         (work / "go").touch()
         ss_lines = []
         t_go = time.time()
         while not (work / "done").exists() and time.time() - t_go < a.duration + 30:
-            r = subprocess.run(ns + ["ss", "-tin", f"dport = :{PORT}"], capture_output=True, text=True).stdout
+            r = subprocess.run(ns + ["ss", "-tin", f"dport >= :{PORT} and dport < :{PORT + len(ccs)}"], capture_output=True, text=True).stdout
             ss_lines.append(f"@ {time.time():.6f}\n{r}")
             time.sleep(1.0)
         (out / "ss_snapshots.txt").write_text("".join(ss_lines))
@@ -127,11 +144,13 @@ while [ ! -e {work}/end ]; do sleep 0.02; done
             shell.wait(timeout=30)
         except subprocess.TimeoutExpired:
             shell.kill()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        for name in ("up.log", "down.log", "client.json", "client.err", "client_start", "client_end"):
+        for server in servers:
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+        clients = [f"client{suffix(k)}.{ext}" for k in range(len(ccs)) for ext in ("json", "err")]
+        for name in ("up.log", "down.log", "client_start", "client_end", *clients):
             if (work / name).exists():
                 shutil.copy(work / name, out / name)
         meta["ended"] = time.time()
