@@ -45,6 +45,8 @@ def main():
     p.add_argument("--tag", required=True)
     p.add_argument("--bt", choices=["cubic", "bbr"], help="also trace tcp:tcp_probe with bt/CC.bt (bpftrace)")
     p.add_argument("--no-pcap", action="store_true", help="no tcpdump on either side (the timing undisturbed)")
+    p.add_argument("--ss-every", type=float, default=1.0,
+                   help="seconds between `ss -tin` snapshots (default 1; 0: none, as each spawns processes)")
     a = p.parse_args()
     ccs = a.cc.split("+")
     if a.bt and len(ccs) > 1:
@@ -120,12 +122,12 @@ while [ ! -e {work}/end ]; do sleep 0.02; done
         (work / "go").touch()
         ss_lines = []
         t_go = time.time()
-        while not (work / "done").exists() and time.time() - t_go < a.duration + 30:
+        while a.ss_every > 0 and not (work / "done").exists() and time.time() - t_go < a.duration + 30:
             r = subprocess.run(ns + ["ss", "-tin", f"dport >= :{PORT} and dport < :{PORT + len(ccs)}"], capture_output=True, text=True).stdout
             ss_lines.append(f"@ {time.time():.6f}\n{r}")
-            time.sleep(1.0)
+            time.sleep(a.ss_every)
         (out / "ss_snapshots.txt").write_text("".join(ss_lines))
-        wait_for(lambda: (work / "done").exists(), a.duration + 40)
+        wait_for(lambda: (work / "done").exists(), a.duration + 40, 0.5)  # a slow poll: the run is not woken 50 times a second
         (out / "nstat_after.txt").write_text(subprocess.run(ns + ["nstat", "-az"], capture_output=True, text=True, env=env).stdout)
         meta["load_after"] = Path("/proc/loadavg").read_text().split()[:3]
         meta["realtime_minus_monotonic_s"].append(time.time() - time.monotonic())
