@@ -185,6 +185,12 @@ stop = "0.5s"
     )
 }
 
+/// When each packet a link direction captured left it, ms.
+fn released(r: &RunResult, name: &str) -> Vec<f64> {
+    let captures = &r.traces.as_ref().unwrap().captures;
+    captures.iter().find(|c| c.name == name).unwrap().t_ns.iter().map(|&t| t as f64 / 1e6).collect()
+}
+
 #[test]
 fn an_emulators_loop_releases_a_tick_when_the_next_packet_wakes_it() {
     // Without the emulator packet k (sent at k + 0.3 ms) leaves mm-link at the tick
@@ -197,11 +203,7 @@ fn an_emulators_loop_releases_a_tick_when_the_next_packet_wakes_it() {
     let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
     let (min, max) = (exact.flows[0].delays.owd_min_ms.unwrap(), exact.flows[0].delays.owd_max_ms.unwrap());
     assert!(close(min, 10.712) && close(max, 10.712), "{min} {max}");
-    let captures = &looped.traces.as_ref().unwrap().captures;
-    let released = |name: &str| -> Vec<f64> {
-        captures.iter().find(|c| c.name == name).unwrap().t_ns.iter().map(|&t| t as f64 / 1e6).collect()
-    };
-    let (link_out, delay_out) = (released("a-b"), released("b-c"));
+    let (link_out, delay_out) = (released(&looped, "a-b"), released(&looped, "b-c"));
     assert_eq!((link_out.len(), delay_out.len()), (500, 500));
     for k in 0..499 {
         assert!(close(link_out[k], k as f64 + 1.3), "packet {k} left mm-link at {}", link_out[k]);
@@ -231,11 +233,7 @@ fn a_wake_latency_delays_each_loops_read_of_the_packet_that_wakes_it() {
     let emulator = "{ kind = \"mahimahi\", overshoot = \"100us\", wake_latency = \"50us\" }";
     let looped = run(scenario(&emulated(emulator))).unwrap();
     let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
-    let captures = &looped.traces.as_ref().unwrap().captures;
-    let released = |name: &str| -> Vec<f64> {
-        captures.iter().find(|c| c.name == name).unwrap().t_ns.iter().map(|&t| t as f64 / 1e6).collect()
-    };
-    let (link_out, delay_out) = (released("a-b"), released("b-c"));
+    let (link_out, delay_out) = (released(&looped, "a-b"), released(&looped, "b-c"));
     assert_eq!((link_out.len(), delay_out.len()), (500, 500));
     for k in 0..499 {
         assert!(close(link_out[k], k as f64 + 1.35), "packet {k} left mm-link at {}", link_out[k]);
