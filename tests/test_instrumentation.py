@@ -111,3 +111,26 @@ def test_naming_a_link_that_is_not_there_is_one_line(cli, tmp_path):
     assert completed.returncode == 2
     lines = completed.stderr.splitlines()
     assert len(lines) == 1 and 'trace.pcap[0]: no link direction is named "r1-r9"' in lines[0], completed.stderr
+
+
+@pytest.mark.tcpdump
+def test_pcap_numbers_each_flows_bytes_by_its_own_segment_size(tmp_path):
+    # flow 1's group sends 536-byte segments (the scenario's are 1000): its sequence
+    # numbers advance by 536 a segment, its ACKs count its bytes, and tcpdump says so
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(SCENARIO.replace('[[flows]]\ngroup = "udp"', '[[flows]]\ngroup = "small"\npacket_size = "536B"\n'
+                                         '[[flows]]\ngroup = "udp"'))
+    result = cclab.run(scenario)
+    result.save(tmp_path / "out")
+    data = subprocess.run(["tcpdump", "-r", tmp_path / "out" / "pcap" / "r1-r2.pcap", "-nn", "-S"],
+                          capture_output=True, text=True, check=True).stdout
+    capture = _captured(result, "r1-r2")
+    small = next(int(row["id"]) for row in result.raw["flows"] if row["group"] == "small")
+    segments = [s for s, f, k in zip(capture["seq"], capture["flow"], capture["kind"]) if f == small and k == 0]
+    pattern = rf"10\.1\.0\.{small}\.{1024 + small} > 10\.2\.0\.{small}\.5001: Flags \[[^\]]*\], seq (\d+):(\d+),"
+    seen = [(int(m.group(1)), int(m.group(2))) for m in re.finditer(pattern, data)]
+    assert seen == [(s * 536, s * 536 + 536) for s in segments] and len(seen) > 100
+    # the other TCP flows keep the scenario's 1000
+    big = [(int(m.group(1)), int(m.group(2))) for m in
+           re.finditer(r"10\.1\.0\.0\.1024 > 10\.2\.0\.0\.5001: Flags \[[^\]]*\], seq (\d+):(\d+),", data)]
+    assert big and all(end - start == 1000 for start, end in big)

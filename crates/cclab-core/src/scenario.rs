@@ -168,10 +168,12 @@ pub struct FlowGroup {
     /// the arriving flows take in turn; each flow ends when its sink has all its bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrivals: Option<crate::app::ArrivalSpec>,
-    /// UDP only: payload bytes per datagram instead of the scenario's `packet_size`
+    /// Payload bytes of this group's data packets instead of the scenario's `packet_size`
     /// (`header_size` rides on top, as on every data packet): small control, voice or game
-    /// packets beside full-size TCP. The CBR gap and the goodput count these bytes. At most
-    /// 1000000 bytes, as the scenario's.
+    /// datagrams beside full-size TCP, or TCP flows of different segment sizes (the MSS).
+    /// A UDP flow's CBR gap, TFRC's s and every goodput count these bytes. At most 1000000
+    /// bytes, as the scenario's; not with `arrivals` or an agent's congestion control (they
+    /// send the scenario's).
     #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::sim::units::bytes_opt")]
     pub packet_size: Option<NonZeroU32>,
 }
@@ -267,8 +269,7 @@ impl FlowGroup {
         }
     }
 
-    /// Payload bytes of the group's data packets: its own `packet_size` (UDP), or the
-    /// scenario's.
+    /// Payload bytes of the group's data packets: its own `packet_size`, or the scenario's.
     pub fn payload_bytes(&self, scenario_packet_size: NonZeroU32) -> u32 {
         self.packet_size.unwrap_or(scenario_packet_size).get()
     }
@@ -277,11 +278,11 @@ impl FlowGroup {
     /// `packet_bytes`: the group's data packets on the wire.
     fn normalize(&mut self, packet_bytes: u32, profile: crate::transport::TcpProfile) -> Result<(), (&'static str, String)> {
         if let Some(size) = self.packet_size {
-            if self.transport != Transport::Udp {
-                return Err((
-                    "packet_size",
-                    format!("{size}B: only UDP flows take a size of their own; {:?} flows send the scenario's packet_size", self.transport.name()),
-                ));
+            if self.arrivals.is_some() {
+                return Err(("packet_size", format!("{size}B: arriving flows send the scenario's packet_size; give it there")));
+            }
+            if self.transport == Transport::Tcp && matches!(self.cc(), CcConfig::Agent(_)) {
+                return Err(("packet_size", format!("{size}B: an agent's flows send the scenario's packet_size; give it there")));
             }
             if size.get() > MAX_PACKET_BYTES {
                 return Err(("packet_size", above_largest(size.get(), MAX_PACKET_BYTES)));

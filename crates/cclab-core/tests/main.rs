@@ -12,6 +12,7 @@ mod ns2_profile;
 mod processes;
 mod qdiscs;
 mod red_ecn;
+mod segment_sizes;
 mod short_flows;
 mod trace_links;
 mod stepping;

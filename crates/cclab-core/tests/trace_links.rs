@@ -324,9 +324,8 @@ fn small_datagrams_share_an_opportunity_as_mm_links_bytes_do() {
 }
 
 #[test]
-fn only_udp_flows_take_a_size_of_their_own() {
+fn a_udp_size_of_its_own_is_checked() {
     for (flow, message) in [
-        ("cc = \"cubic\"\nfrom = \"a\"\nto = \"b\"\npacket_size = \"100B\"", "flows[0].packet_size: 100B: only UDP flows take a size of their own; \"tcp\" flows send the scenario's packet_size"),
         ("transport = \"udp\"\nfrom = \"a\"\nto = \"b\"\npacket_size = \"2MB\"\napp = { kind = \"cbr\", rate = \"1Mbps\" }", "flows[0].packet_size: 2000000 bytes is above 1000000, the largest cclab takes"),
     ] {
         let err = Scenario::from_toml_str(&graph("[[1, 1]]", "", 100, flow)).err().map(|e| e.to_string());

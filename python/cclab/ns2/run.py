@@ -22,7 +22,7 @@ from pathlib import Path
 from collections.abc import Sequence
 from typing import Any, Optional
 
-from cclab.core import duration_s, jain_index, rate_bps, size_bytes
+from cclab.core import duration_s, jain_index, rate_bps
 from cclab.errors import Ns2Error
 from cclab.ns2.translate import Script, translate
 from cclab.results import Result
@@ -76,8 +76,7 @@ def to_raw(script: Script, output: dict, wall_time_s: float, files: Optional[dic
     """ns-2's counters (the script's JSON line) and trace files as a cclab result document."""
     scenario = script.scenario
     duration = duration_s(scenario["duration"])
-    payload = size_bytes(scenario["packet_size"])
-    mbps = lambda packets: packets * payload * 8 / duration / 1e6  # noqa: E731
+    mbps = lambda packets, flow: packets * flow["payload_bytes"] * 8 / duration / 1e6  # noqa: E731
     groups_by_name = {g.get("group") or f"group{i}": g for i, g in enumerate(scenario["flows"])}
 
     def packets(flow: dict, counter: float) -> int:
@@ -96,7 +95,7 @@ def to_raw(script: Script, output: dict, wall_time_s: float, files: Optional[dic
             sent -= 1  # ndatapack_ counts the SYN; cclab's data_packets_sent does not
         row = {
             "id": flow["id"], "group": flow["group"], "transport": flow["transport"], "cc": flow["cc"],
-            "goodput_mbps": mbps(delivered), "throughput_mbps": mbps(sent), "retransmitted_packets": None,
+            "goodput_mbps": mbps(delivered, flow), "throughput_mbps": mbps(sent, flow), "retransmitted_packets": None,
             "timeouts": None, "fast_recoveries": None, "data_packets_sent": sent, "delivered_packets": delivered,
             "start_s": flow["start_s"], "stop_s": flow["stop_s"],
             "base_rtt_ms": duration_s(route["base_rtt"]) * 1e3, "mean_rtt_ms": None, "mean_rto_ms": None,
@@ -143,7 +142,7 @@ def to_raw(script: Script, output: dict, wall_time_s: float, files: Optional[dic
     for row in samples:
         for i, flow in enumerate(script.flows):
             now, before = packets(flow, row[i]), packets(flow, previous[i])
-            delivered_bins[i].append((now - before) * payload)
+            delivered_bins[i].append((now - before) * flow["payload_bytes"])
         arrivals.append(row[n] + row[n + 2] - previous[n] - previous[n + 2])
         drops.append(row[n + 1] + row[n + 2] - previous[n + 1] - previous[n + 2])
         sent_bytes.append(row[n + 3] - previous[n + 3])

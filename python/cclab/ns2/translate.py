@@ -160,11 +160,11 @@ class _Translator:
             ere_proc += 4
         if self.ere_sampler:
             out[ere_proc:ere_proc] = [
-                "proc sample_bwe {i period} {",
+                "proc sample_bwe {i period bits} {",
                 "    global ns src tf",
-                f"    puts $tf($i) \"[$ns now] 0 0 0 0 ere_ [expr {{[$src($i) set current_bwe_] / {8 * self.payload}.0}}]\"",
+                "    puts $tf($i) \"[$ns now] 0 0 0 0 ere_ [expr {[$src($i) set current_bwe_] / $bits}]\"",
                 "    puts $tf($i) \"[$ns now] 0 0 0 0 rtt_min_ [$src($i) set min_rtt_estimate]\"",
-                "    $ns at [expr {[$ns now] + $period}] \"sample_bwe $i $period\"",
+                "    $ns at [expr {[$ns now] + $period}] \"sample_bwe $i $period $bits\"",
                 "}",
             ]
         self.sampling()
@@ -303,12 +303,18 @@ class _Translator:
                               f"[[$ns link $n({h}) $n({t})] head]")
 
     # ------------------------------------------------------------------ flows
+    def payload_of(self, group: dict) -> int:
+        """Payload bytes of a group's data packets: its own packet_size, or the scenario's."""
+        size = group.get("packet_size")
+        return self.payload if size is None else size_bytes(size)
+
     def flow(self, window: dict, route: list[str], g: int, group: dict) -> None:
         i = int(window["id"])
         src, dst = self.nodes[route[0]], self.nodes[route[-1]]
         transport = group.get("transport", "tcp")
         entry = {"id": i, "group": window["group"], "transport": transport, "cc": window["cc"], "agent": None,
-                 "start_s": window["start_s"], "stop_s": window["stop_s"], "wire_bytes": self.payload + self.header,
+                 "start_s": window["start_s"], "stop_s": window["stop_s"], "wire_bytes": self.payload_of(group) + self.header,
+                 "payload_bytes": self.payload_of(group),
                  "syn_bytes": 0}
         if transport == "tcp":
             self.tcp_flow(i, g, group, entry)
@@ -343,7 +349,8 @@ class _Translator:
             agent = "Agent/TCP/WestwoodNR"
         entry["agent"] = agent
         sink = ("Agent/TCPSink" if newreno else "Agent/TCPSink/Sack1") + ("/DelAck" if tcp["delayed_ack"] else "")
-        params: dict[str, Any] = {"fid_": i, "packetSize_": self.payload}
+        payload = self.payload_of(group)
+        params: dict[str, Any] = {"fid_": i, "packetSize_": payload}
         if self.header > 0:
             params.update(useHeaders_="true", tcpip_base_hdr_size_=self.header)
         else:
@@ -365,7 +372,7 @@ class _Translator:
                            f"$src({i}) trace cwnd_", f"$src({i}) trace ssthresh_"]
             if ucla:
                 # current_bwe_ (payload bits/s) is no traced variable: sample it, in segments/s.
-                self.lines.append(f"sample_bwe {i} {_tcl_number(ERE_SAMPLE_S)}")
+                self.lines.append(f"sample_bwe {i} {_tcl_number(ERE_SAMPLE_S)} {8 * payload}.0")
                 self.ere_sampler = True
         if tcp["delayed_ack"]:
             self.lines.append(f"$dst({i}) set interval_ {_tcl_number(duration_s(tcp['delayed_ack_timeout']))}")
@@ -374,7 +381,7 @@ class _Translator:
             self.lines += [f"set app({i}) [new Application/FTP]", f"$app({i}) attach-agent $src({i})"]
         else:  # cbr: the application writes packetSize_ bytes at `rate`
             self.lines += [f"set app({i}) [new Application/Traffic/CBR]", f"$app({i}) attach-agent $src({i})",
-                           f"$app({i}) set packetSize_ {self.payload}", f"$app({i}) set rate_ {rate_bps(app['rate'])}"]
+                           f"$app({i}) set packetSize_ {payload}", f"$app({i}) set rate_ {rate_bps(app['rate'])}"]
             self.note(f"{at}.app: ns-2's CBR writes its first segment at the start, cclab's one interval later")
 
     def tcp_parameters(self, tcp: dict, at: str) -> dict[str, Any]:
@@ -442,7 +449,7 @@ class _Translator:
     def udp_flow(self, i: int, g: int, group: dict) -> None:
         app = group["app"]
         at = f"flows[{g}].app"
-        wire = self.payload + self.header
+        wire = self.payload_of(group) + self.header
         rate = rate_bps(app["rate"])
         self.lines += [f"set src({i}) [new Agent/UDP]", f"$src({i}) set fid_ {i}", f"$src({i}) set packetSize_ {wire}",
                        f"set dst({i}) [new Agent/LossMonitor]"]
@@ -484,7 +491,7 @@ class _Translator:
         if tfrc.get("profile", "rfc5348") != "ns2":
             self.note(f"{at}.profile: {json.dumps(tfrc.get('profile'))}: ns-2 runs its own TFRC rules, which cclab's "
                       "profile = \"ns2\" follows")
-        params = {"fid_": i, "packetSize_": self.payload, "useHeaders_": "true" if self.header else "false",
+        params = {"fid_": i, "packetSize_": self.payload_of(group), "useHeaders_": "true" if self.header else "false",
                   "headersize_": self.header, "ecn_": 1 if tfrc.get("ecn") else 0}
         sink = {"packetSize_": self.ack, "NumSamples_": tfrc.get("intervals", 8),
                 "discount_": 1 if tfrc.get("discounting", tfrc.get("profile") == "ns2") else 0}

@@ -13,7 +13,7 @@ headers are captured (the original length is the wire size), as ``tcpdump -s 40`
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from cclab.core import size_bytes
 
@@ -26,9 +26,12 @@ LINKTYPE_RAW = 101
 MAGIC_NANOSECONDS = 0xA1B23C4D
 
 
-def write(capture: dict[str, Any], path: str | Path, payload_bytes: int) -> int:
+def write(capture: dict[str, Any], path: str | Path, payload_bytes: int,
+          flow_payload_bytes: Optional[dict[int, int]] = None) -> int:
     """Write one link's capture (a ``traces.captures`` entry of a result) to ``path``;
-    returns the number of packets written."""
+    returns the number of packets written. ``payload_bytes``: a segment's payload (TCP
+    numbers bytes by it); ``flow_payload_bytes``: the flows (by id) whose group sends
+    segments of another size."""
     import numpy as np
 
     n = len(capture["t_ns"])
@@ -78,7 +81,12 @@ def write(capture: dict[str, Any], path: str | Path, payload_bytes: int) -> int:
     receiver_port = np.where(tcp, 5001, 5002)
     rows["source_port"] = np.where(reply, receiver_port, sender_port)
     rows["destination_port"] = np.where(reply, sender_port, receiver_port)
-    payload = np.uint64(payload_bytes)
+    payload = np.full(n, payload_bytes, dtype=np.uint64)
+    if flow_payload_bytes:
+        ids = np.fromiter(flow_payload_bytes.keys(), dtype=np.int64)
+        lookup = np.full(int(max(ids.max(), flow.max(initial=0))) + 1, payload_bytes, dtype=np.uint64)
+        lookup[ids] = np.fromiter(flow_payload_bytes.values(), dtype=np.uint64)
+        payload = lookup[flow]
     # TCP: data carries its first byte's number (SYN: 0, data from 1), an ACK the next
     # byte expected; UDP: its length.
     data_seq = (seq * payload) & 0xFFFFFFFF
@@ -109,6 +117,16 @@ def write(capture: dict[str, Any], path: str | Path, payload_bytes: int) -> int:
     return n
 
 
+def flow_payload_bytes(result) -> dict[int, int]:
+    """The flows (by id) of groups with a ``packet_size`` of their own, and that size."""
+    groups = result.scenario.get("flows") or []
+    sizes = {group.get("group") or f"group{g}": size_bytes(group["packet_size"])
+             for g, group in enumerate(groups) if group.get("packet_size") is not None}
+    if not sizes:
+        return {}
+    return {int(row["id"]): sizes[row["group"]] for row in result.raw.get("flows") or [] if row.get("group") in sizes}
+
+
 def _ip_checksums(rows) -> Any:
     """The IPv4 header checksum of each row (RFC 791: one's complement of the one's
     complement sum of the header's 16-bit words)."""
@@ -132,6 +150,7 @@ def write_all(result, directory: str | Path) -> list[Path]:
     folder = Path(directory) / "pcap"
     folder.mkdir(parents=True, exist_ok=True)
     payload = size_bytes(result.scenario.get("packet_size", "1000B"))
+    own = flow_payload_bytes(result)
     written, used = [], set()
     for capture in captures:
         # Two link names may make one file name ("a b-c", "a_b-c"): the second gets a number.
@@ -142,7 +161,7 @@ def write_all(result, directory: str | Path) -> list[Path]:
             stem = f"{base}~{n}"
         used.add(stem.lower())
         target = folder / f"{stem}.pcap"
-        write(capture, target, payload)
+        write(capture, target, payload, own)
         written.append(target)
     return written
 

@@ -96,7 +96,7 @@ impl Simulation {
         let stream_id = (1 << 31) | ((k as u64 & 0x7f) << 24) | (number & 0xff_ffff);
         let (source, sink) = tcp_pair(&self.scenario, group, stream_id, now, None, Some(packets), None);
         let syn = self.scenario.flows[group].tcp().syn;
-        let ideal = self.ideal_fct(pair.data_route, pair.reply_route, packets, syn);
+        let ideal = self.ideal_fct(pair.data_route, pair.reply_route, packets, self.payload_bytes, syn);
         self.flows[slot] = Flow {
             group,
             base_rtt: pair.base_rtt,

@@ -47,7 +47,7 @@ fn endpoints(
 ) -> Result<(Endpoint, Endpoint), ScenarioError> {
     let (g, start, stop) = (plan.group, plan.start, plan.stop);
     let group = &scenario.flows[g];
-    let payload = scenario.packet_size.get();
+    let payload = group.payload_bytes(scenario.packet_size);
     let data_bytes = payload + scenario.header_size;
     Ok(match group.transport {
         Transport::Tcp => {
@@ -68,7 +68,6 @@ fn endpoints(
             tcp_pair(scenario, g, id as u64, start, stop, finite, controller)
         }
         Transport::Udp => {
-            let data_bytes = group.payload_bytes(scenario.packet_size) + scenario.header_size;
             let rng = stream(scenario.seed, APP_STREAMS + id as u64);
             let schedule = PacketSchedule::new(&group.app(), data_bytes, start, rng)
                 .expect("validated: UDP flows have a cbr or onoff application");
@@ -100,7 +99,8 @@ pub(super) fn tcp_pair(
     controller: Option<Controller>,
 ) -> (Endpoint, Endpoint) {
     let group = &scenario.flows[g];
-    let (data_bytes, ack_bytes) = (scenario.packet_size.get() + scenario.header_size, scenario.ack_size.get());
+    let payload = group.payload_bytes(scenario.packet_size);
+    let (data_bytes, ack_bytes) = (payload + scenario.header_size, scenario.ack_size.get());
     let tcp = group.tcp();
     let first_data = if tcp.syn { 1 } else { 0 };
     let mut receiver = TcpReceiver::new(
@@ -130,7 +130,7 @@ pub(super) fn tcp_pair(
     let mut sender = TcpSender::new(tcp, controller, start, data_bytes, ack_bytes);
     sender.set_newreno_agent(cc.ns2_agent());
     if linux {
-        sender.use_linux_rules(scenario.packet_size.get());
+        sender.use_linux_rules(payload);
     }
     if rules.tick_clock {
         sender.set_ns2_clock(stream(scenario.seed, TCP_CLOCK_STREAMS + id));
@@ -142,7 +142,7 @@ pub(super) fn tcp_pair(
         sender.set_flow_segments(u32::try_from(packets).unwrap_or(u32::MAX));
     }
     if let AppSpec::Cbr { rate, .. } = group.app() {
-        let bits = scenario.packet_size.get() as f64 * 8.0;
+        let bits = payload as f64 * 8.0;
         sender.set_application(TcpApplication::Cbr { ns_per_segment: bits * 1e9 / rate.bps() as f64 });
     }
     (Endpoint::TcpSender(Box::new(sender)), Endpoint::TcpSink { receiver, ack_bytes })
@@ -349,14 +349,15 @@ impl Simulation {
         let mut flows = Vec::with_capacity(plans.len());
         let mut hosts = Vec::with_capacity(2 * plans.len());
         let mut streams = Vec::with_capacity(2 * plans.len());
-        let payload = scenario.packet_size.get();
         let arrivals = arrival_generators(&scenario, &plans, &graph);
         for (plan, path) in plans.iter().zip(&graph.paths).filter(|(plan, _)| scenario.flows[plan.group].arrivals.is_none()) {
             let id = flows.len();
             let (g, start, stop) = (plan.group, plan.start, plan.stop);
             let group = &scenario.flows[g];
             let finite = match group.app() {
-                AppSpec::Bulk { size: Some(size) } if group.transport == Transport::Tcp => Some(size.0.div_ceil(payload as u64)),
+                AppSpec::Bulk { size: Some(size) } if group.transport == Transport::Tcp => {
+                    Some(size.0.div_ceil(group.payload_bytes(scenario.packet_size) as u64))
+                }
                 _ => None,
             };
             let (source, sink) = endpoints(&scenario, plan, id, finite, controllers.as_deref_mut())?;
@@ -468,8 +469,9 @@ impl Simulation {
         let ideals: Vec<Option<Time>> = static_paths
             .enumerate()
             .map(|(id, (plan, path))| {
-                let syn = self.scenario.flows[plan.group].tcp().syn;
-                self.flows[id].finite.map(|f| self.ideal_fct(path.data_route, path.reply_route, f.packets, syn))
+                let group = &self.scenario.flows[plan.group];
+                let (syn, payload) = (group.tcp().syn, group.payload_bytes(self.scenario.packet_size));
+                self.flows[id].finite.map(|f| self.ideal_fct(path.data_route, path.reply_route, f.packets, payload, syn))
             })
             .collect();
         for (flow, ideal) in self.flows.iter_mut().zip(ideals) {
@@ -494,13 +496,13 @@ impl Simulation {
         }
     }
 
-    /// The least time a finite flow of `packets` can take from its start to its last
+    /// The least time a finite flow of `packets` of `payload` bytes can take from its start to its last
     /// packet's arrival: its first packet's store-and-forward trip along `data_route`
     /// (every link's delay and serialisation), the other packets one serialisation apart
     /// at the slowest link, and first, with the SYN-like packet, that packet's trip and
     /// its ACK's back. Serialisations are rounded down, so no flow can beat it.
-    pub(super) fn ideal_fct(&self, data_route: RouteId, reply_route: RouteId, packets: u64, syn: bool) -> Time {
-        let data_bytes = (self.payload_bytes + self.scenario.header_size) as u64;
+    pub(super) fn ideal_fct(&self, data_route: RouteId, reply_route: RouteId, packets: u64, payload: u32, syn: bool) -> Time {
+        let data_bytes = (payload + self.scenario.header_size) as u64;
         let trip = |route: RouteId, bytes: u64| -> (Time, Time) {
             let start = self.route_starts[route as usize] as usize;
             let (mut total, mut slowest) = (0, 0);

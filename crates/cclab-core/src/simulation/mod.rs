@@ -198,6 +198,8 @@ pub struct Simulation {
     raise_hint: String,
     /// The link directions `trace.links` names, in its order.
     traced_links: Vec<LinkId>,
+    /// The scenario's packet_size: the payload of arrived flows' segments (a group with
+    /// arrivals takes no size of its own) and of agents' (see `FlowGroup::packet_size`).
     payload_bytes: u32,
     bin_width: Time,
     counts: Counts,
