@@ -79,3 +79,22 @@ fn a_size_of_its_own_is_refused_where_it_cannot_apply() {
     let huge = "[[flows]]\ncc = \"reno\"\npacket_size = \"2MB\"";
     assert_eq!(err(huge).as_deref(), Some("flows[2].packet_size: 2000000 bytes is above 1000000, the largest cclab takes"));
 }
+
+#[test]
+fn tfrc_sends_at_the_equations_rate_for_its_own_s() {
+    // RFC 5348's X = s / (R·√(2p/3) + ...): at the same loss event rate and RTT the packet
+    // rate is the same, so a group of 730-byte packets gets half the goodput of one of
+    // 1460-byte packets, and each counts its own bytes.
+    let text = two_sizes(4, "60s", "rfc", "")
+        .replace("cc = \"reno\"\ncount", "transport = \"tfrc\"\ncount")
+        .replace("packet_size = \"536B\"", "packet_size = \"730B\"");
+    let r = run(scenario(&text)).unwrap();
+    assert!(r.flows.iter().all(|f| f.transport == "tfrc"));
+    let (big, small) = (r.groups[0].goodput_mbps, r.groups[1].goodput_mbps);
+    assert!((big / small / 2.0 - 1.0).abs() < 0.1, "{big} / {small}");
+    for f in &r.flows {
+        let payload = if f.group == "mss536" { 730.0 } else { 1460.0 };
+        let counted = f.delivered_packets as f64 * payload * 8.0 / 60.0 / 1e6;
+        assert!((f.goodput_mbps - counted).abs() < 1e-9, "{} {counted}", f.goodput_mbps);
+    }
+}
