@@ -68,6 +68,14 @@ HOLDOUT_NOT_YET: dict[tuple[str, str], str] = {
 }
 
 
+# Flows of two segment sizes (bench/linux/mss.json): the kernel's iperf3 -M 536 (524 bytes of
+# payload) beside its default 1448, against groups with their own packet_size.
+MSS_SET = REPO / "bench" / "linux" / "mss.json"
+MSS_NOT_YET: dict[tuple[str, str], str] = {
+    ("tcp_r12_d20_b2bdp_cubic+cubic-m536", "shares"): "kernel 0.77 / 0.23, cclab 0.70 / 0.30 (the ranges meet)",
+}
+
+
 def applies(name: str, criterion: str) -> bool:
     if criterion == "shares":
         return "+" in name
@@ -109,12 +117,26 @@ def holdout_cases() -> tuple[str, ...]:
     return tuple(bench_linux("record").holdout_cases())
 
 
+def mss_cases() -> tuple[str, ...]:
+    return tuple(bench_linux("record").mss_cases())
+
+
+def whole_report(path: Path) -> dict:
+    """cclab against every case of another recorded set (holdout.json, mss.json)."""
+    if not path.is_file():
+        pytest.skip(f"no recorded set at {path}")
+    reference = compare.load_reference(path)
+    return compare.compare(reference, path, compare.select_cases(reference), SEEDS, "linux", jobs=1)
+
+
 @pytest.fixture(scope="module")
 def holdout_report():
-    if not HOLDOUT.is_file():
-        pytest.skip(f"no holdout set at {HOLDOUT}")
-    reference = compare.load_reference(HOLDOUT)
-    return compare.compare(reference, HOLDOUT, compare.select_cases(reference), SEEDS, "linux", jobs=1)
+    return whole_report(HOLDOUT)
+
+
+@pytest.fixture(scope="module")
+def mss_report():
+    return whole_report(MSS_SET)
 
 
 @pytest.mark.parametrize(("name", "criterion"), list(pairs(holdout_cases(), HOLDOUT_NOT_YET)))
@@ -122,13 +144,19 @@ def test_linux_profile_meets_the_kernel_outside_its_set(holdout_report, name, cr
     judged(holdout_report, name, criterion)
 
 
-def test_the_holdout_set_is_what_record_py_records():
-    """Every holdout case record.py defines is in holdout.json with three idle runs, as
-    defined there, and none of them is in the reference set it is held out from."""
-    if not HOLDOUT.is_file():
-        pytest.skip(f"no holdout set at {HOLDOUT}")
-    defined = bench_linux("record").holdout_cases()
-    recorded = compare.load_reference(HOLDOUT)
+@pytest.mark.parametrize(("name", "criterion"), list(pairs(mss_cases(), MSS_NOT_YET)))
+def test_flows_of_their_own_segment_size_meet_the_kernel(mss_report, name, criterion):
+    judged(mss_report, name, criterion)
+
+
+@pytest.mark.parametrize(("path", "group"), [(HOLDOUT, "holdout"), (MSS_SET, "mss")])
+def test_the_other_sets_are_what_record_py_records(path, group):
+    """Every case record.py defines for the group is in its file with three idle runs, as
+    defined there, and none of them is in the reference set."""
+    if not path.is_file():
+        pytest.skip(f"no recorded set at {path}")
+    defined = bench_linux("record").GROUPS[group]()
+    recorded = compare.load_reference(path)
     assert recorded["cases"] == defined
     runs = compare.runs_by_case(recorded)
     assert {name: len(runs.get(name, [])) for name in defined} == {name: 3 for name in defined}
@@ -508,3 +536,20 @@ def test_bad_arguments_get_one_line(argv, field, capsys):
     with pytest.raises(SystemExit) as exit_:
         compare.main(["--reference", str(REFERENCE), *argv])
     assert exit_.value.code == 2 and field in capsys.readouterr().err
+
+
+def test_the_harness_takes_a_flows_own_mss():
+    """harness.py --flow cc[@start][/mss]: the MSS goes to iperf3 -M; a bad one is refused."""
+    import argparse
+
+    parse = bench_linux("harness").parse_flow
+    assert parse("cubic/536") == {"cc": "cubic", "start_s": 0.0, "mss": 536}
+    assert parse("bbr@5") == {"cc": "bbr", "start_s": 5.0}
+    for bad in ("cubic/9000", "cubic/x", "cubic/-5"):
+        with pytest.raises(argparse.ArgumentTypeError, match="a whole number of bytes from 88 to 1460"):
+            parse(bad)
+    # compare.py gives such a flow's group the payload beside the timestamps
+    case = compare.load_reference(MSS_SET)["cases"]["tcp_r48_d20_b1bdp_cubic+cubic-m536"] if MSS_SET.is_file() else None
+    if case:
+        built = compare.scenario(case, 1, "linux", Path("up.trace"))
+        assert [f.get("packet_size") for f in built["flows"][:2]] == [None, "524B"]

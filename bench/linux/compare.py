@@ -98,6 +98,7 @@ PROFILES = ("linux", "rfc", "ns2")
 
 PAYLOAD_BYTES = 1448          # Linux's MSS with timestamps on a 1500-byte MTU
 HEADER_BYTES = 52             # IP 20 + TCP 20 + timestamps 12
+TIMESTAMP_BYTES = 12          # a flow given its own MSS (iperf3 -M M) carries M − 12 bytes
 ACK_BYTES = 52
 UDP_PAYLOAD_BYTES = 1472      # iperf3 -l 1472: 1500-byte IP packets
 UDP_HEADER_BYTES = 28
@@ -274,6 +275,10 @@ def scenario(case: dict, seed: int, profile: str, up_trace: Path, down_trace: Op
     else:
         flows = [{"group": f"f{i}_{flow['cc']}", "cc": flow["cc"], "start": f"{float(flow.get('start_s', 0)):g}s"}
                  for i, flow in enumerate(case["flows"])]
+        for flow, recorded in zip(flows, case["flows"]):
+            if recorded.get("mss"):
+                # TCP_MAXSEG counts the timestamp option: the segments carry 12 bytes less
+                flow["packet_size"] = f"{int(recorded['mss']) - TIMESTAMP_BYTES}B"
         for flow in flows:
             tcp = {}
             if max_window:

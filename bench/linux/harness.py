@@ -210,6 +210,8 @@ def inner(spec_path: str) -> int:
             argv += ["-u", "-b", f"{float(spec['udp_rate_mbps']) * 1e6:.0f}", "-l", "1472"]
         else:
             argv += ["-C", flow["cc"]]
+            if flow.get("mss"):
+                argv += ["-M", str(int(flow["mss"]))]  # TCP_MAXSEG: the segment size the sender uses
         info["starts_epoch_ms"][i] = time.time() * 1000.0
         with open(work / f"client{i}.json", "w") as out, open(work / f"client{i}.err", "w") as err:
             info["exit_codes"][i] = subprocess.run(argv, stdout=out, stderr=err, timeout=duration + 60).returncode
@@ -360,6 +362,8 @@ def load_json(path: Path) -> dict:
 def flow_record(flow: dict, seconds: float, client: dict, server: dict, udp: bool) -> dict:
     rec = {"cc": flow.get("cc"), "start_s": float(flow.get("start_s", 0.0)), "port": flow["port"],
            "duration_s": seconds}
+    if flow.get("mss"):
+        rec["mss_requested"] = int(flow["mss"])  # iperf3 -M; the payload is 12 bytes less (timestamps)
     for side, data in (("client", client), ("server", server)):
         if data.get("error"):
             rec[f"{side}_error"] = data["error"]
@@ -386,7 +390,7 @@ def flow_record(flow: dict, seconds: float, client: dict, server: dict, udp: boo
                     "max_rtt_ms": sender["max_rtt"] / 1000 if "max_rtt" in sender else None,
                     "max_cwnd_bytes": sender.get("max_snd_cwnd"),
                     "receiver_seconds": received_sum.get("seconds"),
-                    "mss": client.get("start", {}).get("tcp_mss_default")})
+                    "mss": client.get("start", {}).get("tcp_mss_default") or client.get("start", {}).get("tcp_mss")})
         intervals = [iv["streams"][0] for iv in client.get("intervals", []) if iv.get("streams")]
         rec["final_cwnd_bytes"] = intervals[-1].get("snd_cwnd") if intervals else None
         rec["sender_per_second"] = {
@@ -583,10 +587,17 @@ def run_case(case: dict, keep: Path | None = None, port_base: int = FIRST_PORT, 
 # ----------------------------------------------------------------------------- command line
 
 def parse_flow(text: str) -> dict:
+    """cc[@start_s][/mss]: e.g. cubic, bbr@5, reno/536 (iperf3 -M: the sender's TCP_MAXSEG)."""
+    text, _, mss = text.partition("/")
     cc, _, start = text.partition("@")
     if cc not in ("reno", "cubic", "bbr"):
         raise argparse.ArgumentTypeError(f"unknown congestion control {cc!r}")
-    return {"cc": cc, "start_s": float(start or 0)}
+    flow = {"cc": cc, "start_s": float(start or 0)}
+    if mss:
+        if not mss.isdigit() or not 88 <= int(mss) <= 1460:
+            raise argparse.ArgumentTypeError(f"mss {mss!r}: a whole number of bytes from 88 to 1460")
+        flow["mss"] = int(mss)
+    return flow
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -605,7 +616,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--buffer", type=int, required=True, help="droptail buffer, packets (both directions)")
     p.add_argument("--duration", type=float, default=30.0, help="seconds (default 30)")
     p.add_argument("--flow", type=parse_flow, action="append", default=[],
-                   help="cc[@start_s], cc one of reno, cubic, bbr; repeat for more flows")
+                   help="cc[@start_s][/mss], cc one of reno, cubic, bbr, mss the sender's segment size "
+                        "(iperf3 -M); repeat for more flows")
     p.add_argument("--udp", type=float, metavar="MBPS", help="one UDP flow at this rate instead of TCP flows")
     p.add_argument("--out", type=Path, help="write the record here (default: stdout)")
     p.add_argument("--keep", type=Path, help="copy the run's raw files (logs, iperf3 JSON) into this folder")

@@ -23,7 +23,9 @@ one run before any has two; a run still missing comes before any case's next one
     trace: cubic alone and bbr alone over traces/markov-seed{1,2,3}.trace (make_trace.py),
            D = 20, buffer 1 BDP at the trace's mean rate, 60 s (the trace's length)
 
-and, not in the default groups, holdout: 12 cases off that grid (HOLDOUT below), recorded with
+and, not in the default groups, mss: a default-MSS flow beside an iperf3 -M 536 one, 4 cases
+(MSS below; --groups mss --output bench/linux/mss.json); holdout: 12 cases off that grid
+(HOLDOUT below), recorded with
 --groups holdout --output bench/linux/holdout.json to check the comparison outside the set it
 was tuned on.
 
@@ -83,15 +85,21 @@ def fmt(x: float) -> str:
     return f"{x:g}"
 
 
-def tcp_case(group: str, rate: float, delay: float, multiple: float, flows: list[tuple[str, float]]) -> tuple[str, dict]:
-    """(name, case) of TCP flows ``flows`` ((cc, start s), ...) over a constant rate, D and a
-    buffer of ``multiple`` BDP, for MAIN_DURATION; a late flow's start is in its name."""
-    mix = "+".join(cc + (f"@{fmt(start)}" if start else "") for cc, start in flows)
+def tcp_case(group: str, rate: float, delay: float, multiple: float, flows: list[tuple]) -> tuple[str, dict]:
+    """(name, case) of TCP flows ``flows`` ((cc, start s[, mss]), ...) over a constant rate, D
+    and a buffer of ``multiple`` BDP, for MAIN_DURATION; a late flow's start and a flow's own
+    MSS (iperf3 -M) are in its name."""
+    def one(cc: str, start: float, mss: int | None = None) -> dict:
+        return {"cc": cc, "start_s": float(start), **({"mss": mss} if mss else {})}
+
+    described = [one(*flow) for flow in flows]
+    mix = "+".join(f["cc"] + (f"@{fmt(f['start_s'])}" if f["start_s"] else "") + (f"-m{f['mss']}" if "mss" in f else "")
+                   for f in described)
     return (f"tcp_r{rate}_d{delay}_b{fmt(multiple)}bdp_{mix}",
             {"group": group, "link": {"rate_mbps": rate}, "delay_ms": delay,
              "bdp_pkts": round(bdp_packets(rate, delay), 3), "buffer_bdp": multiple,
              "buffer_pkts": buffer_packets(rate, delay, multiple), "duration_s": MAIN_DURATION,
-             "flows": [{"cc": cc, "start_s": float(start)} for cc, start in flows]})
+             "flows": described})
 
 
 def main_cases() -> dict[str, dict]:
@@ -145,7 +153,18 @@ def holdout_cases() -> dict[str, dict]:
     return dict(tcp_case("holdout", rate, delay, multiple, flows) for rate, delay, multiple, flows in HOLDOUT)
 
 
-GROUPS = {"main": main_cases, "udp": udp_cases, "trace": trace_cases, "holdout": holdout_cases}
+# Flows of two segment sizes (the second's iperf3 -M 536: 524 bytes of payload beside the
+# timestamps, against 1448), recorded into mss.json: cclab's per-group packet_size against
+# the kernel. (rate, D, buffer multiple, flows) as HOLDOUT's.
+MSS = [(48, 20, 1, [("cubic", 0), ("cubic", 0, 536)]), (48, 20, 1, [("reno", 0), ("reno", 0, 536)]),
+       (12, 20, 2, [("cubic", 0), ("cubic", 0, 536)]), (48, 20, 1, [("bbr", 0), ("bbr", 0, 536)])]
+
+
+def mss_cases() -> dict[str, dict]:
+    return dict(tcp_case("mss", rate, delay, multiple, flows) for rate, delay, multiple, flows in MSS)
+
+
+GROUPS = {"main": main_cases, "udp": udp_cases, "trace": trace_cases, "holdout": holdout_cases, "mss": mss_cases}
 
 
 def plan(groups: list[str], runs: int, only: str | None) -> tuple[dict[str, dict], list[tuple[str, int]]]:
@@ -284,7 +303,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--runs", type=int, default=3, help="runs per case (default 3)")
-    p.add_argument("--groups", default="main,udp,trace", help="comma-separated: main, udp, trace, holdout")
+    p.add_argument("--groups", default="main,udp,trace", help="comma-separated: main, udp, trace, holdout, mss")
     p.add_argument("--only", help="record only the cases whose name matches this regular expression")
     p.add_argument("--output", type=Path, default=HERE / "reference.json")
     p.add_argument("--dry-run", action="store_true", help="list the runs still to do, and stop")
