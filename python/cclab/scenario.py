@@ -34,6 +34,12 @@ Overrides = Union[Mapping[str, Any], Iterable[str], None]
 _TOML_POSITION = re.compile(r"^(?P<message>.*?)\s*\(at line (?P<line>\d+), column (?P<column>\d+)\)$")
 
 
+def group_name(group: Mapping[str, Any], index: int) -> str:
+    """A flow group's name in results: its ``group``, or ``group<index>`` (the core's rule,
+    ``Scenario::group_name``)."""
+    return group.get("group") or f"group{index}"
+
+
 def load_scenario(source: ScenarioSource, overrides: Overrides = None, origin: str = "overrides") -> dict:
     """Return the scenario in ``source`` (a TOML path, ``"-"`` for standard input, or a
     dict) with ``overrides`` applied.

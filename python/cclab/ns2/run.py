@@ -26,6 +26,7 @@ from cclab.core import duration_s, jain_index, rate_bps
 from cclab.errors import Ns2Error
 from cclab.ns2.translate import Script, translate
 from cclab.results import Result
+from cclab.scenario import group_name
 
 SIMULATOR = "ns-2.35"
 
@@ -77,7 +78,7 @@ def to_raw(script: Script, output: dict, wall_time_s: float, files: Optional[dic
     scenario = script.scenario
     duration = duration_s(scenario["duration"])
     mbps = lambda packets, flow: packets * flow["payload_bytes"] * 8 / duration / 1e6  # noqa: E731
-    groups_by_name = {g.get("group") or f"group{i}": g for i, g in enumerate(scenario["flows"])}
+    groups_by_name = {group_name(g, i): g for i, g in enumerate(scenario["flows"])}
 
     def packets(flow: dict, counter: float) -> int:
         """Data packets in a delivered counter (bytes for TCP and TFRC, packets for UDP)."""

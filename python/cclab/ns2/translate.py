@@ -47,6 +47,7 @@ from typing import Any, Mapping, Optional
 
 from cclab.core import (ScenarioError, duration_s, flow_windows_json, loss_outages_json, rate_bps, size_bytes,
                         topology_json, version)
+from cclab.scenario import group_name
 
 # ns-2's RNG seeds are 1 ... 2^31 − 2; 0 would ask it for a clock-based seed.
 NS2_SEED_RANGE = 2**31 - 2
@@ -145,7 +146,7 @@ class _Translator:
         self.routes()
         ere_proc = len(out)
         groups = scenario["flows"]
-        group_by_name = {group.get("group") or f"group{g}": (g, group) for g, group in enumerate(groups)}
+        group_by_name = {group_name(group, g): (g, group) for g, group in enumerate(groups)}
         for window, route in zip(self.windows, self.topology["flows"]):
             g, group = group_by_name[window["group"]]
             self.flow(window, route["route"], g, group)
@@ -312,10 +313,10 @@ class _Translator:
         i = int(window["id"])
         src, dst = self.nodes[route[0]], self.nodes[route[-1]]
         transport = group.get("transport", "tcp")
+        payload = self.payload_of(group)
         entry = {"id": i, "group": window["group"], "transport": transport, "cc": window["cc"], "agent": None,
-                 "start_s": window["start_s"], "stop_s": window["stop_s"], "wire_bytes": self.payload_of(group) + self.header,
-                 "payload_bytes": self.payload_of(group),
-                 "syn_bytes": 0}
+                 "start_s": window["start_s"], "stop_s": window["stop_s"], "wire_bytes": payload + self.header,
+                 "payload_bytes": payload, "syn_bytes": 0}
         if transport == "tcp":
             self.tcp_flow(i, g, group, entry)
         elif transport == "udp":
@@ -349,7 +350,7 @@ class _Translator:
             agent = "Agent/TCP/WestwoodNR"
         entry["agent"] = agent
         sink = ("Agent/TCPSink" if newreno else "Agent/TCPSink/Sack1") + ("/DelAck" if tcp["delayed_ack"] else "")
-        payload = self.payload_of(group)
+        payload = entry["payload_bytes"]
         params: dict[str, Any] = {"fid_": i, "packetSize_": payload}
         if self.header > 0:
             params.update(useHeaders_="true", tcpip_base_hdr_size_=self.header)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from cclab.core import size_bytes
+from cclab.scenario import group_name
 
 # Capture kinds and flags, as the engine numbers them (metrics::Capture).
 TCP_DATA, TCP_ACK, UDP, TFRC_DATA, TFRC_FEEDBACK, SYN = range(6)
@@ -81,7 +82,7 @@ def write(capture: dict[str, Any], path: str | Path, payload_bytes: int,
     receiver_port = np.where(tcp, 5001, 5002)
     rows["source_port"] = np.where(reply, receiver_port, sender_port)
     rows["destination_port"] = np.where(reply, sender_port, receiver_port)
-    payload = np.full(n, payload_bytes, dtype=np.uint64)
+    payload = np.uint64(payload_bytes)
     if flow_payload_bytes:
         ids = np.fromiter(flow_payload_bytes.keys(), dtype=np.int64)
         lookup = np.full(int(max(ids.max(), flow.max(initial=0))) + 1, payload_bytes, dtype=np.uint64)
@@ -120,7 +121,7 @@ def write(capture: dict[str, Any], path: str | Path, payload_bytes: int,
 def flow_payload_bytes(result) -> dict[int, int]:
     """The flows (by id) of groups with a ``packet_size`` of their own, and that size."""
     groups = result.scenario.get("flows") or []
-    sizes = {group.get("group") or f"group{g}": size_bytes(group["packet_size"])
+    sizes = {group_name(group, g): size_bytes(group["packet_size"])
              for g, group in enumerate(groups) if group.get("packet_size") is not None}
     if not sizes:
         return {}
