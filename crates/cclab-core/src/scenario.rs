@@ -172,8 +172,8 @@ pub struct FlowGroup {
     /// (`header_size` rides on top, as on every data packet): small control, voice or game
     /// datagrams beside full-size TCP, or TCP flows of different segment sizes (the MSS).
     /// A UDP flow's CBR gap, TFRC's s and every goodput count these bytes. At most 1000000
-    /// bytes, as the scenario's; not with `arrivals` or an agent's congestion control (they
-    /// send the scenario's).
+    /// bytes, as the scenario's; not with an agent's congestion control (it sends the
+    /// scenario's).
     #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::sim::units::bytes_opt")]
     pub packet_size: Option<NonZeroU32>,
 }
@@ -278,9 +278,6 @@ impl FlowGroup {
     /// `packet_bytes`: the group's data packets on the wire.
     fn normalize(&mut self, packet_bytes: u32, profile: crate::transport::TcpProfile) -> Result<(), (&'static str, String)> {
         if let Some(size) = self.packet_size {
-            if self.arrivals.is_some() {
-                return Err(("packet_size", format!("{size}B: arriving flows send the scenario's packet_size; give it there")));
-            }
             if self.transport == Transport::Tcp && matches!(self.cc(), CcConfig::Agent(_)) {
                 return Err(("packet_size", format!("{size}B: an agent's flows send the scenario's packet_size; give it there")));
             }
@@ -635,6 +632,18 @@ impl Scenario {
         // Traced links are named by the expanded topology: known before the run.
         graph.named_links("trace.links", &self.trace.links).map_err(ScenarioError)?;
         graph.named_links("trace.pcap", &self.trace.pcap).map_err(ScenarioError)?;
+        // A capture names a packet's flow by its slot, which arrived flows of every group
+        // reuse: the pcap writer numbers their bytes by the scenario's packet_size.
+        if !self.trace.pcap.is_empty() {
+            let own = self.flows.iter().position(|g| g.arrivals.is_some() && g.packet_size.is_some_and(|size| size != self.packet_size));
+            if let Some(i) = own {
+                let size = self.flows[i].packet_size.expect("found by its size");
+                return err(
+                    format!("flows[{i}].packet_size"),
+                    format!("{size}B: trace.pcap numbers arriving flows' bytes by the scenario's packet_size ({}B); give the size there, or capture without it", self.packet_size),
+                );
+            }
+        }
         let mut names = std::collections::HashSet::new();
         for (i, g) in self.flows.iter().enumerate() {
             let name = self.group_name(i);

@@ -73,7 +73,12 @@ fn a_finite_flow_counts_its_own_segments() {
 fn a_size_of_its_own_is_refused_where_it_cannot_apply() {
     let err = |extra: &str| Scenario::from_toml_str(&two_sizes(1, "1s", "rfc", extra)).err().map(|e| e.to_string());
     let arrivals = "[[flows]]\ncc = \"reno\"\npacket_size = \"536B\"\narrivals = { kind = \"poisson\", load = 0.2, sizes = { kind = \"fixed\", size = \"10KB\" } }";
-    assert_eq!(err(arrivals).as_deref(), Some("flows[2].packet_size: 536B: arriving flows send the scenario's packet_size; give it there"));
+    let captured = format!("{arrivals}\n[trace]\npcap = [\"r1-r2\"]");
+    assert_eq!(
+        err(&captured).as_deref(),
+        Some("flows[2].packet_size: 536B: trace.pcap numbers arriving flows' bytes by the scenario's packet_size (1460B); give the size there, or capture without it")
+    );
+    assert_eq!(err(arrivals), None, "arriving flows take a size of their own");
     let agent = "[[flows]]\ncc = { algorithm = \"agent\" }\npacket_size = \"536B\"";
     assert_eq!(err(agent).as_deref(), Some("flows[2].packet_size: 536B: an agent's flows send the scenario's packet_size; give it there"));
     let huge = "[[flows]]\ncc = \"reno\"\npacket_size = \"2MB\"";
@@ -97,4 +102,60 @@ fn tfrc_sends_at_the_equations_rate_for_its_own_s() {
         let counted = f.delivered_packets as f64 * payload * 8.0 / 60.0 / 1e6;
         assert!((f.goodput_mbps - counted).abs() < 1e-9, "{} {counted}", f.goodput_mbps);
     }
+}
+
+#[test]
+fn arriving_flows_send_their_groups_own_segments() {
+    // Two groups of 10 KB flows arriving at random, one in the scenario's 1460-byte segments
+    // and one in 536-byte ones: a flow's size is rounded up to whole segments of its own
+    // group (7 × 1460 = 10220, 19 × 536 = 10184 bytes) even though the two groups' flows
+    // take each other's slots, and each group's goodput counts its own bytes.
+    let text = r#"
+duration = "10s"
+seed = 3
+packet_size = "1460B"
+profile = "linux"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "100Mbps", delay = "10ms", buffer = 200 }
+source_access = { rate = "1Gbps", delay = "1ms" }
+sink_access = { rate = "1Gbps", delay = "1ms" }
+[[flows]]
+group = "large"
+cc = "cubic"
+arrivals = { kind = "poisson", load = 0.2, sizes = { kind = "fixed", size = "10KB" } }
+[[flows]]
+group = "small"
+cc = "cubic"
+packet_size = "536B"
+arrivals = { kind = "poisson", load = 0.2, sizes = { kind = "fixed", size = "10KB" } }
+"#;
+    let r = run(scenario(text)).unwrap();
+    let table = r.fcts.as_ref().unwrap();
+    let mut ideal = [Vec::new(), Vec::new()];
+    for k in 0..table.size_bytes.len() {
+        let (own, g) = if table.group[k] == "small" { (19 * 536, 1) } else { (7 * 1460, 0) };
+        assert_eq!(table.size_bytes[k], own, "flow {k} of {}", table.group[k]);
+        ideal[g].push(table.ideal_fct_ms[k]);
+    }
+    // 0.2 × 100 Mb/s over 80 kbit flows: 250 a second in each group
+    for (g, name) in ["large", "small"].iter().enumerate() {
+        assert!((2000..3000).contains(&ideal[g].len()), "{name}: {} flows", ideal[g].len());
+    }
+    // 19 small segments take longer to serialise than 7 large ones (each with 40 bytes of header)
+    let least = |v: &Vec<f64>| v.iter().cloned().fold(f64::INFINITY, f64::min);
+    assert!(least(&ideal[1]) > least(&ideal[0]), "{} {}", least(&ideal[1]), least(&ideal[0]));
+    // goodput: the completed flows' bytes, plus at most one flow's for each still running
+    for (g, size) in [(0usize, 10220.0), (1, 10184.0)] {
+        let name = if g == 0 { "large" } else { "small" };
+        let of_group = |k: &usize| table.group[*k] == name;
+        let completed = (0..table.size_bytes.len()).filter(of_group).filter(|&k| table.completed[k]).count() as f64;
+        let running = (0..table.size_bytes.len()).filter(of_group).filter(|&k| !table.completed[k]).count() as f64;
+        let delivered = r.groups[g].goodput_mbps * 10.0 / 8.0 * 1e6;
+        assert!(delivered >= completed * size - 1e-3 && delivered <= (completed + running) * size + 1e-3, "{name}: {delivered} bytes, {completed} done");
+    }
+    let total: f64 = r.groups.iter().map(|g| g.goodput_mbps).sum();
+    assert!((r.system.goodput_mbps - total).abs() < 1e-9, "{} {total}", r.system.goodput_mbps);
+    let c = &r.conservation;
+    assert_eq!(c.data_sent, c.data_received + c.data_dropped + c.data_in_flight);
 }

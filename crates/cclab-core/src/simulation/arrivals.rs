@@ -21,11 +21,12 @@ impl Simulation {
     pub(super) fn flow_done(&mut self, now: Time, endpoint: u32) {
         let slot = flow_of(endpoint) as usize;
         self.hosts[endpoint as usize].deliveries.goal = u64::MAX;
+        let payload = self.group_payload(self.flows[slot].group);
         let flow = &mut self.flows[slot];
         let finite = flow.finite.as_mut().expect("a sink with a goal belongs to a finite flow");
         finite.done = Some(now);
         if slot >= self.static_flows {
-            let record = FctRecord::new(flow.group as u32, flow.start, finite.packets * self.payload_bytes as u64, Some(now - flow.start), finite.ideal);
+            let record = FctRecord::new(flow.group as u32, flow.start, finite.packets * payload, Some(now - flow.start), finite.ideal);
             self.free_slots.push_back((now, slot as u32));
             self.record_fct(record, now);
         }
@@ -34,7 +35,7 @@ impl Simulation {
     /// Arrivals group `k`'s next flow starts at `now`: a size drawn, the next pair's
     /// paths, a free slot (or a new one), and the arrival after it scheduled.
     pub(super) fn on_flow_arrival(&mut self, now: Time, k: usize) {
-        let payload = self.payload_bytes as u64;
+        let payload = self.group_payload(self.arrivals[k].group);
         let arrival = &mut self.arrivals[k];
         if arrival.stop.is_some_and(|stop| now >= stop) {
             return;
@@ -96,7 +97,7 @@ impl Simulation {
         let stream_id = (1 << 31) | ((k as u64 & 0x7f) << 24) | (number & 0xff_ffff);
         let (source, sink) = tcp_pair(&self.scenario, group, stream_id, now, None, Some(packets), None);
         let syn = self.scenario.flows[group].tcp().syn;
-        let ideal = self.ideal_fct(pair.data_route, pair.reply_route, packets, self.payload_bytes, syn);
+        let ideal = self.ideal_fct(pair.data_route, pair.reply_route, packets, payload as u32, syn);
         self.flows[slot] = Flow {
             group,
             base_rtt: pair.base_rtt,

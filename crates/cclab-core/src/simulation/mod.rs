@@ -198,8 +198,8 @@ pub struct Simulation {
     raise_hint: String,
     /// The link directions `trace.links` names, in its order.
     traced_links: Vec<LinkId>,
-    /// The scenario's packet_size: the payload of arrived flows' segments (a group with
-    /// arrivals takes no size of its own) and of agents' (see `FlowGroup::packet_size`).
+    /// The scenario's packet_size: the payload of agents' segments (an agent's group takes
+    /// no size of its own: the stepping interface reports one segment size).
     payload_bytes: u32,
     bin_width: Time,
     counts: Counts,
@@ -604,6 +604,12 @@ impl Simulation {
         } else {
             self.on_flow_arrival(now, below_top - self.links.len());
         }
+    }
+
+    /// Payload bytes of a data segment of group `group`'s flows: its own `packet_size`, or
+    /// the scenario's (arrived flows included).
+    pub(super) fn group_payload(&self, group: usize) -> u64 {
+        self.scenario.flows[group].payload_bytes(self.scenario.packet_size) as u64
     }
 
     /// Move a sink's deliveries in its current bin into its flow's bins and start the bin

@@ -52,7 +52,7 @@ impl Simulation {
             let flow = &self.flows[slot];
             let finite = flow.finite.expect("arrived flows are finite");
             if finite.done.is_none() {
-                let size = finite.packets * self.payload_bytes as u64;
+                let size = finite.packets * self.group_payload(flow.group);
                 let record = FctRecord::new(flow.group as u32, flow.start, size, None, finite.ideal);
                 self.record_fct(record, self.horizon);
             }
@@ -114,8 +114,6 @@ impl Simulation {
 
     /// The `groups` table: each group's flows, arrived ones included.
     fn group_rows(&self, flows: &[FlowMetrics]) -> Vec<GroupMetrics> {
-        // arriving flows are TCP flows, which send the scenario's packet_size
-        let payload = self.payload_bytes as u64;
         let arrived_flows: Vec<u64> = (0..self.scenario.flows.len())
             .map(|g| self.arrivals.iter().filter(|a| a.group == g).map(|a| a.started).sum())
             .collect();
@@ -125,6 +123,8 @@ impl Simulation {
             .map(|(g, members)| {
                 let group = &self.scenario.flows[g];
                 let arrived = &self.arrival_totals[g];
+                // arrived flows' packets, in their group's own segments
+                let payload = self.group_payload(g);
                 GroupMetrics {
                     name: self.scenario.group_name(g),
                     transport: group.transport.name(),
@@ -151,13 +151,15 @@ impl Simulation {
 
     /// The `system` row: totals and the bottleneck's counters.
     fn system_row(&self, flows: &[FlowMetrics]) -> SystemMetrics {
-        let payload = self.payload_bytes as u64;
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_mbps).collect();
+        let arrived_bits = |packets: fn(&ArrivalTotals) -> u64| {
+            self.arrival_totals.iter().enumerate().map(|(g, a)| self.mbps(packets(a) * self.group_payload(g))).sum::<f64>()
+        };
         let bottleneck = &self.links[self.graph.bottleneck as usize];
         SystemMetrics {
-            goodput_mbps: goodputs.iter().sum::<f64>() + self.arrival_totals.iter().map(|a| self.mbps(a.delivered_packets * payload)).sum::<f64>(),
+            goodput_mbps: goodputs.iter().sum::<f64>() + arrived_bits(|a| a.delivered_packets),
             throughput_mbps: flows.iter().map(|f| f.throughput_mbps).sum::<f64>()
-                + self.arrival_totals.iter().map(|a| self.mbps(a.data_packets_sent * payload)).sum::<f64>(),
+                + arrived_bits(|a| a.data_packets_sent),
             jain_index: jain_index(&goodputs),
             bottleneck_utilization: bottleneck.utilization(),
             bottleneck_drops: bottleneck.stats.queue_drops,
