@@ -23,7 +23,9 @@ one run before any has two; a run still missing comes before any case's next one
     trace: cubic alone and bbr alone over traces/markov-seed{1,2,3}.trace (make_trace.py),
            D = 20, buffer 1 BDP at the trace's mean rate, 60 s (the trace's length)
 
-and, not in the default groups, mss: a default-MSS flow beside an iperf3 -M 536 one, 4 cases
+and, not in the default groups, cellular: three recorded cellular traces (traces/cellular/), the
+first 30 s of each, CUBIC and BBR alone in 1 and 5 BDP at the trace's mean rate and BBR + CUBIC
+in 2 BDP, 15 cases (--groups cellular --output bench/linux/cellular.json); mss: a default-MSS flow beside an iperf3 -M 536 one, 4 cases
 (MSS below; --groups mss --output bench/linux/mss.json); holdout: 12 cases off that grid
 (HOLDOUT below), recorded with
 --groups holdout --output bench/linux/holdout.json to check the comparison outside the set it
@@ -118,23 +120,40 @@ def udp_cases() -> dict[str, dict]:
     return cases
 
 
+def trace_case(group: str, stem: str, path: Path, multiple: float, ccs: list[str], duration: float) -> tuple[str, dict]:
+    """(name, case) of the flows ``ccs`` (all from 0) over the trace file ``path`` both ways,
+    D = TRACE_DELAY, a buffer of ``multiple`` BDP at the trace's mean rate, for ``duration``."""
+    mean = harness.trace_rate_mbps(path)
+    digest = hashlib.sha1(path.read_bytes()).hexdigest()[:12]
+    return (f"{stem}_d{TRACE_DELAY}_b{fmt(multiple)}bdp_{'+'.join(ccs)}",
+            {"group": group,
+             "link": {"trace": str(path.relative_to(REPO)), "trace_sha1": digest, "trace_mean_mbps": round(mean, 4)},
+             "delay_ms": TRACE_DELAY, "bdp_pkts": round(bdp_packets(mean, TRACE_DELAY), 3),
+             "buffer_bdp": multiple, "buffer_pkts": buffer_packets(mean, TRACE_DELAY, multiple),
+             "duration_s": duration, "flows": [{"cc": cc, "start_s": 0.0} for cc in ccs]})
+
+
 def trace_cases() -> dict[str, dict]:
     cases = {}
     for seed in TRACE_SEEDS:
         path = HERE / "traces" / f"markov-seed{seed}.trace"
         if not path.exists():
             raise SystemExit(f"{path} is missing: python3 bench/linux/make_trace.py --seed {seed}")
-        mean = harness.trace_rate_mbps(path)
-        digest = hashlib.sha1(path.read_bytes()).hexdigest()[:12]
-        for cc in TRACE_CCS:
-            name = f"trace_markov{seed}_d{TRACE_DELAY}_b1bdp_{cc}"
-            cases[name] = {"group": "trace",
-                           "link": {"trace": str(path.relative_to(REPO)), "trace_sha1": digest,
-                                    "trace_mean_mbps": round(mean, 4)},
-                           "delay_ms": TRACE_DELAY, "bdp_pkts": round(bdp_packets(mean, TRACE_DELAY), 3),
-                           "buffer_bdp": 1, "buffer_pkts": buffer_packets(mean, TRACE_DELAY, 1),
-                           "duration_s": TRACE_DURATION, "flows": [{"cc": cc, "start_s": 0.0}]}
+        cases.update(trace_case("trace", f"trace_markov{seed}", path, 1, [cc], TRACE_DURATION) for cc in TRACE_CCS)
     return cases
+
+
+# Recorded cellular traces (traces/cellular/, from Mahimahi's source), recorded into their own
+# file (cellular.json) after the comparison's settings were fixed: the first 30 s of each,
+# each algorithm alone in 1 and 5 BDP at the trace's mean rate, BBR beside CUBIC in 2 BDP.
+CELLULAR_TRACES = {"verizon-lte": "Verizon-LTE-short.down", "tmobile-lte": "TMobile-LTE-short.down",
+                   "att-lte": "ATT-LTE-driving-2016.down"}
+CELLULAR_FLOWS = [(1, ["cubic"]), (1, ["bbr"]), (5, ["cubic"]), (5, ["bbr"]), (2, ["bbr", "cubic"])]
+
+
+def cellular_cases() -> dict[str, dict]:
+    return dict(trace_case("cellular", f"cell_{stem}", HERE / "traces" / "cellular" / file, multiple, ccs, MAIN_DURATION)
+                for stem, file in CELLULAR_TRACES.items() for multiple, ccs in CELLULAR_FLOWS)
 
 
 # Cases outside the reference set's grid, recorded into their own file (holdout.json) after
@@ -164,7 +183,8 @@ def mss_cases() -> dict[str, dict]:
     return dict(tcp_case("mss", rate, delay, multiple, flows) for rate, delay, multiple, flows in MSS)
 
 
-GROUPS = {"main": main_cases, "udp": udp_cases, "trace": trace_cases, "holdout": holdout_cases, "mss": mss_cases}
+GROUPS = {"main": main_cases, "udp": udp_cases, "trace": trace_cases, "holdout": holdout_cases, "mss": mss_cases,
+          "cellular": cellular_cases}
 
 
 def plan(groups: list[str], runs: int, only: str | None) -> tuple[dict[str, dict], list[tuple[str, int]]]:
@@ -303,7 +323,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--runs", type=int, default=3, help="runs per case (default 3)")
-    p.add_argument("--groups", default="main,udp,trace", help="comma-separated: main, udp, trace, holdout, mss")
+    p.add_argument("--groups", default="main,udp,trace", help="comma-separated: main, udp, trace, holdout, mss, cellular")
     p.add_argument("--only", help="record only the cases whose name matches this regular expression")
     p.add_argument("--output", type=Path, default=HERE / "reference.json")
     p.add_argument("--dry-run", action="store_true", help="list the runs still to do, and stop")

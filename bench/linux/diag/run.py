@@ -3,6 +3,7 @@
 
     python3 run.py --rate 12 --delay 20 --buffer 20 --cc cubic --duration 20 --tag NAME [--interval 0.005]
     python3 run.py --rate 48 --delay 10 --buffer 400 --cc bbr+cubic --no-pcap --interval 0.02 --tag NAME
+    python3 run.py --trace ../traces/cellular/ATT-LTE-driving-2016.down --delay 20 --buffer 15 --cc bbr --tag NAME
 
 Same layout as bench/linux/harness.py (iperf3 client as mmuser inside
 `mm-delay D mm-link UP DOWN` with DropTail buffers of B packets both ways, iperf3 server as root
@@ -36,7 +37,9 @@ def wait_for(pred, timeout, step=0.02):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--rate", type=int, required=True)  # 12*k Mb/s
+    link = p.add_mutually_exclusive_group(required=True)
+    link.add_argument("--rate", type=int)  # 12*k Mb/s
+    link.add_argument("--trace", type=Path, help="a Mahimahi trace file for both directions instead of a constant rate")
     p.add_argument("--delay", type=int, required=True)
     p.add_argument("--buffer", type=int, required=True)
     p.add_argument("--cc", required=True)
@@ -56,7 +59,7 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="diag-", dir="/tmp"))
     work.chmod(0o777)
-    (work / "up.trace").write_text("1\n" * (a.rate // 12))
+    (work / "up.trace").write_text(a.trace.read_text() if a.trace else "1\n" * (a.rate // 12))
     (work / "up.trace").chmod(0o644)
     inner = work / "inner.sh"
     clients = "\n".join(f'iperf3 -c "$MAHIMAHI_BASE" -p {PORT + k} -J -t {a.duration:g} -C {cc} --connect-timeout 5000 '
@@ -74,7 +77,7 @@ while [ ! -e {work}/end ]; do sleep 0.02; done
 """)
     inner.chmod(0o755)
     procs = []
-    meta = {"args": vars(a), "started": time.time()}
+    meta = {"args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(a).items()}, "started": time.time()}
     servers = [subprocess.Popen(["iperf3", "-s", "-1", "-J", "-p", str(PORT + k)], stdout=open(out / f"server{suffix(k)}.json", "w"),
                                 stderr=subprocess.STDOUT) for k in range(len(ccs))]
     for k in range(len(ccs)):
