@@ -173,7 +173,8 @@ pub struct FlowGroup {
     /// datagrams beside full-size TCP, or TCP flows of different segment sizes (the MSS).
     /// A UDP flow's CBR gap, TFRC's s and every goodput count these bytes. At most 1000000
     /// bytes, as the scenario's; not with an agent's congestion control (it sends the
-    /// scenario's).
+    /// scenario's), nor with `arrivals` and `trace.pcap` together (a capture numbers
+    /// arrived flows' bytes by the scenario's size).
     #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::sim::units::bytes_opt")]
     pub packet_size: Option<NonZeroU32>,
 }
