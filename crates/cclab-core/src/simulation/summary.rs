@@ -68,7 +68,7 @@ impl Simulation {
             let sink_host = &self.hosts[source_of(id as u32) as usize + 1];
             let delivered = sink_host.deliveries.total;
             let group = &self.scenario.flows[flow.group];
-            let payload = group.payload_bytes(self.scenario.packet_size) as u64;
+            let payload = self.group_payload(flow.group);
             let mut metrics = FlowMetrics {
                 id: id as u32,
                 group: self.scenario.group_name(flow.group),
@@ -152,14 +152,14 @@ impl Simulation {
     /// The `system` row: totals and the bottleneck's counters.
     fn system_row(&self, flows: &[FlowMetrics]) -> SystemMetrics {
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_mbps).collect();
-        let arrived_bits = |packets: fn(&ArrivalTotals) -> u64| {
+        let arrived_mbps = |packets: fn(&ArrivalTotals) -> u64| {
             self.arrival_totals.iter().enumerate().map(|(g, a)| self.mbps(packets(a) * self.group_payload(g))).sum::<f64>()
         };
         let bottleneck = &self.links[self.graph.bottleneck as usize];
         SystemMetrics {
-            goodput_mbps: goodputs.iter().sum::<f64>() + arrived_bits(|a| a.delivered_packets),
+            goodput_mbps: goodputs.iter().sum::<f64>() + arrived_mbps(|a| a.delivered_packets),
             throughput_mbps: flows.iter().map(|f| f.throughput_mbps).sum::<f64>()
-                + arrived_bits(|a| a.data_packets_sent),
+                + arrived_mbps(|a| a.data_packets_sent),
             jain_index: jain_index(&goodputs),
             bottleneck_utilization: bottleneck.utilization(),
             bottleneck_drops: bottleneck.stats.queue_drops,
