@@ -172,9 +172,9 @@ pub struct FlowGroup {
     /// (`header_size` rides on top, as on every data packet): small control, voice or game
     /// datagrams beside full-size TCP, or TCP flows of different segment sizes (the MSS).
     /// A UDP flow's CBR gap, TFRC's s and every goodput count these bytes. At most 1000000
-    /// bytes, as the scenario's; not with an agent's congestion control (it sends the
-    /// scenario's), nor with `arrivals` and `trace.pcap` together (a capture numbers
-    /// arrived flows' bytes by the scenario's size).
+    /// bytes, as the scenario's. Not with `arrivals` and `trace.pcap` together (a capture
+    /// numbers arrived flows' bytes by the scenario's size); an environment stepping
+    /// agents' flows (`algorithm = "agent"`) takes one segment size for all of them.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::sim::units::bytes_opt")]
     pub packet_size: Option<NonZeroU32>,
 }
@@ -279,9 +279,6 @@ impl FlowGroup {
     /// `packet_bytes`: the group's data packets on the wire.
     fn normalize(&mut self, packet_bytes: u32, profile: crate::transport::TcpProfile) -> Result<(), (&'static str, String)> {
         if let Some(size) = self.packet_size {
-            if self.transport == Transport::Tcp && matches!(self.cc(), CcConfig::Agent(_)) {
-                return Err(("packet_size", format!("{size}B: an agent's flows send the scenario's packet_size; give it there")));
-            }
             if size.get() > MAX_PACKET_BYTES {
                 return Err(("packet_size", above_largest(size.get(), MAX_PACKET_BYTES)));
             }

@@ -206,6 +206,30 @@ fn a_rate_agent_sends_at_its_rate() {
     assert!((delivered - 4.8e6).abs() < 0.05 * 4.8e6, "{delivered}");
 }
 
+/// An agent's group may send segments of its own size: the interface reports them, and the
+/// rate agent's 4 Mb/s are 4 Mb/s of them on the wire. Agents of two sizes in one
+/// environment are refused (the interface reports one size).
+#[test]
+fn an_agents_own_segment_size_is_the_one_reported() {
+    let flows = "[[flows]]\ncc = { algorithm = \"agent\", mode = \"rate\", rate = \"4Mbps\" }\npacket_size = \"536B\"\n[[flows]]\ncc = \"reno\"\nstart = \"2s\"\n";
+    let mut sim = Simulation::for_stepping(lossless(flows), &RunLimits::default()).unwrap();
+    let (payload, wire) = sim.segment_bytes();
+    assert_eq!((payload, wire), (536, 536 + sim.scenario().header_size));
+    sim.act(0, 0.0).unwrap();
+    sim.run_until(500 * MS);
+    sim.monitor(0).unwrap();
+    sim.run_until(1_000 * MS);
+    let steady = sim.monitor(0).unwrap();
+    let rate = steady.sent as f64 * wire as f64 * 8.0 / ((steady.end - steady.start) as f64 / 1e9);
+    assert!((rate - 4e6).abs() < 0.01 * 4e6, "{rate}");
+    let two = format!("{flows}[[flows]]\ncc = {{ algorithm = \"agent\" }}\n");
+    let error = Simulation::for_stepping(lossless(&two), &RunLimits::default()).err().expect("refused");
+    assert_eq!(
+        error.to_string(),
+        "flows[2].packet_size: 1000B where flows[0]'s agents send 536B; the agents of one environment share one segment size"
+    );
+}
+
 /// Same scenario, same actions: the same intervals, bit for bit.
 #[test]
 fn stepping_is_deterministic() {

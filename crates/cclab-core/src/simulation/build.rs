@@ -423,7 +423,7 @@ impl Simulation {
         let flows_len = flows.len();
         let mut simulation = Simulation {
             event_sched: 0,
-            payload_bytes: scenario.packet_size.get(),
+            agent_payload_bytes: scenario.packet_size.get(),
             bin_width,
             horizon,
             events: EventQueue::default(),

@@ -198,9 +198,9 @@ pub struct Simulation {
     raise_hint: String,
     /// The link directions `trace.links` names, in its order.
     traced_links: Vec<LinkId>,
-    /// The scenario's packet_size: the payload of agents' segments (an agent's group takes
-    /// no size of its own: the stepping interface reports one segment size).
-    payload_bytes: u32,
+    /// The payload of the agents' segments, which the stepping interface reports (one size
+    /// for all of them, `Simulation::for_stepping`); the scenario's packet_size otherwise.
+    agent_payload_bytes: u32,
     bin_width: Time,
     counts: Counts,
     /// Groups whose flows arrive over the run; their generators' timer ids count down

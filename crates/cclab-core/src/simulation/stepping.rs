@@ -82,12 +82,30 @@ impl Simulation {
     /// flows of groups with `cc = { algorithm = "agent", ... }` — driven and observed
     /// between steps. Groups whose flows arrive during the run cannot be agents.
     pub fn for_stepping(scenario: Scenario, limits: &RunLimits) -> Result<Simulation, ScenarioError> {
+        let mut agents_size: Option<(usize, u32)> = None;
         for (g, group) in scenario.flows.iter().enumerate() {
-            if matches!(group.cc(), crate::cc::CcConfig::Agent(_)) && group.transport == crate::scenario::Transport::Tcp && group.arrivals.is_some() {
+            if !(matches!(group.cc(), crate::cc::CcConfig::Agent(_)) && group.transport == crate::scenario::Transport::Tcp) {
+                continue;
+            }
+            if group.arrivals.is_some() {
                 return Err(ScenarioError(format!("flows[{g}].arrivals: an agent's flows must be there from the start (an environment steps a fixed set of flows)")));
+            }
+            // the interface reports one segment size (`segment_bytes`) for every agent flow
+            let size = group.payload_bytes(scenario.packet_size);
+            match agents_size {
+                Some((first, shared)) if shared != size => {
+                    return Err(ScenarioError(format!(
+                        "flows[{g}].packet_size: {size}B where flows[{first}]'s agents send {shared}B; the agents of one environment share one segment size"
+                    )))
+                }
+                None => agents_size = Some((g, size)),
+                _ => {}
             }
         }
         let mut simulation = Simulation::with_limits(scenario, limits)?;
+        if let Some((_, size)) = agents_size {
+            simulation.agent_payload_bytes = size;
+        }
         let mut agents = Vec::new();
         for flow in 0..simulation.static_flows as u32 {
             if simulation.agent(flow).is_some() {
@@ -147,9 +165,10 @@ impl Simulation {
         self.horizon
     }
 
-    /// Payload and on-the-wire bytes of a data segment.
+    /// Payload and on-the-wire bytes of an agent flow's data segment (its group's own
+    /// `packet_size`, shared by every agent group, or the scenario's).
     pub fn segment_bytes(&self) -> (u32, u32) {
-        (self.payload_bytes, self.payload_bytes + self.scenario.header_size)
+        (self.agent_payload_bytes, self.agent_payload_bytes + self.scenario.header_size)
     }
 
     /// Run every event due by `until` (ns; at most the end of the run); returns the
@@ -220,7 +239,7 @@ impl Simulation {
         let pacing = agent.rate_bps().unwrap_or(f64::NAN);
         let pacing = if pacing.is_nan() {
             // A paced base algorithm (multiplier over BBR, say): its rate, on the wire.
-            let wire_bits = 8.0 * (self.payload_bytes + self.scenario.header_size) as f64;
+            let wire_bits = 8.0 * (self.agent_payload_bytes + self.scenario.header_size) as f64;
             agent.pacing_rate().map_or(f64::NAN, |segments| segments * wire_bits)
         } else {
             pacing
