@@ -616,8 +616,8 @@ impl Simulation {
     /// that holds `now` (the last bin also takes deliveries at exactly the horizon).
     #[cold]
     fn close_delivery_bin(&mut self, endpoint: u32, now: Time) {
+        let payload = self.group_payload(self.flows[flow_of(endpoint) as usize].group);
         let flow = &mut self.flows[flow_of(endpoint) as usize];
-        let payload = self.scenario.flows[flow.group].payload_bytes(self.scenario.packet_size) as u64;
         let deliveries = &mut self.hosts[endpoint as usize].deliveries;
         flow.delivered_bins[deliveries.bin] += deliveries.in_bin * payload;
         deliveries.in_bin = 0;
