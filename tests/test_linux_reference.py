@@ -64,8 +64,10 @@ HOLDOUT_NOT_YET: dict[tuple[str, str], str] = {
     ("tcp_r48_d40_b1bdp_bbr+cubic", "retransmissions"): "kernel 1048, cclab 1537",
     ("tcp_r48_d20_b2bdp_cubic+cubic+bbr", "retransmissions"): "kernel 173 (126-257), cclab 348",
     ("tcp_r48_d20_b2bdp_cubic+cubic+bbr", "shares"): "BBR's share: kernel 0.35 (0.31-0.42), cclab 0.47",
-    ("tcp_r48_d20_b1bdp_bbr+cubic@10", "retransmissions"): "kernel 1503 (698-1934), cclab 690",
 }
+# (BBR + CUBIC@10 s met all four once the late client's slower process start, measured in
+# three harness runs after this set had shown the miss, entered the iperf3 model: that case
+# is no longer judged blind; bench/linux/diag/FINDINGS.md, "A flow that starts late")
 
 
 # Flows of two segment sizes (bench/linux/mss.json): the kernel's iperf3 -M 536 (524 bytes of
@@ -374,7 +376,10 @@ def test_a_flow_starting_late_is_started_as_iperf3s(tmp_path):
                                          tmp_path / "reference.json", control=False)
     first = compare.first_data_arrivals(sc)
     assert 3.0 + 5 * 0.020 < first[1] < 3.5, first
-    assert info["start_delay_ms"][1] > 4 * 20, info
+    # its client starts while the first flow sends: its process start is the busy one, on top
+    # of round trips no shorter than the first flow's (made on the idle link)
+    first_delay, late_delay = info["start_delay_ms"]
+    assert late_delay >= first_delay + 1000 * compare.IPERF3_BUSY_START_S, info
 
 
 def test_a_full_queue_waits_as_mahimahi_logs_it(tmp_path):

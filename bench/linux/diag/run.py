@@ -3,6 +3,7 @@
 
     python3 run.py --rate 12 --delay 20 --buffer 20 --cc cubic --duration 20 --tag NAME [--interval 0.005]
     python3 run.py --rate 48 --delay 10 --buffer 400 --cc bbr+cubic --no-pcap --interval 0.02 --tag NAME
+    python3 run.py --rate 48 --delay 20 --buffer 160 --cc bbr+cubic@10 --duration 30 --no-pcap --interval 0.01 --tag NAME
     python3 run.py --trace ../traces/cellular/ATT-LTE-driving-2016.down --delay 20 --buffer 15 --cc bbr --tag NAME
 
 Same layout as bench/linux/harness.py (iperf3 client as mmuser inside
@@ -12,7 +13,8 @@ tcp_info sampling every --interval s (tcpdiag.py, the same netlink data as `ss -
 snapshots, tcpdump on the shell's `ingress` TUN; and outside a tcpdump on the root-namespace TUN
 where the data arrives at the receiver. Everything goes to runs/NAME/.
 
-A mix (`--cc bbr+cubic`) runs one iperf3 pair per algorithm, started together, the k-th on port
+A mix (`--cc bbr+cubic`) runs one iperf3 pair per algorithm, started together (`cubic@10`: 10 s
+later, running until the others end), the k-th on port
 5401 + k with its own sampler (tcpinfo.jsonl, tcpinfo2.jsonl, ...; each also holds iperf3's
 control connection, the same port) and client output (client.json, client2.json, ...).
 `--no-pcap` leaves out both tcpdumps, whose packet-by-packet work changes the timing
@@ -51,7 +53,11 @@ def main():
     p.add_argument("--ss-every", type=float, default=1.0,
                    help="seconds between `ss -tin` snapshots (default 1; 0: none, as each spawns processes)")
     a = p.parse_args()
-    ccs = a.cc.split("+")
+    # cc[@start_s]: a flow that starts later runs until the others end (harness.py's cases)
+    flows = [(cc.split("@")[0], float(cc.split("@")[1]) if "@" in cc else 0.0) for cc in a.cc.split("+")]
+    ccs = [cc for cc, _ in flows]
+    if any(not 0 <= start < a.duration for _, start in flows):
+        p.error(f"--cc {a.cc}: a start must lie in [0, {a.duration:g}) s")
     if a.bt and len(ccs) > 1:
         p.error("--bt traces one flow: give one --cc")
     suffix = lambda k: "" if k == 0 else str(k + 1)  # noqa: E731 (client.json, client2.json, ...)
@@ -62,8 +68,9 @@ def main():
     (work / "up.trace").write_text(a.trace.read_text() if a.trace else "1\n" * (a.rate // 12))
     (work / "up.trace").chmod(0o644)
     inner = work / "inner.sh"
-    clients = "\n".join(f'iperf3 -c "$MAHIMAHI_BASE" -p {PORT + k} -J -t {a.duration:g} -C {cc} --connect-timeout 5000 '
-                         f'> {work}/client{suffix(k)}.json 2> {work}/client{suffix(k)}.err &' for k, cc in enumerate(ccs))
+    clients = "\n".join(f'({f"sleep {start:g}; " if start else ""}iperf3 -c "$MAHIMAHI_BASE" -p {PORT + k} -J -t {a.duration - start:g} '
+                         f'-C {cc} --connect-timeout 5000 > {work}/client{suffix(k)}.json 2> {work}/client{suffix(k)}.err) &'
+                         for k, (cc, start) in enumerate(flows))
     inner.write_text(f"""#!/bin/sh
 echo $$ > {work}/inner.pid
 echo "$MAHIMAHI_BASE" > {work}/base
