@@ -134,3 +134,47 @@ def test_pcap_numbers_each_flows_bytes_by_its_own_segment_size(tmp_path):
     big = [(int(m.group(1)), int(m.group(2))) for m in
            re.finditer(r"10\.1\.0\.0\.1024 > 10\.2\.0\.0\.5001: Flags \[[^\]]*\], seq (\d+):(\d+),", data)]
     assert big and all(end - start == 1000 for start, end in big)
+
+
+ARRIVING_TWO_SIZES = """
+duration = "2s"
+seed = 3
+packet_size = "1460B"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "100Mbps", delay = "10ms", buffer = 200 }
+source_access = { rate = "1Gbps", delay = "1ms" }
+sink_access = { rate = "1Gbps", delay = "1ms" }
+[[flows]]
+group = "large"
+arrivals = { kind = "poisson", load = 0.2, sizes = { kind = "fixed", size = "10KB" } }
+[[flows]]
+group = "small"
+packet_size = "536B"
+arrivals = { kind = "poisson", load = 0.2, sizes = { kind = "fixed", size = "10KB" } }
+[trace]
+pcap = ["r1-r2"]
+"""
+
+
+@pytest.mark.tcpdump
+def test_pcap_numbers_arriving_flows_bytes_by_their_groups_segments(tmp_path):
+    # arriving flows of 1460- and 536-byte segments take each other's slots (the same
+    # addresses and ports); each data packet tcpdump reads spans its own flow's segment:
+    # 7 of 1460 bytes or 19 of 536 make a 10 KB flow (data numbered from one segment in:
+    # the SYN is segment 0), so none ends past its (N + 1)-th segment
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(ARRIVING_TWO_SIZES)
+    result = cclab.run(scenario)
+    result.save(tmp_path / "out")
+    data = subprocess.run(["tcpdump", "-r", tmp_path / "out" / "pcap" / "r1-r2.pcap", "-nn", "-S"],
+                          capture_output=True, text=True, check=True).stdout
+    spans = [(int(m.group(1)), int(m.group(2))) for m in re.finditer(r"Flags \[[^\]]*\], seq (\d+):(\d+),", data)]
+    capture = _captured(result, "r1-r2")
+    payloads = [p for p, k in zip(capture["payload"], capture["kind"]) if k == 0]
+    assert len(spans) == len(payloads) > 1000
+    assert [end - start for start, end in spans] == payloads
+    assert set(payloads) == {536, 1460}
+    last = {536: 20 * 536, 1460: 8 * 1460}
+    assert all(end <= last[end - start] for start, end in spans)
+    assert {end for start, end in spans} >= set(last.values()), "some flows of each group finish"

@@ -172,9 +172,9 @@ pub struct FlowGroup {
     /// (`header_size` rides on top, as on every data packet): small control, voice or game
     /// datagrams beside full-size TCP, or TCP flows of different segment sizes (the MSS).
     /// A UDP flow's CBR gap, TFRC's s and every goodput count these bytes. At most 1000000
-    /// bytes, as the scenario's. Not with `arrivals` and `trace.pcap` together (a capture
-    /// numbers arrived flows' bytes by the scenario's size); an environment stepping
-    /// agents' flows (`algorithm = "agent"`) takes one segment size for all of them.
+    /// bytes, as the scenario's; a capture (`trace.pcap`) numbers each flow's bytes by its
+    /// group's size. An environment stepping agents' flows (`algorithm = "agent"`) takes
+    /// one segment size for all of them.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::sim::units::bytes_opt")]
     pub packet_size: Option<NonZeroU32>,
 }
@@ -630,18 +630,6 @@ impl Scenario {
         // Traced links are named by the expanded topology: known before the run.
         graph.named_links("trace.links", &self.trace.links).map_err(ScenarioError)?;
         graph.named_links("trace.pcap", &self.trace.pcap).map_err(ScenarioError)?;
-        // A capture names a packet's flow by its slot, which arrived flows of every group
-        // reuse: the pcap writer numbers their bytes by the scenario's packet_size.
-        if !self.trace.pcap.is_empty() {
-            let own = self.flows.iter().position(|g| g.arrivals.is_some() && g.packet_size.is_some_and(|size| size != self.packet_size));
-            if let Some(i) = own {
-                let size = self.flows[i].packet_size.expect("found by its size");
-                return err(
-                    format!("flows[{i}].packet_size"),
-                    format!("{size}B: trace.pcap numbers arriving flows' bytes by the scenario's packet_size ({}B); give the size there, or capture without it", self.packet_size),
-                );
-            }
-        }
         let mut names = std::collections::HashSet::new();
         for (i, g) in self.flows.iter().enumerate() {
             let name = self.group_name(i);

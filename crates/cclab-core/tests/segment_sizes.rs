@@ -70,14 +70,11 @@ fn a_finite_flow_counts_its_own_segments() {
 }
 
 #[test]
-fn a_size_of_its_own_is_refused_where_it_cannot_apply() {
+fn a_size_of_its_own_goes_with_any_traffic_within_bounds() {
     let err = |extra: &str| Scenario::from_toml_str(&two_sizes(1, "1s", "rfc", extra)).err().map(|e| e.to_string());
     let arrivals = "[[flows]]\ncc = \"reno\"\npacket_size = \"536B\"\narrivals = { kind = \"poisson\", load = 0.2, sizes = { kind = \"fixed\", size = \"10KB\" } }";
     let captured = format!("{arrivals}\n[trace]\npcap = [\"r1-r2\"]");
-    assert_eq!(
-        err(&captured).as_deref(),
-        Some("flows[2].packet_size: 536B: trace.pcap numbers arriving flows' bytes by the scenario's packet_size (1460B); give the size there, or capture without it")
-    );
+    assert_eq!(err(&captured), None, "a capture numbers each arriving flow's bytes by its own size");
     assert_eq!(err(arrivals), None, "arriving flows take a size of their own");
     let agent = "[[flows]]\ncc = { algorithm = \"agent\" }\npacket_size = \"536B\"";
     assert_eq!(err(agent), None, "an agent's group takes a size of its own (tests/stepping.rs)");
@@ -105,12 +102,42 @@ fn tfrc_sends_at_the_equations_rate_for_its_own_s() {
 }
 
 #[test]
-fn arriving_flows_send_their_groups_own_segments() {
-    // Two groups of 10 KB flows arriving at random, one in the scenario's 1460-byte segments
-    // and one in 536-byte ones: a flow's size is rounded up to whole segments of its own
-    // group (7 × 1460 = 10220, 19 × 536 = 10184 bytes) even though the two groups' flows
-    // take each other's slots, and each group's goodput counts its own bytes.
-    let text = r#"
+fn a_capture_numbers_each_arriving_flows_bytes_by_its_own_segment() {
+    // Arriving flows of 1460- and 536-byte segments share slots; the capture gives each
+    // packet its flow's segment payload as the flow had it when the packet was sent: every
+    // data segment is that payload plus the same header, no flow numbers a byte past its
+    // 10 KB (rounded up to whole segments), and each ACK numbers bytes of its data's size.
+    let text = ARRIVING_TWO_SIZES.replace("duration = \"10s\"", "duration = \"2s\"") + "[trace]\npcap = [\"r1-r2\", \"r2-r1\"]\n";
+    let r = run(scenario(&text)).unwrap();
+    use cclab_core::metrics::Capture;
+    let captures = &r.traces.as_ref().unwrap().captures;
+    let (data, acks) = (&captures[0], &captures[1]);
+    let mut seen = std::collections::BTreeSet::new();
+    let mut header = None;
+    for k in 0..data.len() {
+        if data.kind[k] != Capture::TCP_DATA {
+            continue;
+        }
+        let payload = data.payload[k];
+        seen.insert(payload);
+        let own_header = data.bytes[k] - payload;
+        assert_eq!(*header.get_or_insert(own_header), own_header, "packet {k}: {} bytes of {payload}", data.bytes[k]);
+        let segments = if payload == 536 { 19 } else { 7 };
+        // (the SYN is segment 0, data segments 1 ..= segments)
+        assert!((1..=segments).contains(&data.seq[k]), "packet {k}: segment {} of a {payload}-byte flow", data.seq[k]);
+    }
+    assert_eq!(seen.into_iter().collect::<Vec<_>>(), vec![536, 1460]);
+    for k in 0..acks.len() {
+        if acks.kind[k] == Capture::TCP_ACK {
+            let segments = if acks.payload[k] == 536 { 19 } else { 7 };
+            assert!(acks.ack[k] <= segments + 1 && [536, 1460].contains(&acks.payload[k]), "ACK {k}: {} of {}", acks.ack[k], acks.payload[k]);
+        }
+    }
+}
+
+/// Two groups of 10 KB flows arriving at random (0.2 of a 100 Mb/s path each), one in the
+/// scenario's 1460-byte segments and one in 536-byte ones.
+const ARRIVING_TWO_SIZES: &str = r#"
 duration = "10s"
 seed = 3
 packet_size = "1460B"
@@ -130,7 +157,14 @@ cc = "cubic"
 packet_size = "536B"
 arrivals = { kind = "poisson", load = 0.2, sizes = { kind = "fixed", size = "10KB" } }
 "#;
-    let r = run(scenario(text)).unwrap();
+
+#[test]
+fn arriving_flows_send_their_groups_own_segments() {
+    // Two groups of 10 KB flows arriving at random, one in the scenario's 1460-byte segments
+    // and one in 536-byte ones: a flow's size is rounded up to whole segments of its own
+    // group (7 × 1460 = 10220, 19 × 536 = 10184 bytes) even though the two groups' flows
+    // take each other's slots, and each group's goodput counts its own bytes.
+    let r = run(scenario(ARRIVING_TWO_SIZES)).unwrap();
     let table = r.fcts.as_ref().unwrap();
     let mut ideal = [Vec::new(), Vec::new()];
     for k in 0..table.size_bytes.len() {

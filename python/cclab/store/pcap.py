@@ -6,17 +6,15 @@ sequence and ACK numbers, flags and ECN bits (``Capture`` in ``metrics/mod.rs``)
 writes them as raw-IPv4 packets (link type 101, nanosecond timestamps) with synthesised
 headers: flow ``f``'s sender is 10.1.x.y and its receiver 10.2.x.y (x.y = f mod 65536),
 the sender's port 1024 + f mod 60000, the receiver's 5001 (TCP) or 5002 (UDP, TFRC);
-TCP sequence and ACK numbers count payload bytes (segment number × ``packet_size``);
+TCP sequence and ACK numbers count payload bytes (segment number × the flow's segment
+payload, which the capture gives per packet: its group's ``packet_size``);
 the IP header carries the packet's ECN codepoint and its size on the wire. Only the
 headers are captured (the original length is the wire size), as ``tcpdump -s 40`` would.
 """
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
-
-from cclab.core import size_bytes
-from cclab.scenario import group_name
+from typing import Any
 
 # Capture kinds and flags, as the engine numbers them (metrics::Capture).
 TCP_DATA, TCP_ACK, UDP, TFRC_DATA, TFRC_FEEDBACK, SYN = range(6)
@@ -27,12 +25,9 @@ LINKTYPE_RAW = 101
 MAGIC_NANOSECONDS = 0xA1B23C4D
 
 
-def write(capture: dict[str, Any], path: str | Path, payload_bytes: int,
-          flow_payload_bytes: Optional[dict[int, int]] = None) -> int:
+def write(capture: dict[str, Any], path: str | Path) -> int:
     """Write one link's capture (a ``traces.captures`` entry of a result) to ``path``;
-    returns the number of packets written. ``payload_bytes``: a segment's payload (TCP
-    numbers bytes by it); ``flow_payload_bytes``: the flows (by id) whose group sends
-    segments of another size."""
+    returns the number of packets written."""
     import numpy as np
 
     n = len(capture["t_ns"])
@@ -44,6 +39,7 @@ def write(capture: dict[str, Any], path: str | Path, payload_bytes: int,
     ack = np.asarray(capture["ack"], dtype=np.uint64)
     flags = np.asarray(capture["flags"], dtype=np.uint8)
     ecn_bits = np.asarray(capture["ecn"], dtype=np.uint8)
+    payload = np.asarray(capture["payload"], dtype=np.uint64)  # each packet's flow's segment
 
     tcp = (kind == TCP_DATA) | (kind == TCP_ACK) | (kind == SYN)
     reply = (kind == TCP_ACK) | (kind == TFRC_FEEDBACK)  # from the receiver to the sender
@@ -82,12 +78,6 @@ def write(capture: dict[str, Any], path: str | Path, payload_bytes: int,
     receiver_port = np.where(tcp, 5001, 5002)
     rows["source_port"] = np.where(reply, receiver_port, sender_port)
     rows["destination_port"] = np.where(reply, sender_port, receiver_port)
-    payload = np.uint64(payload_bytes)
-    if flow_payload_bytes:
-        ids = np.fromiter(flow_payload_bytes.keys(), dtype=np.int64)
-        lookup = np.full(int(max(ids.max(), flow.max(initial=0))) + 1, payload_bytes, dtype=np.uint64)
-        lookup[ids] = np.fromiter(flow_payload_bytes.values(), dtype=np.uint64)
-        payload = lookup[flow]
     # TCP: data carries its first byte's number (SYN: 0, data from 1), an ACK the next
     # byte expected; UDP: its length.
     data_seq = (seq * payload) & 0xFFFFFFFF
@@ -118,16 +108,6 @@ def write(capture: dict[str, Any], path: str | Path, payload_bytes: int,
     return n
 
 
-def flow_payload_bytes(result) -> dict[int, int]:
-    """The flows (by id) of groups with a ``packet_size`` of their own, and that size."""
-    groups = result.scenario.get("flows") or []
-    sizes = {group_name(group, g): size_bytes(group["packet_size"])
-             for g, group in enumerate(groups) if group.get("packet_size") is not None}
-    if not sizes:
-        return {}
-    return {int(row["id"]): sizes[row["group"]] for row in result.raw.get("flows") or [] if row.get("group") in sizes}
-
-
 def _ip_checksums(rows) -> Any:
     """The IPv4 header checksum of each row (RFC 791: one's complement of the one's
     complement sum of the header's 16-bit words)."""
@@ -150,8 +130,6 @@ def write_all(result, directory: str | Path) -> list[Path]:
         return []
     folder = Path(directory) / "pcap"
     folder.mkdir(parents=True, exist_ok=True)
-    payload = size_bytes(result.scenario.get("packet_size", "1000B"))
-    own = flow_payload_bytes(result)
     written, used = [], set()
     for capture in captures:
         # Two link names may make one file name ("a b-c", "a_b-c"): the second gets a number.
@@ -162,7 +140,7 @@ def write_all(result, directory: str | Path) -> list[Path]:
             stem = f"{base}~{n}"
         used.add(stem.lower())
         target = folder / f"{stem}.pcap"
-        write(capture, target, payload, own)
+        write(capture, target)
         written.append(target)
     return written
 

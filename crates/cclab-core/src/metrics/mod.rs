@@ -519,8 +519,10 @@ impl DelayStats {
 /// Every packet a link direction transmitted (`trace.pcap`), a column each: when its
 /// transmission ended (`t_ns`), its bytes on the wire, its flow, what it is (`kind`:
 /// [`Capture::TCP_DATA`] ...), its sequence number (segments; UDP and TFRC: the packet's
-/// number), the cumulative ACK it carries (segments), flags ([`Capture::CWR`] ...) and
-/// its ECN bits as sent on (01 ECT, 11 CE).
+/// number), the cumulative ACK it carries (segments), flags ([`Capture::CWR`] ...), its
+/// ECN bits as sent on (01 ECT, 11 CE) and its flow's segment payload (`payload`, bytes:
+/// what TCP numbers its bytes by; the flow's group's, which a slot's arriving flows of
+/// different groups do not share).
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct Capture {
     pub name: String,
@@ -532,6 +534,7 @@ pub struct Capture {
     pub ack: Vec<u32>,
     pub flags: Vec<u8>,
     pub ecn: Vec<u8>,
+    pub payload: Vec<u32>,
     /// The capture stopped at the memory limit (its packets after that are not in it).
     pub truncated: bool,
 }

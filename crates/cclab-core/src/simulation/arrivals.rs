@@ -123,6 +123,7 @@ impl Simulation {
             host.timer.deadline = None;
             host.deliveries = Deliveries { bin_end: Time::MAX, goal: if id == source_id { u64::MAX } else { packets }, ..Deliveries::default() };
         }
+        self.counts.captures.flow_payload(slot, self.hosts[source_id as usize].tag, payload);
         self.arm_timer(source_id);
         self.arm_timer(source_id + 1);
     }

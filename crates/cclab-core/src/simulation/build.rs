@@ -153,7 +153,7 @@ pub(super) fn tcp_pair(
 pub(super) const BYTES_PER_FCT_ROW: u64 = 200;
 
 /// A captured packet's share of memory (its columns, and its JSON on the way out).
-pub(super) const BYTES_PER_CAPTURED_PACKET: u64 = 120;
+pub(super) const BYTES_PER_CAPTURED_PACKET: u64 = 128;
 
 /// Rough bytes per flow, per bin of a flow and per link direction, counting the engine's
 /// state, the result, its JSON text and the Python objects `cclab.run` makes of it
@@ -457,6 +457,10 @@ impl Simulation {
             stepping: None,
         };
         simulation.arrival_totals = vec![ArrivalTotals::default(); simulation.scenario.flows.len()];
+        for slot in 0..flows_len {
+            let payload = simulation.group_payload(simulation.flows[slot].group);
+            simulation.counts.captures.flow_payload(slot, 0, payload);
+        }
         simulation.schedule_starts(&plans);
         Ok(simulation)
     }

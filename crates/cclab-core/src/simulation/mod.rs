@@ -269,9 +269,22 @@ struct Captures {
     slot_of: Vec<u32>,
     /// Packets that may still be recorded, all captures together.
     room: usize,
+    /// Each flow's segment payload (bytes), by its slot and generation (the tag its
+    /// packets carry), set as the flow takes the slot: arriving flows of groups with their
+    /// own `packet_size` share slots, and a flow's last packets may still be under way when
+    /// the next one takes its slot.
+    payload_of_flow: std::collections::HashMap<(u32, u32), u32>,
 }
 
 impl Captures {
+    /// The flow in `slot`, whose endpoints carry `tag`, sends segments of `payload` bytes
+    /// (only kept while capturing).
+    pub(super) fn flow_payload(&mut self, slot: usize, tag: u32, payload: u64) {
+        if !self.by_link.is_empty() {
+            self.payload_of_flow.insert((slot as u32, tag >> GENERATION_SHIFT), payload as u32);
+        }
+    }
+
     /// Link `link` transmitted `packet` (with ECN bits `ecn`), its last bit leaving at `at`.
     #[cold]
     #[inline(never)]
@@ -294,9 +307,11 @@ impl Captures {
             Header::TfrcData(data) => (Capture::TFRC_DATA, data.seq, 0, 0),
             Header::TfrcFeedback(_) => (Capture::TFRC_FEEDBACK, 0, 0, 0),
         };
+        let flow = flow_of(packet.destination & ENDPOINT_MASK);
         capture.t_ns.push(at);
         capture.bytes.push(packet.size);
-        capture.flow.push(flow_of(packet.destination & ENDPOINT_MASK));
+        capture.flow.push(flow);
+        capture.payload.push(self.payload_of_flow.get(&(flow, packet.destination >> GENERATION_SHIFT)).copied().unwrap_or(0));
         capture.kind.push(kind);
         capture.seq.push(seq);
         capture.ack.push(ack);
