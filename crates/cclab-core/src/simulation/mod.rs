@@ -269,26 +269,40 @@ struct Captures {
     slot_of: Vec<u32>,
     /// Packets that may still be recorded, all captures together.
     room: usize,
-    /// Each flow's segment payload (bytes), by its slot and generation (the tag its
-    /// packets carry), set as the flow takes the slot: arriving flows of groups with their
-    /// own `packet_size` share slots, and a flow's last packets may still be under way when
-    /// the next one takes its slot.
-    payload_of_flow: std::collections::HashMap<(u32, u32), u32>,
+    /// For each flow slot, the segment payload (bytes) of its flow and of the one before,
+    /// with their generations (the tag their packets carry), set as a flow takes the slot:
+    /// arriving flows of groups with their own `packet_size` share slots, and a flow's last
+    /// packets may still be under way when the next one takes its slot.
+    payload_of_flow: Vec<[(u32, u32); 2]>,
 }
 
 impl Captures {
     /// The flow in `slot`, whose endpoints carry `tag`, sends segments of `payload` bytes
     /// (only kept while capturing).
     pub(super) fn flow_payload(&mut self, slot: usize, tag: u32, payload: u64) {
-        if !self.by_link.is_empty() {
-            self.payload_of_flow.insert((slot as u32, tag >> GENERATION_SHIFT), payload as u32);
+        if self.by_link.is_empty() {
+            return;
         }
+        if self.payload_of_flow.len() <= slot {
+            self.payload_of_flow.resize(slot + 1, [(0, 0); 2]);
+        }
+        let flows = &mut self.payload_of_flow[slot];
+        flows[1] = flows[0];
+        flows[0] = (tag >> GENERATION_SHIFT, payload as u32);
+    }
+
+    /// The segment payload of the flow whose packet went to `destination`.
+    fn payload(&self, destination: u32) -> u32 {
+        let Some(flows) = self.payload_of_flow.get(flow_of(destination & ENDPOINT_MASK) as usize) else { return 0 };
+        let generation = destination >> GENERATION_SHIFT;
+        flows.iter().find(|(g, _)| *g == generation).map_or(flows[0].1, |&(_, payload)| payload)
     }
 
     /// Link `link` transmitted `packet` (with ECN bits `ecn`), its last bit leaving at `at`.
     #[cold]
     #[inline(never)]
     fn record(&mut self, link: LinkId, at: Time, packet: &Packet, ecn: u8) {
+        let payload = self.payload(packet.destination);
         let Some((_, capture)) = self.slot_of.get(link as usize).and_then(|&k| self.by_link.get_mut(k as usize)) else {
             return;
         };
@@ -311,7 +325,7 @@ impl Captures {
         capture.t_ns.push(at);
         capture.bytes.push(packet.size);
         capture.flow.push(flow);
-        capture.payload.push(self.payload_of_flow.get(&(flow, packet.destination >> GENERATION_SHIFT)).copied().unwrap_or(0));
+        capture.payload.push(payload);
         capture.kind.push(kind);
         capture.seq.push(seq);
         capture.ack.push(ack);
