@@ -29,7 +29,8 @@ in 2 BDP, 15 cases (--groups cellular --output bench/linux/cellular.json); mss: 
 (MSS below; --groups mss --output bench/linux/mss.json); holdout: 12 cases off that grid
 (HOLDOUT below), recorded with
 --groups holdout --output bench/linux/holdout.json to check the comparison outside the set it
-was tuned on.
+was tuned on; coexist: 8 cases of flows sharing a link (COEXIST below; --groups coexist
+--output bench/linux/coexist.json), recorded after every setting was fixed.
 
 Before each run the machine's CPU is sampled for a second; while other work is using more than
 --idle-cores cores it waits (up to --idle-wait seconds, then runs anyway). Each run records its
@@ -183,8 +184,24 @@ def mss_cases() -> dict[str, dict]:
     return dict(tcp_case("mss", rate, delay, multiple, flows) for rate, delay, multiple, flows in MSS)
 
 
+# Flows that share a link as today's studies set them, recorded into coexist.json after the
+# comparison's settings were fixed (2026-11-27) and judged without changing any: two BBR
+# flows, BBR beside Reno, four CUBIC flows, three Reno, and flows joining late (CUBIC after
+# CUBIC, BBR after BBR), at rates and delays the reference set does not hold. (rate, D,
+# buffer multiple, flows) as HOLDOUT's.
+COEXIST = [(48, 20, 2, [("bbr", 0), ("bbr", 0)]), (48, 20, 1, [("bbr", 0), ("reno", 0)]),
+           (96, 10, 1, [("cubic", 0), ("cubic", 0), ("cubic", 0), ("cubic", 0)]),
+           (48, 10, 1, [("reno", 0), ("reno", 0), ("reno", 0)]),
+           (24, 30, 2, [("cubic", 0), ("cubic", 5)]), (60, 25, 1, [("bbr", 0), ("bbr", 8)]),
+           (12, 40, 1, [("cubic", 0), ("reno", 0)]), (24, 30, 0.5, [("reno", 0)])]
+
+
+def coexist_cases() -> dict[str, dict]:
+    return dict(tcp_case("coexist", rate, delay, multiple, flows) for rate, delay, multiple, flows in COEXIST)
+
+
 GROUPS = {"main": main_cases, "udp": udp_cases, "trace": trace_cases, "holdout": holdout_cases, "mss": mss_cases,
-          "cellular": cellular_cases}
+          "cellular": cellular_cases, "coexist": coexist_cases}
 
 
 def plan(groups: list[str], runs: int, only: str | None) -> tuple[dict[str, dict], list[tuple[str, int]]]:
@@ -323,7 +340,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--runs", type=int, default=3, help="runs per case (default 3)")
-    p.add_argument("--groups", default="main,udp,trace", help="comma-separated: main, udp, trace, holdout, mss, cellular")
+    p.add_argument("--groups", default="main,udp,trace", help="comma-separated: main, udp, trace, holdout, mss, cellular, coexist")
     p.add_argument("--only", help="record only the cases whose name matches this regular expression")
     p.add_argument("--output", type=Path, default=HERE / "reference.json")
     p.add_argument("--dry-run", action="store_true", help="list the runs still to do, and stop")
