@@ -516,6 +516,38 @@ def test_the_harness_notes_the_first_data_arrival(tmp_path):
     assert parsed["window"]["first_full_arrival_ms"] == 40
 
 
+def test_the_harness_notes_when_a_late_client_sent_its_syn(tmp_path):
+    """A flow that starts after the others: the first SYN-sized arrival (64 bytes as mm-link
+    counts Linux's SYN) at or after its scheduled start, ms after the window began. The first
+    flows, and late flows sharing a start, are not told apart: None."""
+    harness = bench_linux("harness")
+    log = tmp_path / "up.log"
+    log.write_text("# init timestamp: 1000\n"
+                   "25 + 64\n60 + 64\n70 + 1504\n3040 + 56\n3061 + 64\n3130 + 64\n5090 + 64\n")
+    # the window began at log ms 20: flows at 0, 0, 3 s and two at 5 s
+    assert harness.late_syn_arrivals(log, 20.0, [0.0, 3.0]) == [None, 3041.0]
+    assert harness.late_syn_arrivals(log, 20.0, [0.0, 0.0, 3.0, 5.0, 5.0]) == [None, None, 3041.0, None, None]
+    assert harness.late_syn_arrivals(log, 20.0, [0.0, 4.0]) == [None, 5070.0]
+    assert harness.late_syn_arrivals(log, 20.0, [0.0, 9.0]) == [None, None], "no SYN after it"
+
+
+def test_a_late_flows_recorded_syn_sets_its_start(tmp_path):
+    """Where the kernel run noted when a late client sent its SYN, that sets the flow's
+    process start in place of the model's (3.6 ms and IPERF3_BUSY_START_S); its round trips
+    stay the model's."""
+    case = {"link": {"rate_mbps": 12}, "delay_ms": 10, "buffer_pkts": 20, "duration_s": 4.0,
+            "flows": [{"cc": "bbr", "start_s": 0.0}, {"cc": "cubic", "start_s": 3.0}]}
+    traces = compare.TraceFiles(tmp_path)
+    (_, modelled), = compare.case_scenarios("s", case, [], [1], "linux", traces, tmp_path / "reference.json", control=False)
+    run = {"uplink": {"late_syn_ms": [None, 3080.0]}}
+    assert compare.kernel_late_syns(run) == [None, 3.080]
+    (_, measured), = compare.case_scenarios("s", case, [run], [1], "linux", traces, tmp_path / "reference.json",
+                                            control=False)
+    model_start = 1000 * (compare.IPERF3_PROCESS_START_S + compare.IPERF3_BUSY_START_S)
+    assert measured["start_delay_ms"][1] == pytest.approx(modelled["start_delay_ms"][1] - model_start + 80.0, abs=1e-3)
+    assert measured["start_delay_ms"][0] == modelled["start_delay_ms"][0]
+
+
 def test_single_runs_are_judged_like_for_like():
     """Each kernel run against the mean of the kernel's other runs, cclab's seed k against the
     mean of the same runs but run k, by the same judge: queueing delays 10, 11, 16 ms (the

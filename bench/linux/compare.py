@@ -78,8 +78,8 @@ from compare_tables import (CRITERIA, CRITERION_LABEL, MARKERS, git_commit, mark
 # A constant rate's trace lines exactly as the kernel side writes them (compare.rate_trace_lines).
 from harness import rate_trace_lines  # noqa: F401
 # iperf3's start and control packets, and the verdicts (the tests reach these as compare's too).
-from iperf3 import (CONTROL_PACKETS, IPERF3_BUSY_START_S, control_flows, first_data_arrivals, kernel_first_data,  # noqa: F401
-                    start_as_iperf3)
+from iperf3 import (CONTROL_PACKETS, IPERF3_BUSY_START_S, IPERF3_PROCESS_START_S, control_flows,  # noqa: F401
+                    first_data_arrivals, kernel_first_data, kernel_late_syns, start_as_iperf3)
 from verdicts import judge, overlaps_kernel_runs, single_runs_meeting, summarise, summary, worst  # noqa: F401
 
 HERE = Path(__file__).resolve().parent
@@ -330,7 +330,8 @@ def case_scenarios(name: str, case: dict, kernel_runs: list[dict], seeds: list[i
         sc = scenario(case, seed, profile, up, down, name=f"{name} seed {seed}", **options)
         if iperf3_start and "flows" in case:
             recorded = kernel_first_data(run) if run else None
-            info["start_delay_ms"] = [round(1000 * delay, 3) for delay in start_as_iperf3(sc, recorded)]
+            late_syns = kernel_late_syns(run) if run else None
+            info["start_delay_ms"] = [round(1000 * delay, 3) for delay in start_as_iperf3(sc, recorded, late_syns)]
         if control and "flows" in case:
             sc["flows"] += control_flows(first_data_arrivals(sc), HEADER_BYTES)
         out.append((sc, info))

@@ -340,6 +340,32 @@ def parse_log(path: Path, t0_ms: float | None, duration_s: float) -> dict:
     return result
 
 
+# A SYN as Mahimahi logs it: IPv4 and TCP with Linux's options (MSS, SACK permitted,
+# timestamps, window scale), 60 bytes, and the 4 bytes it counts on every packet (a data
+# segment logs 1504).
+SYN_BYTES = 64
+
+
+def late_syn_arrivals(path: Path, t0_ms: float, starts_s: list[float]) -> list[float | None]:
+    """When each flow that starts after the first one sent its first SYN (iperf3's control
+    connection), ms after the window began: the first SYN-sized arrival in the uplink log at
+    or after its scheduled start. None for the first flows, and for late flows sharing a start
+    (which SYN is whose is not known)."""
+    first = min(starts_s, default=0.0)
+    late = {s for s in starts_s if s > first and starts_s.count(s) == 1}
+    found: dict[float, float] = {}
+    with open(path) as log:
+        for line in log:
+            parts = line.split()
+            if len(parts) < 3 or parts[1] != "+" or int(parts[2]) != SYN_BYTES:
+                continue
+            t = int(parts[0]) - t0_ms
+            for start in late:
+                if start not in found and t >= 1000 * start:
+                    found[start] = round(t, 1)
+    return [found.get(s) if s in late else None for s in starts_s]
+
+
 # ----------------------------------------------------------------------------- iperf3 JSON
 
 def load_json(path: Path) -> dict:
@@ -557,6 +583,10 @@ def run_case(case: dict, keep: Path | None = None, port_base: int = FIRST_PORT, 
         header = up.get("header", {})
         record["uplink"] = {k: v for k, v in up.items() if k != "header"}
         record["uplink"]["t0_log_ms"] = round(t0, 1) if t0 is not None else None
+        if t0 is not None and not udp and len(flows) > 1:
+            # a late client's own start, which iperf3's model cannot know (compare.py)
+            record["uplink"]["late_syn_ms"] = late_syn_arrivals(
+                work / "up.log", t0, [float(f.get("start_s", 0.0)) for f in flows])
         record["uplink"]["base_timestamp_ms"] = int(header["base timestamp"]) if "base timestamp" in header else None
         record["downlink"] = {k: down[k] for k in ("window", "whole_log") if k in down}
         for part in record["downlink"].values():

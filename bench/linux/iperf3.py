@@ -30,7 +30,8 @@ IPERF3_ROUND_TRIPS = 5
 # harness runs of the holdout's BBR + CUBIC@10 s (48 Mb/s, D = 20 ms), the late client's SYN
 # reached the uplink 51.6, 52.2 and 61.0 ms after its scheduled start, the first client's
 # 8.0-9.6 ms after its own (Mahimahi's uplink log; bench/linux/diag/FINDINGS.md, "A flow that
-# starts late"): 46 ms more on average, which the late flow's start adds to the model's.
+# starts late"): 46 ms more on average, which the late flow's start adds to the model's
+# (runs that note the late client's SYN, `late_syn_ms`, give its own start instead).
 IPERF3_BUSY_START_S = 46e-3
 
 
@@ -42,7 +43,15 @@ def kernel_first_data(run: dict) -> Optional[float]:
     return (first - t0) / 1000 if first is not None and t0 is not None and first >= t0 else None
 
 
-def start_as_iperf3(sc: dict, recorded: Optional[float] = None) -> list[float]:
+def kernel_late_syns(run: dict) -> Optional[list[Optional[float]]]:
+    """When each late flow's client sent its first SYN in the kernel run, s after its window
+    began (None for the others; runs recorded from 2026-11-28 on note it), or None."""
+    syns = run.get("uplink", {}).get("late_syn_ms")
+    return [None if ms is None else ms / 1000 for ms in syns] if syns else None
+
+
+def start_as_iperf3(sc: dict, recorded: Optional[float] = None,
+                    late_syns: Optional[list[Optional[float]]] = None) -> list[float]:
     """Start each TCP flow of ``sc`` as late as iperf3's start puts its first data segment
     (IPERF3_ROUND_TRIPS round trips and IPERF3_PROCESS_START_S after the client starts;
     cclab's first data leaves after its handshake, one round trip, measured in a short
@@ -50,7 +59,9 @@ def start_as_iperf3(sc: dict, recorded: Optional[float] = None) -> list[float]:
     kernel's iperf3 does, and one starting after another's data flows also its process start,
     by IPERF3_BUSY_START_S): the flows run as long as before, the scenario as much longer.
     ``recorded``: when the kernel run's first data arrived (s from its start), which then
-    moves all the flows' starts by as much as the model missed it by.
+    moves all the flows' starts by as much as the model missed it by. ``late_syns``: when a
+    late flow's client sent its first SYN in the kernel run (s from its start; None where not
+    known), which then sets that flow's process start instead of the model's.
     Returns each flow's delay, s."""
     seconds = lambda text: float(text.rstrip("s"))
     firsts = first_data_arrivals(sc)
@@ -62,6 +73,9 @@ def start_as_iperf3(sc: dict, recorded: Optional[float] = None) -> list[float]:
     if recorded is not None:
         missed = recorded - min(first + delay for first, delay in zip(firsts, delays))
         delays = [max(0.0, delay + missed) for delay in delays]
+    for i, syn in enumerate(late_syns or []):
+        if syn is not None and i < len(delays) and syn >= starts[i]:
+            delays[i] = (syn - starts[i]) + (IPERF3_ROUND_TRIPS - 1) * (firsts[i] - starts[i])
     for flow, start, delay in zip(sc["flows"], starts, delays):
         flow["start"] = f"{start + delay:.9f}s"
         flow["stop"] = f"{seconds(flow['stop']) + delay:.9f}s"
