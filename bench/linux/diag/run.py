@@ -54,10 +54,17 @@ def main():
                    help="seconds between `ss -tin` snapshots (default 1; 0: none, as each spawns processes)")
     a = p.parse_args()
     # cc[@start_s]: a flow that starts later runs until the others end (harness.py's cases)
-    flows = [(cc.split("@")[0], float(cc.split("@")[1]) if "@" in cc else 0.0) for cc in a.cc.split("+")]
+    flows = []
+    for item in a.cc.split("+"):
+        cc, _, start = item.partition("@")
+        try:
+            seconds = float(start) if start else 0.0
+        except ValueError:
+            p.error(f"--cc {a.cc}: {start!r} is not a start in seconds (write e.g. cubic@10)")
+        if not 0 <= seconds < a.duration:  # also refuses nan
+            p.error(f"--cc {a.cc}: a start must lie in [0, {a.duration:g}) s")
+        flows.append((cc, seconds))
     ccs = [cc for cc, _ in flows]
-    if any(not 0 <= start < a.duration for _, start in flows):
-        p.error(f"--cc {a.cc}: a start must lie in [0, {a.duration:g}) s")
     if a.bt and len(ccs) > 1:
         p.error("--bt traces one flow: give one --cc")
     suffix = lambda k: "" if k == 0 else str(k + 1)  # noqa: E731 (client.json, client2.json, ...)

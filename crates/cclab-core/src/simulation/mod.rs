@@ -291,10 +291,9 @@ impl Captures {
         flows[0] = (tag >> GENERATION_SHIFT, payload as u32);
     }
 
-    /// The segment payload of the flow whose packet went to `destination`.
-    fn payload(&self, destination: u32) -> u32 {
-        let Some(flows) = self.payload_of_flow.get(flow_of(destination & ENDPOINT_MASK) as usize) else { return 0 };
-        let generation = destination >> GENERATION_SHIFT;
+    /// The segment payload of the flow in `slot` whose packets carry `generation`.
+    fn payload(&self, slot: u32, generation: u32) -> u32 {
+        let Some(flows) = self.payload_of_flow.get(slot as usize) else { return 0 };
         flows.iter().find(|(g, _)| *g == generation).map_or(flows[0].1, |&(_, payload)| payload)
     }
 
@@ -302,7 +301,8 @@ impl Captures {
     #[cold]
     #[inline(never)]
     fn record(&mut self, link: LinkId, at: Time, packet: &Packet, ecn: u8) {
-        let payload = self.payload(packet.destination);
+        let flow = flow_of(packet.destination & ENDPOINT_MASK);
+        let payload = self.payload(flow, packet.destination >> GENERATION_SHIFT);
         let Some((_, capture)) = self.slot_of.get(link as usize).and_then(|&k| self.by_link.get_mut(k as usize)) else {
             return;
         };
@@ -321,7 +321,6 @@ impl Captures {
             Header::TfrcData(data) => (Capture::TFRC_DATA, data.seq, 0, 0),
             Header::TfrcFeedback(_) => (Capture::TFRC_FEEDBACK, 0, 0, 0),
         };
-        let flow = flow_of(packet.destination & ENDPOINT_MASK);
         capture.t_ns.push(at);
         capture.bytes.push(packet.size);
         capture.flow.push(flow);
