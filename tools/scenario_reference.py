@@ -324,7 +324,7 @@ SECTIONS: list[Section] = [
 NOT_SCENARIO_TABLES = {
     "SystemMetrics", "LinkMetrics", "GroupMetrics", "FlowMetrics", "Conservation", "Bins", "FlowTrace",
     "QueueTrace", "Traces", "Capture", "LinkTrace", "RunResult", "RedStats", "TopologyDescription",
-    "LinkDescription", "FlowRoute", "FlowPlan", "FctSummary", "FctBucket", "FctTable", "DelayHistogram", "DelayColumns",
+    "LinkDescription", "FlowRoute", "FlowPlan", "FctSummary", "FctBucket", "FctTable", "DelayHistogram", "QueueDelayHistogram", "DelayColumns",
     "FlowInterval", "QueueStats",
     # transparent wrappers documented as the struct they wrap, and tagged enums whose
     # variants have their own sections

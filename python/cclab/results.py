@@ -35,7 +35,8 @@ class Result:
     * ``bottleneck_bins``: the bottleneck per bin (arrivals, drops, transmitted bytes,
       utilization, loss rate).
     * ``system_bins``: allotted system goodput and allotted fairness per bin (paper §4.2).
-    * ``traces``: ``{"flows": ..., "bottleneck_queue": ..., "links": ...}`` DataFrames, or None when the
+    * ``traces``: ``{"flows": ..., "bottleneck_queue": ..., "links": ...}`` DataFrames (and
+      ``delay_histogram`` / ``queue_delay_histogram`` when asked for), or None when the
       scenario asked for no tracing.
     """
 
@@ -239,12 +240,21 @@ class Result:
                  for histogram in histograms],
                 ignore_index=True,
             )
+        if traces.get("queue_delay_histograms"):
+            # one row per (link direction, bin): the bin's lower edge and the packets in it
+            tables["queue_delay_histogram"] = pd.concat(
+                [pd.DataFrame({"link": histogram["link"],
+                               "delay_ms": [k * histogram["bin_ms"] for k in range(len(histogram["counts"]))],
+                               "packets": histogram["counts"]})
+                 for histogram in traces["queue_delay_histograms"]],
+                ignore_index=True,
+            )
         return tables or None
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """Every table of this result by file stem: flows, groups, links, bins, system_bins,
         with finite flows fcts and fct_by_size, with DualPI2 queues, and when traced trace_flows,
-        trace_bottleneck_queue and trace_links."""
+        trace_bottleneck_queue, trace_links and the histograms asked for."""
         tables = {"flows": self.flows, "groups": self.groups, "links": self.links, "bins": self.bins,
                   "system_bins": self.system_bins}
         for name in ("fcts", "fct_by_size", "queues"):

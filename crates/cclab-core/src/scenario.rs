@@ -484,6 +484,12 @@ pub struct TraceConfig {
     /// (at most 100000 bins; the last also counts every longer delay).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay_histogram: Option<Duration>,
+    /// With `links`: a histogram of each of those link directions' queueing delays (each
+    /// packet's wait before its transmission starts; on a trace link, from its arrival
+    /// millisecond, as mm-link logs it) in bins of this width (at most 100000 bins; the
+    /// last also counts every longer delay). Percentiles of the queueing delay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_delay_histogram: Option<Duration>,
     /// One row per finite flow (`fcts` in results: start, size, FCT, slowdown). Off,
     /// only the groups' FCT summaries are kept, so a long run of short flows holds the
     /// flows alive and nothing per flow seen. Serialised only when off, so scenarios
@@ -505,6 +511,7 @@ impl Default for TraceConfig {
             pcap: Vec::new(),
             delays: false,
             delay_histogram: None,
+            queue_delay_histogram: None,
             fcts: true,
         }
     }
@@ -601,6 +608,14 @@ impl Scenario {
             }
             if bin == Duration::ZERO {
                 return err("trace.delay_histogram".into(), "must be > 0".into());
+            }
+        }
+        if let Some(bin) = self.trace.queue_delay_histogram {
+            if self.trace.links.is_empty() {
+                return err("trace.queue_delay_histogram".into(), "needs trace.links (the link directions whose queueing delays it bins)".into());
+            }
+            if bin == Duration::ZERO {
+                return err("trace.queue_delay_histogram".into(), "must be > 0".into());
             }
         }
         if self.flows.is_empty() {

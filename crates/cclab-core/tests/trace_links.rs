@@ -221,6 +221,49 @@ fn an_emulators_loop_releases_a_tick_when_the_next_packet_wakes_it() {
     assert_eq!(looped.flows[0].delivered_packets, exact.flows[0].delivered_packets, "all delivered either way");
     // the queueing delay is still counted as mm-link logs it
     assert!(close(link(&looped, "a-b").mean_queue_delay_ms, 1.0));
+    // mm-delay's loop applies the 10 ms, and the link still reports the 10 ms it was given
+    assert_eq!((link(&looped, "b-c").delay_ms, link(&exact, "b-c").delay_ms), (10.0, 10.0));
+}
+
+#[test]
+fn a_links_queueing_delays_are_binned_as_mm_link_logs_them() {
+    // The burst of five into a buffer of 3 (above): three leave at 1, 2 and 3 ms, each
+    // counted from its arrival millisecond, so 1, 2 and 3 ms in bins of half a ms.
+    let flow = "transport = \"udp\"\nfrom = \"a\"\nto = \"b\"\napp = { kind = \"cbr\", rate = \"3Gbps\" }\nstop = \"0.000018s\"";
+    let traced = graph("[[1, 1]]", "", 3, flow) + "[trace]\nlinks = [\"a-b\"]\nqueue_delay_histogram = \"0.5ms\"\n";
+    let r = run(scenario(&traced)).unwrap();
+    let histograms = &r.traces.as_ref().unwrap().queue_delay_histograms;
+    assert_eq!(histograms.len(), 1);
+    assert_eq!((histograms[0].link.as_str(), histograms[0].bin_ms), ("a-b", 0.5));
+    assert_eq!(histograms[0].counts, [0, 0, 1, 0, 1, 0, 1]);
+    // A flood over a second through one opportunity a millisecond: every packet that went
+    // through is in the histogram, at a whole millisecond, and its mean is the link's.
+    let flood = "transport = \"udp\"\nfrom = \"a\"\nto = \"b\"\napp = { kind = \"cbr\", rate = \"18Mbps\" }";
+    let traced = graph("[[1, 1]]", "", 40, flood) + "[trace]\nlinks = [\"a-b\"]\nqueue_delay_histogram = \"0.1ms\"\n";
+    let r = run(scenario(&traced)).unwrap();
+    let traces = r.traces.as_ref().unwrap();
+    let counts = &traces.queue_delay_histograms[0].counts;
+    let forward = link(&r, "a-b");
+    // (by arrival within the run, as the link's bins count them)
+    let bins = &traces.links[0];
+    assert_eq!(counts.iter().sum::<u64>(), bins.arrivals.iter().zip(&bins.drops).map(|(a, d)| a - d).sum::<u64>());
+    assert!(counts.iter().enumerate().all(|(k, &n)| n == 0 || k % 10 == 0), "not whole milliseconds");
+    // admitted behind the 39 others waiting (40 waiting is full) and the one in delivery
+    assert_eq!(counts.iter().rposition(|&n| n > 0), Some(400), "leaves at the 40th tick after its millisecond");
+    let mean = counts.iter().enumerate().map(|(k, &n)| k as f64 * 0.1 * n as f64).sum::<f64>() / counts.iter().sum::<u64>() as f64;
+    let started = bins.arrivals.iter().zip(&bins.drops).map(|(a, d)| (a - d) as f64);
+    let binned: f64 = bins.mean_sojourn_ms.iter().zip(started).filter(|(_, n)| *n > 0.0).map(|(m, n)| m * n).sum();
+    assert!((mean - binned / counts.iter().sum::<u64>() as f64).abs() < 1e-9, "{mean} {binned}");
+    assert!((mean - forward.mean_queue_delay_ms).abs() < 1e-3, "{mean} {}", forward.mean_queue_delay_ms);
+    // without trace.links there is nothing to bin; a zero width bins nothing
+    for (trace, message) in [
+        ("queue_delay_histogram = \"1ms\"", "trace.queue_delay_histogram: needs trace.links"),
+        ("links = [\"a-b\"]\nqueue_delay_histogram = \"0s\"", "trace.queue_delay_histogram: must be > 0"),
+    ] {
+        let text = graph("[[1, 1]]", "", 40, flood) + "[trace]\n" + trace + "\n";
+        let error = Scenario::from_toml_str(&text).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(error.starts_with(message), "{error}");
+    }
 }
 
 #[test]

@@ -28,7 +28,7 @@ Tables, as views of the recorded rows (``store.sql("SELECT ... FROM flows")``):
   :class:`cclab.Result` (traces included). Read only when asked for.
 * ``flows``, ``groups``, ``links`` (per link direction), ``bins`` (per flow and bin),
   ``system_bins`` (per bin) and, when traced, ``trace_flows`` / ``trace_bottleneck_queue`` /
-  ``trace_links``:
+  ``trace_links`` / ``trace_delay_histogram`` / ``trace_queue_delay_histogram``:
   the run's result tables (sweeps store them; reproductions do not).
 * ``measured`` and ``measured.<figure>.<table>``: a reproduction's figure tables, as
   each run's worker measured them (:meth:`SweepStore.measured`), so figures are drawn
@@ -63,7 +63,8 @@ from cclab.runs.plan import Plan, Run, axis_label
 from cclab.scenario import scenario_toml
 
 RESULT_TABLES = ("flows", "groups", "links", "bins", "system_bins", "trace_flows", "trace_bottleneck_queue",
-                 "trace_links", "fcts", "fct_by_size", "trace_delay_histogram", "queues")
+                 "trace_links", "fcts", "fct_by_size", "trace_delay_histogram", "trace_queue_delay_histogram",
+                 "queues")
 # Columns of ``runs`` that describe a run rather than measure it.
 BOOKKEEPING_COLUMNS = ("run_id", "plan_hash", "plan_name", "point_index", "params", "replication", "seed",
                        "scenario_toml", "status", "error", "cclab_version", "git_commit", "host", "finished_utc")

@@ -399,6 +399,10 @@ pub struct Traces {
     /// With `trace.delay_histogram`: each flow's one-way delays, binned.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub delay_histograms: Vec<DelayHistogram>,
+    /// With `trace.queue_delay_histogram`: each traced link's queueing delays, binned, in
+    /// `links`' order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub queue_delay_histograms: Vec<QueueDelayHistogram>,
 }
 
 /// One flow's one-way delays of data packets in bins of `bin_ms` from 0 (the last bin
@@ -416,6 +420,27 @@ pub struct DelayHistogram {
 
 /// The most bins a delay histogram grows to.
 pub const MAX_DELAY_BINS: usize = 100_000;
+
+/// Count `value` in `histogram`'s bin of width `bin` (> 0), growing it as needed up to
+/// [`MAX_DELAY_BINS`], whose last bin also counts every larger value.
+#[inline]
+pub fn count_in_bins(histogram: &mut Vec<u64>, bin: u64, value: u64) {
+    let index = ((value / bin) as usize).min(MAX_DELAY_BINS - 1);
+    if index >= histogram.len() {
+        histogram.resize(index + 1, 0);
+    }
+    histogram[index] += 1;
+}
+
+/// One traced link direction's queueing delays (`trace.queue_delay_histogram`): each
+/// packet's sojourn before its transmission started, as `LinkTrace::mean_sojourn_ms`
+/// averages it, in bins of `bin_ms` from 0 (the last bin also counts every longer delay).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct QueueDelayHistogram {
+    pub link: String,
+    pub bin_ms: f64,
+    pub counts: Vec<u64>,
+}
 
 /// One-way delays of the data packets reaching a sink (`trace.delays`): moments, extremes,
 /// the interarrival jitter of RFC 3550 §6.4.1 (J += (|D| − J)/16, D the change in transit
@@ -455,11 +480,7 @@ impl DelayStats {
         }
         self.last = Some(delay);
         if self.bin > 0 {
-            let index = ((delay / self.bin) as usize).min(MAX_DELAY_BINS - 1);
-            if index >= self.histogram.len() {
-                self.histogram.resize(index + 1, 0);
-            }
-            self.histogram[index] += 1;
+            count_in_bins(&mut self.histogram, self.bin, delay);
         }
     }
 

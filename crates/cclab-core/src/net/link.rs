@@ -230,6 +230,10 @@ pub struct BinDetail {
     pub queue_packets: Vec<u64>,
     pub queue_bytes: Vec<u64>,
     pub max_queue_packets: Vec<u32>,
+    /// Every started packet's sojourn over the whole run, in bins of
+    /// `sojourn_histogram_bin` (0: not kept; `trace.queue_delay_histogram`).
+    pub sojourn_histogram_bin: Time,
+    pub sojourn_histogram: Vec<u64>,
 }
 
 impl LinkBins {
@@ -249,7 +253,17 @@ impl LinkBins {
             queue_packets: vec![0; count],
             queue_bytes: vec![0; count],
             max_queue_packets: vec![0; count],
+            sojourn_histogram_bin: 0,
+            sojourn_histogram: Vec::new(),
         }));
+        self
+    }
+
+    /// With [`BinDetail`], also a histogram of the sojourns in bins of `bin` (> 0).
+    pub fn with_sojourn_histogram(mut self, bin: Time) -> LinkBins {
+        if let Some(d) = self.detail.as_mut() {
+            d.sojourn_histogram_bin = bin;
+        }
         self
     }
 
@@ -274,6 +288,9 @@ impl LinkBins {
             d.sojourn_ns[i] += sojourn;
             d.max_sojourn_ns[i] = d.max_sojourn_ns[i].max(sojourn);
             d.marks[i] += marked as u64;
+            if d.sojourn_histogram_bin > 0 {
+                crate::metrics::count_in_bins(&mut d.sojourn_histogram, d.sojourn_histogram_bin, sojourn);
+            }
         }
     }
 

@@ -290,8 +290,10 @@ fn route_table(routes: &[Vec<LinkId>]) -> (Vec<u32>, Vec<LinkId>) {
 fn instrument_links(links: &mut [Link], graph: &Graph, scenario: &Scenario, bins: usize, share: u64) -> Result<(Vec<LinkId>, Captures), ScenarioError> {
     let bin_width = scenario.bin_width.ns();
     let traced_links = graph.named_links("trace.links", &scenario.trace.links).map_err(ScenarioError)?;
+    let sojourn_bin = scenario.trace.queue_delay_histogram.map_or(0, |bin| bin.ns());
     for &id in &traced_links {
-        links[id as usize].extras_mut().bins = Some(crate::net::link::LinkBins::new(bin_width, bins).detailed());
+        let traced = crate::net::link::LinkBins::new(bin_width, bins).detailed().with_sojourn_histogram(sojourn_bin);
+        links[id as usize].extras_mut().bins = Some(traced);
     }
     let mut captures = Captures::default();
     for (id, name) in graph.named_links("trace.pcap", &scenario.trace.pcap).map_err(ScenarioError)?.into_iter().zip(&scenario.trace.pcap) {

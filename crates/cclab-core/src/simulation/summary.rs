@@ -184,7 +184,8 @@ impl Simulation {
                     from: self.graph.nodes[direction.from as usize].clone(),
                     to: self.graph.nodes[direction.to as usize].clone(),
                     rate_mbps: link.rate.bps() as f64 / 1e6,
-                    delay_ms: link.delay as f64 / 1e6,
+                    // the delay set (an emulator's loop applies it where the link's own is 0)
+                    delay_ms: direction.delay.ns() as f64 / 1e6,
                     buffer_packets: link.limit,
                     arrivals: link.arrivals(),
                     departures: link.transmitted().0,
@@ -255,6 +256,18 @@ impl Simulation {
                 .collect(),
             None => Vec::new(),
         };
+        let queue_delay_histograms: Vec<QueueDelayHistogram> = match trace.queue_delay_histogram {
+            Some(bin) => trace
+                .links
+                .iter()
+                .zip(&self.traced_links)
+                .map(|(name, &id)| {
+                    let detail = self.links[id as usize].bins().and_then(|b| b.detail.as_ref()).expect("a traced link's bins are detailed");
+                    QueueDelayHistogram { link: name.clone(), bin_ms: bin.ns() as f64 / 1e6, counts: detail.sojourn_histogram.clone() }
+                })
+                .collect(),
+            None => Vec::new(),
+        };
         (trace.flows || trace.queue || !trace.links.is_empty() || !trace.pcap.is_empty() || !delay_histograms.is_empty()).then(|| Traces {
             flows: self.flows.iter().filter_map(|f| f.trace.clone()).collect(),
             bottleneck_queue: bottleneck.extras.as_ref().and_then(|x| x.queue_trace.as_ref()).map(|samples| QueueTrace {
@@ -264,6 +277,7 @@ impl Simulation {
             links: trace.links.iter().zip(&self.traced_links).map(|(name, &id)| self.link_trace(name, id)).collect(),
             captures,
             delay_histograms,
+            queue_delay_histograms,
         })
     }
 
