@@ -430,21 +430,31 @@ def test_a_full_queue_waits_as_mahimahi_logs_it(tmp_path):
     assert measured["goodput_mbps"] == pytest.approx(measured["uplink_packets"] * 1472 * 8 / 4 / 1e6)
     assert measured["queue_delay_p95_ms"] == 40.0
     assert 38.5 < measured["queue_delay_ms"] < 40.0
-    assert measured["data_queue_delay_ms"] == pytest.approx(measured["queue_delay_ms"], abs=0.05)
+    histogram = result.traces["queue_delay_histogram"].query("link == 'r1-r2' and packets > 0")
+    assert set(histogram.delay_ms) <= set(range(1, 41))  # whole milliseconds, as mm-link logs them
+    mean = (histogram.delay_ms * histogram.packets).sum() / histogram.packets.sum()
+    assert mean == pytest.approx(measured["queue_delay_ms"], abs=0.05)
     assert measured["drops"] > 0 and measured["utilization"] == pytest.approx(1.0, abs=0.002)
 
 
-def test_logged_delays_are_read_back_from_one_way_delays():
-    to_bins = compare.BINS_PER_MS
-    counts = [0] * (30 * to_bins)
-    # D = 20 ms: one-way delays of 21.00 ms (arrived just after a tick, left at the next:
-    # logged 1), 21.33 (arrived 0.67 into a ms, left 2 ticks on: logged 2), 20.99 (logged 1)
-    for owd, n in ((21.00, 5), (21.33, 3), (20.99, 2), (29.50, 1)):
-        counts[int(round(owd * to_bins))] += n
-    hist, clipped = compare.delay_quantile(counts, 20.0)
-    assert hist == {1: 7, 2: 3, 10: 1} and not clipped
+def test_a_full_queue_waits_as_mahimahi_logs_it_under_the_emulators_loops(tmp_path):
+    # The same flood with the comparison's own timing (Mahimahi's loops, mm-delay's
+    # applying D): the p95 is the uplink's queue's, 40 ms (read back from one-way delays
+    # less the links' reported delay it was 60: D counted as queue); the link still
+    # reports the D it was given.
+    case = {"link": {"rate_mbps": 12}, "delay_ms": 20, "buffer_pkts": 40, "duration_s": 4.0, "udp_rate_mbps": 18}
+    result = cclab.run(compare.scenario(case, 1, "linux", compare.TraceFiles(tmp_path).rate(12)))
+    links = {link["name"]: link for link in result.raw["links"]}
+    assert (links["r2-d0"]["delay_ms"], links["r1-r2"]["delay_ms"]) == (20.0, 0.0)
+    measured = compare.cclab_run_measures(result, case)
+    assert measured["queue_delay_p95_ms"] == 40.0
+    assert 38.5 < measured["queue_delay_ms"] < 40.5
+
+
+def test_the_p95_is_the_nearest_rank_of_the_logged_delays():
+    hist = {1: 7, 2: 3, 10: 1}
     assert compare.nearest_rank(hist, 0.5) == 1 and compare.nearest_rank(hist, 0.95) == 10
-    assert compare.nearest_rank(hist, 0.9) == 2
+    assert compare.nearest_rank(hist, 0.9) == 2 and compare.nearest_rank({}, 0.95) is None
 
 
 def test_a_rotated_trace_is_the_same_link_seen_later():

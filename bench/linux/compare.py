@@ -19,8 +19,8 @@ on the numbers the kernel record holds, computed the same way:
 - queueing delay on the uplink (the data direction), as mm-link logs it: a packet's
   departure tick minus its arrival millisecond, at least 1 ms; the mean over the packets
   that went through in the window (cclab counts exactly that on a trace link: of the
-  packets arriving in [0, T)) and its 95th percentile (nearest rank; cclab's from the data
-  packets' one-way delays, see ``delay_quantile``);
+  packets arriving in [0, T)) and its 95th percentile (nearest rank; cclab's from the
+  uplink's own histogram of those delays, ``trace.queue_delay_histogram``);
 - drops at the uplink's queue, its utilisation (bytes delivered, 4 per packet counted as
   mm-link counts them, over the opportunities' 1504 bytes each), the ACK path's packets,
   in the window.
@@ -111,10 +111,9 @@ ACCESS_BUFFER = 10000
 # After the case's duration the senders stop (iperf3 -t) and what they sent drains (the
 # deepest queue, 3200 packets at 96 Mb/s, in 0.4 s): iperf3's receiver counts it.
 DRAIN_S = 2.0
-# One-way delays are binned this finely (ms) to read mm-link's integer queueing delays
-# back from them (delay_quantile); 100 bins per ms, at most 100000 bins: up to 1 s.
-DELAY_BIN_MS = 0.01
-BINS_PER_MS = 100
+# The uplink's queueing delays are binned by the millisecond: on a trace link each is
+# counted as mm-link logs it, a whole number of them.
+QUEUE_DELAY_BIN = "1ms"
 
 # --quick (and tests/test_linux_reference.py): one of each kind of case.
 QUICK_CASES = ("tcp_r12_d20_b1bdp_cubic", "tcp_r48_d10_b2bdp_bbr", "tcp_r96_d20_b0.5bdp_reno",
@@ -303,7 +302,7 @@ def scenario(case: dict, seed: int, profile: str, up_trace: Path, down_trace: Op
                      "sink_access": {**access, "delay": delay if delay_at == "receiver" else "0s",
                                      **looped}},
         "flows": flows,
-        "trace": {"links": ["r1-r2", "r2-r1"], "delays": True, "delay_histogram": f"{DELAY_BIN_MS}ms"},
+        "trace": {"links": ["r1-r2", "r2-r1"], "queue_delay_histogram": QUEUE_DELAY_BIN},
     }
 
 
@@ -339,27 +338,6 @@ def case_scenarios(name: str, case: dict, kernel_runs: list[dict], seeds: list[i
 
 
 # ----------------------------------------------------------------------------- measures
-
-def delay_quantile(counts: list[int], delay_ms: float) -> tuple[dict[int, int], bool]:
-    """mm-link's integer queueing delays read back from one-way delays binned by
-    DELAY_BIN_MS: (histogram {delay ms: packets}, whether the last bin was full).
-
-    A data packet's one-way delay is D + (departure tick − arrival time) + a few access
-    transmissions (0.12 µs each), and mm-link logs departure tick − arrival *millisecond*:
-    the two differ by the arrival's fraction of a millisecond f. So a one-way delay in the
-    bin just below D + k ms (f under 10 µs) or anywhere above D + k − 1 is a logged delay
-    of k: k = ceil(bin's lower edge − D − half a bin). Exact but for packets that arrived
-    in the last 10 µs of a millisecond (counted 1 ms high) or whose access transmissions
-    outlast their fraction f (1 ms low)."""
-    hist: dict[int, int] = {}
-    base = int(round(delay_ms * BINS_PER_MS))
-    for k, n in enumerate(counts):
-        if n:
-            m = k - base
-            logged = -((1 - 2 * m) // (2 * BINS_PER_MS))   # ceil((m − ½) / U), m and ½ in bins
-            hist[logged] = hist.get(logged, 0) + n
-    return hist, len(counts) >= 100000
-
 
 def nearest_rank(hist: dict[int, int], q: float) -> Optional[float]:
     count = sum(hist.values())
@@ -404,7 +382,6 @@ def cclab_run_measures(result, case: dict) -> dict:
     goodput = [sum(delivered_bytes[i]) * 8 / (duration - float(case_flows[i].get("start_s", 0))) / 1e6
                for i in range(len(flows))]
     retrans = [f.get("retransmitted_packets") for f in flows]
-    links = {link["name"]: link for link in result.raw["links"]}
     traced = {link["name"]: link for link in result.raw["traces"]["links"]}
     up_bins, down_bins = traced["r1-r2"], traced["r2-r1"]
     window = [i for i, t in enumerate(up_bins["t_s"]) if t < duration - 1e-9]
@@ -420,17 +397,9 @@ def cclab_run_measures(result, case: dict) -> dict:
     through = sum(n for _, n in waited)
     capacity = sum(up_bins["capacity_bytes"][i] for i in window)
     sent = sum(up_bins["transmitted_bytes"][i] for i in window)
-    # the data packets' one-way delays, all flows together
-    merged: list[int] = []
-    for histogram in result.raw["traces"].get("delay_histograms") or []:
-        counts = histogram["counts"]
-        if len(merged) < len(counts):
-            merged.extend([0] * (len(counts) - len(merged)))
-        for k, n in enumerate(counts):
-            merged[k] += n
-    path_delay = float(links["r1-r2"]["delay_ms"]) + float(links["r2-d0"]["delay_ms"])
-    logged, clipped = delay_quantile(merged, path_delay)
-    packets = sum(logged.values())
+    # the uplink's queueing delays over the run (whole milliseconds, as mm-link logs them)
+    uplink = next(h for h in result.raw["traces"]["queue_delay_histograms"] if h["link"] == "r1-r2")
+    logged = {round(k * uplink["bin_ms"]): n for k, n in enumerate(uplink["counts"]) if n}
     total = sum(goodput)
     return {"flow_goodput_mbps": goodput, "goodput_mbps": total,
             "shares": [g / total if total else math.nan for g in goodput],
@@ -438,8 +407,6 @@ def cclab_run_measures(result, case: dict) -> dict:
             "retransmissions": sum(retrans) if all(r is not None for r in retrans) else None,
             "queue_delay_ms": sum(d * n for d, n in waited) / through if through else None,
             "queue_delay_p95_ms": nearest_rank(logged, 0.95),
-            "data_queue_delay_ms": sum(k * n for k, n in logged.items()) / packets if packets else None,
-            "delay_histogram_clipped": clipped,
             "drops": sum(up_bins["drops"][i] for i in window),
             # mm-link counts 1504 bytes for a 1500-byte packet (every uplink packet is one,
             # but for the SYNs)
