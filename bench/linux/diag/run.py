@@ -4,6 +4,7 @@
     python3 run.py --rate 12 --delay 20 --buffer 20 --cc cubic --duration 20 --tag NAME [--interval 0.005]
     python3 run.py --rate 48 --delay 10 --buffer 400 --cc bbr+cubic --no-pcap --interval 0.02 --tag NAME
     python3 run.py --rate 48 --delay 20 --buffer 160 --cc bbr+cubic@10 --duration 30 --no-pcap --interval 0.01 --tag NAME
+    python3 run.py --rate 12 --delay 20 --buffer 80 --cc cubic+cubic-m536 --no-pcap --interval 0.02 --tag NAME
     python3 run.py --trace ../traces/cellular/ATT-LTE-driving-2016.down --delay 20 --buffer 15 --cc bbr --tag NAME
 
 Same layout as bench/linux/harness.py (iperf3 client as mmuser inside
@@ -53,10 +54,15 @@ def main():
     p.add_argument("--ss-every", type=float, default=1.0,
                    help="seconds between `ss -tin` snapshots (default 1; 0: none, as each spawns processes)")
     a = p.parse_args()
-    # cc[@start_s]: a flow that starts later runs until the others end (harness.py's cases)
-    flows = []
+    # cc[-mMSS][@start_s]: a flow that starts later runs until the others end (harness.py's cases);
+    # -mMSS is iperf3's -M (TCP_MAXSEG, counting the timestamp option), as in record.py's mss cases
+    flows, mss = [], []
     for item in a.cc.split("+"):
         cc, _, start = item.partition("@")
+        cc, _, segment = cc.partition("-m")
+        if segment and not (segment.isdigit() and 88 <= int(segment) <= 1460):
+            p.error(f"--cc {a.cc}: -m{segment} is not a segment size (write e.g. cubic-m536; 88-1460 bytes)")
+        mss.append(f"-M {segment} " if segment else "")
         try:
             seconds = float(start) if start else 0.0
         except ValueError:
@@ -76,7 +82,7 @@ def main():
     (work / "up.trace").chmod(0o644)
     inner = work / "inner.sh"
     clients = "\n".join(f'({f"sleep {start:g}; " if start else ""}iperf3 -c "$MAHIMAHI_BASE" -p {PORT + k} -J -t {a.duration - start:g} '
-                         f'-C {cc} --connect-timeout 5000 > {work}/client{suffix(k)}.json 2> {work}/client{suffix(k)}.err) &'
+                         f'{mss[k]}-C {cc} --connect-timeout 5000 > {work}/client{suffix(k)}.json 2> {work}/client{suffix(k)}.err) &'
                          for k, (cc, start) in enumerate(flows))
     inner.write_text(f"""#!/bin/sh
 echo $$ > {work}/inner.pid
