@@ -27,10 +27,11 @@ on the numbers the kernel record holds, computed the same way:
 
 The link is Mahimahi's, to the letter: ``mm-delay D mm-link UP DOWN`` with droptail
 queues of B packets (waiting packets, the one in delivery not counted) both ways is a
-dumbbell whose senders reach the bottleneck over fast, zero-delay access links; its
-bottleneck delivers by the same trace files (a constant rate R is R/12 lines of ``1``,
-written as harness.py writes them) in both directions, with zero delay, and the one-way
-delay D is on each receiver's access link: the data meets the link's queue and then the
+path sender–r1–r2–receiver whose two hosts, shared by every flow as the kernel's clients
+share one shell and its servers one mm-delay, reach the bottleneck over fast, zero-delay
+links; its bottleneck delivers by the same trace files (a constant rate R is R/12 lines of
+``1``, written as harness.py writes them) in both directions, with zero delay, and the
+one-way delay D is on the receiver's link: the data meets the link's queue and then the
 delay, the ACKs the delay and then the queue, as inside Mahimahi (``--delay-at bottleneck``
 puts D on the bottleneck instead; with a 1-ms trace period the two are the same).
 Packets are 1448 B of payload + 52 B of headers (1500 B), ACKs 52 B; a UDP flow sends
@@ -106,7 +107,8 @@ UDP_HEADER_BYTES = 28
 WIRE_BYTES = 1500
 OPPORTUNITY_BYTES = 1504      # one mm-link delivery opportunity
 TUN_BYTES = 4                 # what mm-link counts per packet on top of the IP packet
-ACCESS_RATE = "100Gbps"       # the senders' and receivers' links: 0.12 µs per packet
+ACCESS_RATE = "100Gbps"       # the sender's and receiver's links: 0.12 µs per packet
+SENDER, RECEIVER = "sender", "receiver"   # the hosts every flow runs between
 ACCESS_BUFFER = 10000
 # After the case's duration the senders stop (iperf3 -t) and what they sent drains (the
 # deepest queue, 3200 packets at 96 Mb/s, in 0.4 s): iperf3's receiver counts it.
@@ -232,17 +234,23 @@ def scenario(case: dict, seed: int, profile: str, up_trace: Path, down_trace: Op
              name: str = "", access_rate: str = ACCESS_RATE, delay_at: str = "receiver",
              max_window: Optional[int] = None, pacing: bool = True,
              emulator: Optional[dict] = EMULATOR, lag: Optional[tuple[Path, Path]] = None) -> dict:
-    """The cclab scenario of one reference case: a dumbbell whose bottleneck delivers by
-    ``up_trace`` (data) and ``down_trace`` (ACKs; default the same) with droptail queues of
-    the case's B packets each way, zero-delay access links of ``access_rate``, and the
-    one-way delay D on each receiver's access link (``delay_at="receiver"``: Mahimahi's
-    order, data queue then delay, ACK delay then queue) or on the bottleneck. As iperf3
+    """The cclab scenario of one reference case: every flow from one sender host to one
+    receiver host, as the kernel's (its iperf3 clients share the Mahimahi shell and its one
+    TUN, its servers the one mm-delay behind it), over a path SENDER–r1–r2–RECEIVER whose
+    bottleneck r1–r2 delivers by ``up_trace`` (data) and ``down_trace`` (ACKs; default the
+    same) with droptail queues of the case's B packets each way, zero-delay host links of
+    ``access_rate``, and the one-way delay D on the receiver's link (``delay_at="receiver"``:
+    Mahimahi's order, data queue then delay, ACK delay then queue) or on the bottleneck.
+    Sharing the hosts' links matters in mixes: a tick's ACKs reach the senders in the order
+    the receiver sent them, and what they release leaves in that order (with a link per
+    flow, ties went to the first flow, and to the shorter packets; FINDINGS.md, "One host
+    for all flows"). As iperf3
     does, the senders stop at the case's duration T and what they sent is delivered after
     it: the run lasts DRAIN_S more. ``max_window``: each TCP flow's window cap (segments).
     ``pacing`` (linux profile): every flow paced, as the reference's are (iperf3 sets its
     algorithm after connecting under the default BBR, which leaves the socket paced:
     bench/linux/diag). Mahimahi's timing: ``emulator``, packets released as its event loops
-    release them (mm-link's on the bottleneck, mm-delay's on the receivers' access links),
+    release them (mm-link's on the bottleneck, mm-delay's on the receiver's link),
     with these parameters (``overshoot``, ``stall_probability``, ``stall_mean``: the
     ``emulator`` of docs/guide/trace-links.md); or, with ``emulator=None``, ``lag``: a
     release lag replayed from (data, ACKs) series measured on the reference machine
@@ -252,22 +260,22 @@ def scenario(case: dict, seed: int, profile: str, up_trace: Path, down_trace: Op
     delay = f"{case['delay_ms']:g}ms"
     udp = "udp_rate_mbps" in case
     down_trace = down_trace or up_trace
-    bottleneck = {"delay": delay if delay_at == "bottleneck" else "0s", "buffer": int(case["buffer_pkts"]),
-                  "queue": "droptail",
+    bottleneck = {"from": "r1", "to": "r2", "delay": delay if delay_at == "bottleneck" else "0s",
+                  "buffer": int(case["buffer_pkts"]), "queue": "droptail",
                   "rate_schedule": {"kind": "mahimahi", "file": str(up_trace)},
-                  "reverse_rate_schedule": {"kind": "mahimahi", "file": str(down_trace)}}
+                  "reverse": {"rate_schedule": {"kind": "mahimahi", "file": str(down_trace)}}}
     if emulator and lag:
         raise ValueError("give an emulator or a lag, not both")
-    # mm-link's loops on the bottleneck, mm-delay's on the receivers' links
+    # mm-link's loops on the bottleneck, mm-delay's on the receiver's link
     looped = {"emulator": {"kind": "mahimahi", **emulator}} if emulator else {}
     if emulator:
         if delay_at != "receiver":
-            raise ValueError("an emulator's loops need the delay at the receivers (mm-delay's own shell)")
+            raise ValueError("an emulator's loops need the delay at the receiver (mm-delay's own shell)")
         bottleneck.update(looped)
     elif lag:
         bottleneck["rate_schedule"]["lag"] = {"file": str(lag[0])}
-        bottleneck["reverse_rate_schedule"]["lag"] = {"file": str(lag[1])}
-    access = {"rate": access_rate, "delay": "0s", "buffer": ACCESS_BUFFER}
+        bottleneck["reverse"]["rate_schedule"]["lag"] = {"file": str(lag[1])}
+    host_link = {"rate": access_rate, "delay": "0s", "buffer": ACCESS_BUFFER}
     if udp:
         # iperf3 -b counts payload bits; cclab's CBR rate counts the packet's bytes
         wire_rate = float(case["udp_rate_mbps"]) * WIRE_BYTES / UDP_PAYLOAD_BYTES
@@ -298,10 +306,10 @@ def scenario(case: dict, seed: int, profile: str, up_trace: Path, down_trace: Op
         "packet_size": f"{UDP_PAYLOAD_BYTES if udp else PAYLOAD_BYTES}B",
         "header_size": f"{UDP_HEADER_BYTES if udp else HEADER_BYTES}B",
         "ack_size": f"{ACK_BYTES}B",
-        "topology": {"kind": "dumbbell", "bottleneck": bottleneck, "source_access": dict(access),
-                     "sink_access": {**access, "delay": delay if delay_at == "receiver" else "0s",
-                                     **looped}},
-        "flows": flows,
+        "topology": {"kind": "graph", "links": [
+            {"from": SENDER, "to": "r1", **host_link}, bottleneck,
+            {"from": "r2", "to": RECEIVER, **host_link, "delay": delay if delay_at == "receiver" else "0s", **looped}]},
+        "flows": [{**flow, "from": SENDER, "to": RECEIVER} for flow in flows],
         "trace": {"links": ["r1-r2", "r2-r1"], "queue_delay_histogram": QUEUE_DELAY_BIN},
     }
 
@@ -332,7 +340,7 @@ def case_scenarios(name: str, case: dict, kernel_runs: list[dict], seeds: list[i
             late_syns = kernel_late_syns(run) if run else None
             info["start_delay_ms"] = [round(1000 * delay, 3) for delay in start_as_iperf3(sc, recorded, late_syns)]
         if control and "flows" in case:
-            sc["flows"] += control_flows(first_data_arrivals(sc), HEADER_BYTES)
+            sc["flows"] += control_flows(first_data_arrivals(sc), HEADER_BYTES, SENDER, RECEIVER)
         out.append((sc, info))
     return out
 
@@ -540,7 +548,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                         help=f"only {len(QUICK_CASES)} representative cases, one seed unless --seeds")
     parser.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE, help="the kernel reference (reference.json)")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2; 1 runs in this process)")
-    parser.add_argument("--access-rate", default=ACCESS_RATE, help=f"the access links' rate (default {ACCESS_RATE})")
+    parser.add_argument("--access-rate", default=ACCESS_RATE, help=f"the hosts' links' rate (default {ACCESS_RATE})")
     parser.add_argument("--delay-at", choices=("receiver", "bottleneck"), default="receiver",
                         help="where the one-way delay D sits (default receiver: Mahimahi's order)")
     parser.add_argument("--max-window", type=int, metavar="SEGMENTS",

@@ -83,37 +83,40 @@ def start_as_iperf3(sc: dict, recorded: Optional[float] = None,
     return delays
 
 
-def control_flows(first_data: list[float], header_bytes: int) -> list[dict]:
+def control_flows(first_data: list[float], header_bytes: int, sender: str, receiver: str) -> list[dict]:
     """iperf3's control packets (CONTROL_PACKETS per TCP flow, from a UDP source after the
     TCP flows, CONTROL_PAYLOAD_BYTES each under the scenario's ``header_bytes``), arriving just
-    before each flow's first data segment (``first_data``, s)."""
+    before each flow's first data segment (``first_data``, s), between the flows' hosts."""
     wire_bits = 8 * (CONTROL_PAYLOAD_BYTES + header_bytes)
     rate = f"{round(wire_bits / CONTROL_GAP_S)}bps"
     flows = []
     for i, first in enumerate(first_data):
         start = max(0.0, first - CONTROL_LEAD_S)
-        flows.append({"group": f"control{i}", "transport": "udp", "packet_size": f"{CONTROL_PAYLOAD_BYTES}B",
+        flows.append({"group": f"control{i}", "transport": "udp", "from": sender, "to": receiver,
+                      "packet_size": f"{CONTROL_PAYLOAD_BYTES}B",
                       "app": {"kind": "cbr", "rate": rate},
                       "start": f"{start:.9f}s", "stop": f"{start + (CONTROL_PACKETS - 0.5) * CONTROL_GAP_S:.9f}s"})
     return flows
 
 
 def first_data_arrivals(sc: dict) -> list[float]:
-    """When each flow's first data segment left its sender, in s (its access link takes
+    """When each flow's first data segment left its sender, in s (the sender's link takes
     0.12 µs): a short run of the scenario (to 2 s after the last flow's start), captured on
-    the senders' links."""
+    the link out of the sender (every flow's, in a graph from one host)."""
     import cclab
 
     count = len(sc["flows"])
     probe = json.loads(json.dumps(sc))
     last_start = max(float(flow.get("start", "0s").rstrip("s")) for flow in sc["flows"])
     probe["duration"] = f"{last_start + 2:.9f}s"
-    probe["trace"] = {"pcap": [f"s{i}-r1" for i in range(count)]}
-    captures = {c["name"]: c for c in cclab.run(probe).raw["traces"]["captures"]}
+    sender = sc["flows"][0]["from"]
+    out = next(link for link in sc["topology"]["links"] if link["from"] == sender)
+    probe["trace"] = {"pcap": [f"{sender}-{out['to']}"]}
+    capture = cclab.run(probe).raw["traces"]["captures"][0]
     firsts = []
     for i in range(count):
-        capture = captures[f"s{i}-r1"]
-        sent = [t for t, kind in zip(capture["t_ns"], capture["kind"]) if kind == 0]   # TCP data
+        sent = [t for t, kind, flow in zip(capture["t_ns"], capture["kind"], capture["flow"])
+                if kind == 0 and flow == i]   # this flow's TCP data
         if not sent:
             raise RuntimeError(f"{sc['name']}: flow {i} sent no data in the 2 s after its start")
         firsts.append(sent[0] / 1e9)
