@@ -1,6 +1,7 @@
 """The kernel diagnostics' replay of Mahimahi's loops (bench/linux/diag/loop_model.py) agrees
 with the engine's loops (net::emulator_loop) on a hand-computed case, with and without a
-wake latency; idle_latency.py runs and reports both idle modes."""
+wake latency; idle_latency.py runs and reports both idle modes; tick_order.py ranks a tick's
+packets and finds its dropped ones."""
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ DIAG = Path(__file__).resolve().parents[1] / "bench" / "linux" / "diag"
 sys.path.insert(0, str(DIAG))
 import flow_series  # noqa: E402
 import loop_model  # noqa: E402
+import tick_order  # noqa: E402
 
 
 def test_the_replay_releases_as_the_engine_does():
@@ -57,3 +59,19 @@ def test_flow_series_finds_the_data_connection_and_samples_each_second():
     assert flow_series.data_socket(rows) == data
     firsts = flow_series.per_second(data, 0.0, 4)
     assert [r["cwnd"] if r else None for r in firsts] == [10, 12, 13, None]
+
+
+def test_tick_order_ranks_a_ticks_packets_and_its_dropped_ones():
+    # Two ticks 1 ms apart (ACKs 10 µs apart within each); after the first, flow 0 sends
+    # seqs 1, 2 then flow 1 seq 7; after the second flow 1 sends 8 first, then flow 0 seq 2
+    # again (its first copy was lost: the last of the first group but one), then seq 3.
+    acks = [(3.100, 0), (3.10001, 1), (3.101, 1), (3.10101, 0)]
+    data = [(3.10002, 0, 1), (3.10003, 0, 2), (3.10004, 1, 7),
+            (3.10102, 1, 8), (3.10103, 0, 2), (3.10104, 0, 3)]
+    r = tick_order.tick_order(data, acks)
+    assert r["ticks_with_both_acks"] == 2 and r["first_ack_by_flow"] == {0: 1, 1: 1}
+    assert r["flows"][0]["packets"] == 4 and r["flows"][1]["packets"] == 2
+    # flow 0 at ranks 0, 0.5 | 0.5, 1; flow 1 at 1 | 0
+    assert r["flows"][0]["mean_rank"] == 0.5 and r["flows"][1]["mean_rank"] == 0.5
+    assert (r["flows"][0]["dropped"], r["flows"][0]["dropped_mean_rank"]) == (1, 0.5)
+    assert r["flows"][1]["dropped"] == 0
