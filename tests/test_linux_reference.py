@@ -72,7 +72,7 @@ HOLDOUT_NOT_YET: dict[tuple[str, str], str] = {
 MSS_SET = REPO / "bench" / "linux" / "mss.json"
 MSS_NOT_YET: dict[tuple[str, str], str] = {
     # BBR losing over 20 %: the split moves by seed (the large flow's share 0.47-0.74 over ten)
-    ("tcp_r48_d20_b1bdp_bbr+bbr-m536", "retransmissions"): "kernel 17470 (17003-17956), cclab 10611 (6163-13112)",
+    ("tcp_r48_d20_b1bdp_bbr+bbr-m536", "retransmissions"): "kernel 17470 (17003-17956), cclab 10611 (6159-13139)",
     ("tcp_r48_d20_b1bdp_bbr+bbr-m536", "shares"): "kernel 0.43 / 0.57, cclab 0.63 / 0.37",
 }
 
@@ -95,7 +95,7 @@ COEXIST_SET = REPO / "bench" / "linux" / "coexist.json"
 COEXIST_NOT_YET: dict[tuple[str, str], str] = {
     # the newcomer's STARTUP ends at 26-42 Mb/s in cclab, 16-19 in the kernel; each flow then
     # locks its long-term estimate where it is (linux.md, "Flows sharing a link")
-    ("tcp_r60_d25_b1bdp_bbr+bbr@8", "retransmissions"): "kernel 6397 (4947-7694), cclab 9441 (6265-14196)",
+    ("tcp_r60_d25_b1bdp_bbr+bbr@8", "retransmissions"): "kernel 6397 (4947-7694), cclab 9444 (6273-14210)",
     ("tcp_r60_d25_b1bdp_bbr+bbr@8", "shares"): "kernel 0.68 / 0.32, cclab 0.59 / 0.41",
 }
 
@@ -352,6 +352,23 @@ def test_iperf3s_control_packets_meet_the_first_flight(tmp_path):
     assert first_second(result) == 2 and first_second(runs[False][1]) > 20
     measures = compare.cclab_run_measures(result, case)
     assert len(measures["flow_goodput_mbps"]) == 1 and measures["retransmissions"] == 2
+
+
+def test_the_control_packets_go_in_the_first_datas_millisecond():
+    # 3 µs and 2 µs before the first data segment, 1 µs apart; but a first segment sent
+    # 1 µs into its millisecond (cclab's releases come about then) has them spread between
+    # the tick and itself: the kernel's share the first flight's millisecond in every run
+    iperf3 = bench_linux("iperf3")
+    late, early = iperf3.control_flows([0.117753, 0.116001], compare.HEADER_BYTES, "a", "b")
+    seconds = lambda text: float(text.rstrip("s"))  # noqa: E731
+    rate = lambda flow: float(flow["app"]["rate"].removesuffix("bps"))  # noqa: E731
+    wire_bits = 8 * (compare.HEADER_BYTES + 1)
+    assert seconds(late["start"]) == pytest.approx(0.117750, abs=1e-9)
+    assert wire_bits / rate(late) == pytest.approx(1e-6, rel=1e-6)
+    gap = wire_bits / rate(early)
+    sent = [seconds(early["start"]) + k * gap for k in range(iperf3.CONTROL_PACKETS)]
+    assert 0.116 < sent[0] < sent[-1] < 0.116001 and gap == pytest.approx(1e-6 / 3, rel=1e-3)
+    assert seconds(early["stop"]) < 0.116001 and (early["from"], early["to"]) == ("a", "b")
 
 
 def test_flows_start_as_late_as_iperf3s_first_data(tmp_path):

@@ -4,6 +4,7 @@ the first flight in the queue. ``compare.py`` builds each case's cclab scenario 
 from __future__ import annotations
 
 import json
+import math
 from typing import Optional
 
 # iperf3's control connection: as a test starts, the client's two pure ACKs (of the server's
@@ -13,10 +14,16 @@ from typing import Optional
 # kernel's (52 bytes: IP, TCP and timestamps): a 1-byte payload under the scenario's 52-byte
 # header, 53 bytes, so a Mahimahi opportunity carries them with most of a data packet.
 CONTROL_PACKETS = 2
-CONTROL_LEAD_S = 3e-6        # how long before the first data segment they arrive (on a link
-                             # without release lag a tick may fall between: one then leaves first)
+CONTROL_LEAD_S = 3e-6        # how long before the first data segment they arrive
 CONTROL_PAYLOAD_BYTES = 1
 CONTROL_GAP_S = 1e-6         # one after the other, 1 µs apart
+# ... but within the first data segment's millisecond: the kernel's client sends them and its
+# first flight on the same released tick (both in one millisecond of Mahimahi's log in every
+# run), and a first flight sent just after a tick (cclab's releases come a microsecond or so
+# into it) would otherwise put them in the millisecond before, where they leave on their own
+# opportunity and the first flight has the buffer to itself (bench/linux/diag/FINDINGS.md,
+# "The control packets' millisecond").
+TICK_S = 1e-3
 # iperf3's start: its first data segment leaves 3.6 ms (the client process starting) and five
 # round trips after the client starts (control connection's handshake, the parameter exchange,
 # the stream's creation, the data connection's handshake, TEST_START and TEST_RUNNING: a sender
@@ -86,16 +93,21 @@ def start_as_iperf3(sc: dict, recorded: Optional[float] = None,
 def control_flows(first_data: list[float], header_bytes: int, sender: str, receiver: str) -> list[dict]:
     """iperf3's control packets (CONTROL_PACKETS per TCP flow, from a UDP source after the
     TCP flows, CONTROL_PAYLOAD_BYTES each under the scenario's ``header_bytes``), arriving just
-    before each flow's first data segment (``first_data``, s), between the flows' hosts."""
+    before each flow's first data segment (``first_data``, s) and in its millisecond (TICK_S),
+    between the flows' hosts."""
     wire_bits = 8 * (CONTROL_PAYLOAD_BYTES + header_bytes)
-    rate = f"{round(wire_bits / CONTROL_GAP_S)}bps"
     flows = []
     for i, first in enumerate(first_data):
-        start = max(0.0, first - CONTROL_LEAD_S)
+        since_tick = first - math.floor(first / TICK_S + 1e-9) * TICK_S
+        if since_tick >= CONTROL_LEAD_S:
+            start, gap = first - CONTROL_LEAD_S, CONTROL_GAP_S
+        else:  # spread evenly between the tick and the first data segment
+            gap = max(since_tick / (CONTROL_PACKETS + 1), 1e-9)
+            start = first - CONTROL_PACKETS * gap
         flows.append({"group": f"control{i}", "transport": "udp", "from": sender, "to": receiver,
                       "packet_size": f"{CONTROL_PAYLOAD_BYTES}B",
-                      "app": {"kind": "cbr", "rate": rate},
-                      "start": f"{start:.9f}s", "stop": f"{start + (CONTROL_PACKETS - 0.5) * CONTROL_GAP_S:.9f}s"})
+                      "app": {"kind": "cbr", "rate": f"{round(wire_bits / gap)}bps"},
+                      "start": f"{max(0.0, start):.9f}s", "stop": f"{max(0.0, start) + (CONTROL_PACKETS - 0.5) * gap:.9f}s"})
     return flows
 
 
