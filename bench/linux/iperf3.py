@@ -98,7 +98,7 @@ def control_flows(first_data: list[float], header_bytes: int, sender: str, recei
     wire_bits = 8 * (CONTROL_PAYLOAD_BYTES + header_bytes)
     flows = []
     for i, first in enumerate(first_data):
-        since_tick = first - math.floor(first / TICK_S + 1e-9) * TICK_S
+        since_tick = max(0.0, first - math.floor(first / TICK_S + 1e-9) * TICK_S)
         if since_tick >= CONTROL_LEAD_S:
             start, gap = first - CONTROL_LEAD_S, CONTROL_GAP_S
         else:  # spread evenly between the tick and the first data segment
