@@ -76,8 +76,8 @@ from typing import Any, Iterable, Optional
 # tests reach them as compare's).
 from compare_tables import (CRITERIA, CRITERION_LABEL, MARKERS, git_commit, markers, markdown_table, number,  # noqa: F401
                             write_markdown)
-# A constant rate's trace lines exactly as the kernel side writes them (compare.rate_trace_lines).
-from harness import rate_trace_lines  # noqa: F401
+# A constant rate's trace lines as the kernel side writes them, and its percentile rule.
+from harness import percentile, rate_trace_lines  # noqa: F401
 # iperf3's start and control packets, and the verdicts (the tests reach these as compare's too).
 from iperf3 import (CONTROL_PACKETS, IPERF3_BUSY_START_S, IPERF3_PROCESS_START_S, control_flows,  # noqa: F401
                     first_data_arrivals, kernel_first_data, kernel_late_syns, start_as_iperf3)
@@ -348,15 +348,10 @@ def case_scenarios(name: str, case: dict, kernel_runs: list[dict], seeds: list[i
 # ----------------------------------------------------------------------------- measures
 
 def nearest_rank(hist: dict[int, int], q: float) -> Optional[float]:
-    count = sum(hist.values())
-    if not count:
-        return None
-    rank, seen = max(1, math.ceil(q * count)), 0
-    for value in sorted(hist):
-        seen += hist[value]
-        if seen >= rank:
-            return float(value)
-    return float(max(hist))
+    """The q-quantile of a histogram {delay ms: packets} by the kernel side's own rule
+    (harness.percentile, the reference's p95), as a float; None when empty."""
+    value = percentile(hist, sum(hist.values()), q)
+    return None if value is None else float(value)
 
 
 def kernel_run_measures(run: dict) -> dict:
