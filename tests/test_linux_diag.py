@@ -75,3 +75,5 @@ def test_tick_order_ranks_a_ticks_packets_and_its_dropped_ones():
     assert r["flows"][0]["mean_rank"] == 0.5 and r["flows"][1]["mean_rank"] == 0.5
     assert (r["flows"][0]["dropped"], r["flows"][0]["dropped_mean_rank"]) == (1, 0.5)
     assert r["flows"][1]["dropped"] == 0
+    # two ACKs each, for four and two packets
+    assert (r["flows"][0]["acks_per_packet"], r["flows"][1]["acks_per_packet"]) == (0.5, 1.0)

@@ -71,9 +71,12 @@ HOLDOUT_NOT_YET: dict[tuple[str, str], str] = {
 # payload) beside its default 1448, against groups with their own packet_size.
 MSS_SET = REPO / "bench" / "linux" / "mss.json"
 MSS_NOT_YET: dict[tuple[str, str], str] = {
-    # BBR losing over 20 %: the split moves by seed (the large flow's share 0.47-0.74 over ten)
-    ("tcp_r48_d20_b1bdp_bbr+bbr-m536", "retransmissions"): "kernel 17470 (17003-17956), cclab 10611 (6159-13139)",
-    ("tcp_r48_d20_b1bdp_bbr+bbr-m536", "shares"): "kernel 0.43 / 0.57, cclab 0.63 / 0.37",
+    # BBR: the large flow's share 0.50 over fifteen kernel runs (0.39-0.68); cclab's seeds
+    # 0.57-0.74 over three, 0.61 over ten (0.47-0.74)
+    ("tcp_r48_d20_b1bdp_bbr+bbr-m536", "shares"): "kernel 0.50 / 0.50, cclab 0.63 / 0.37",
+    # the 524-byte flow's slow start drops ~50 more in cclab (199-247 in its first second
+    # against 138-186); at ten seeds +26 %
+    ("tcp_r48_d20_b1bdp_cubic+cubic-m536", "retransmissions"): "kernel 308 (180-377), cclab 401 (377-440)",
 }
 
 
@@ -94,9 +97,10 @@ CELLULAR_NOT_YET: dict[tuple[str, str], str] = {
 COEXIST_SET = REPO / "bench" / "linux" / "coexist.json"
 COEXIST_NOT_YET: dict[tuple[str, str], str] = {
     # the newcomer's STARTUP ends at 26-42 Mb/s in cclab, 16-19 in the kernel; each flow then
-    # locks its long-term estimate where it is (linux.md, "Flows sharing a link")
-    ("tcp_r60_d25_b1bdp_bbr+bbr@8", "retransmissions"): "kernel 6397 (4947-7694), cclab 9444 (6273-14210)",
-    ("tcp_r60_d25_b1bdp_bbr+bbr@8", "shares"): "kernel 0.68 / 0.32, cclab 0.59 / 0.41",
+    # locks its long-term estimate where it is (linux.md, "Flows sharing a link"); over nine
+    # kernel runs the first flow's share is 0.42-0.80 (mean 0.64; cclab 0.59), and the
+    # retransmissions 3434-11446
+    ("tcp_r60_d25_b1bdp_bbr+bbr@8", "retransmissions"): "kernel 7228 (3434-11446), cclab 9444 (6273-14210)",
 }
 
 
@@ -205,15 +209,16 @@ def test_flows_sharing_a_link_meet_the_kernel(coexist_report, name, criterion):
 @pytest.mark.parametrize(("path", "group"), [(HOLDOUT, "holdout"), (MSS_SET, "mss"), (CELLULAR_SET, "cellular"),
                                              (COEXIST_SET, "coexist")])
 def test_the_other_sets_are_what_record_py_records(path, group):
-    """Every case record.py defines for the group is in its file with three idle runs, as
-    defined there, and none of them is in the reference set."""
+    """Every case record.py defines for the group is in its file, as defined there, with at
+    least three idle runs, and none of them is in the reference set."""
     if not path.is_file():
         pytest.skip(f"no recorded set at {path}")
     defined = bench_linux("record").GROUPS[group]()
     recorded = compare.load_reference(path)
     assert recorded["cases"] == defined
     runs = compare.runs_by_case(recorded)
-    assert {name: len(runs.get(name, [])) for name in defined} == {name: 3 for name in defined}
+    counts = {name: len(runs.get(name, [])) for name in defined}
+    assert min(counts.values()) >= 3, counts
     if REFERENCE.is_file():
         assert not set(defined) & set(compare.load_reference(REFERENCE)["cases"])
 

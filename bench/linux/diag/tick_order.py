@@ -10,8 +10,8 @@ starts a new group: Mahimahi releases a millisecond's ACKs together) and the dat
 after each group is that tick's group. Printed per flow: packets, delay of its sends from
 the tick (p10/p50/p90), its mean rank in groups holding both flows' packets (0 the first,
 1 the last), the originals of segments sent again later among them ("dropped") and their
-mean rank; and, of the ticks carrying both flows' ACKs, whose came first
-(FINDINGS.md, "One host for all flows").
+mean rank, and the ACKs reaching the sender per packet it sent; and, of the ticks carrying
+both flows' ACKs, whose came first (FINDINGS.md, "One host for all flows").
 """
 from __future__ import annotations
 
@@ -60,11 +60,13 @@ def tick_order(data: list[tuple[float, int, int]], acks: list[tuple[float, int]]
         if len(set(flows)) > 1:
             first[flows[0]] += 1
     mean = lambda xs: round(statistics.mean(xs), 3) if xs else None  # noqa: E731
+    data_by_flow, acks_by_flow = Counter(flow for _, flow, _ in data), Counter(flow for _, flow in acks)
     per_flow = {}
     for flow in sorted(delay):
         d = statistics.quantiles(delay[flow], n=10) if len(delay[flow]) > 1 else [0.0] * 9
         per_flow[flow] = {"packets": len(delay[flow]), "delay_us_p10_p50_p90": [round(d[j] * 1e6) for j in (0, 4, 8)],
-                          "mean_rank": mean(rank[flow]), "dropped": len(dropped[flow]), "dropped_mean_rank": mean(dropped[flow])}
+                          "mean_rank": mean(rank[flow]), "dropped": len(dropped[flow]), "dropped_mean_rank": mean(dropped[flow]),
+                          "acks_per_packet": round(acks_by_flow[flow] / data_by_flow[flow], 3)}
     return {"flows": per_flow, "ticks_with_both_acks": sum(first.values()), "first_ack_by_flow": dict(first)}
 
 
@@ -128,7 +130,8 @@ def main() -> int:
         print(f"{label}: ticks with both flows' ACKs {r['ticks_with_both_acks']}, first ACK by flow {r['first_ack_by_flow']}")
         for flow, f in r["flows"].items():
             print(f"  flow {flow}: {f['packets']} packets, from the tick p10/p50/p90 {f['delay_us_p10_p50_p90']} µs, "
-                  f"mean rank {f['mean_rank']}, dropped {f['dropped']} (mean rank {f['dropped_mean_rank']})")
+                  f"mean rank {f['mean_rank']}, dropped {f['dropped']} (mean rank {f['dropped_mean_rank']}), "
+                  f"ACKs per packet {f['acks_per_packet']}")
     return 0
 
 
