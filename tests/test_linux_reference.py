@@ -84,8 +84,8 @@ MSS_NOT_YET: dict[tuple[str, str], str] = {
 # were fixed and judged here without changing any.
 CELLULAR_SET = REPO / "bench" / "linux" / "cellular.json"
 CELLULAR_NOT_YET: dict[tuple[str, str], str] = {
-    # where slow start ends: one kernel run of three left it after 11 drops, the others ~100
-    ("cell_verizon-lte_d20_b5bdp_cubic", "retransmissions"): "kernel 84 (26-125), cclab 124 (118-131)",
+    # where slow start ends: two kernel runs of six retransmitted 26-32, the others 101-127
+    ("cell_verizon-lte_d20_b5bdp_cubic", "retransmissions"): "kernel 87 (26-127), cclab 124 (118-131)",
 }
 
 
